@@ -1,0 +1,3 @@
+module github.com/dsh-go/userinteraction
+
+go 1.21
