@@ -56,7 +56,7 @@ var stressOptions = []Option{{Label: "a"}, {Label: "b", Value: "B"}, {Label: "c"
 func TestStress(t *testing.T) {
 	const (
 		askers     = 8
-		asksEach   = 500
+		asksEach   = 2000
 		registrars = 2
 	)
 	start := runtime.NumGoroutine()
