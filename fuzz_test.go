@@ -1,0 +1,227 @@
+package userinteraction_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// Run one target longer with, for example:
+//
+//	go test -run '^$' -fuzz '^FuzzAskAnswer$' -fuzztime 2m .
+
+// FuzzRequestJSON checks that decoding any input as a Request never panics, and
+// that what decodes re-encodes to JSON that decodes to the same Request and
+// encodes to the same bytes.
+func FuzzRequestJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"question":"q"}`,
+		`{"question":"Deploy?","header":"Deploy","options":[{"label":"Yes","value":"y","description":"now","recommended":true},{"label":"No"}],"allowCustom":false,"agent":{"id":"a1","name":"coder"}}`,
+		`{"question":"q","allowCustom":true,"options":[]}`,
+		`{"question":"q","allowCustom":null,"agent":null,"signal":{}}`,
+		`{"question":"\ud800","header":"\xff"}`,
+		`{"QUESTION":"case","Options":[{"LABEL":"x"}]}`,
+		`[]`, `null`, `{"question":1}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var first ui.Request
+		if err := json.Unmarshal(data, &first); err != nil {
+			return
+		}
+		wire, err := json.Marshal(first)
+		if err != nil {
+			t.Fatalf("json.Marshal(%+v) error = %v", first, err)
+		}
+		var second ui.Request
+		if err := json.Unmarshal(wire, &second); err != nil {
+			t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Fatalf("round trip through %s = %+v, want %+v", wire, second, first)
+		}
+		again, err := json.Marshal(second)
+		if err != nil || !bytes.Equal(again, wire) {
+			t.Fatalf("json.Marshal(round trip) = %s, %v, want %s", again, err, wire)
+		}
+	})
+}
+
+// FuzzAnswerJSON is FuzzRequestJSON for Answer.
+func FuzzAnswerJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"answer":"free"}`,
+		`{"answer":"y","option":{"label":"Yes","value":"y","description":"d","recommended":true}}`,
+		`{"answer":"","option":null}`,
+		`{"answer":"\u0000\ud83d","option":{}}`,
+		`{"answer":5}`, `"x"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var first ui.Answer
+		if err := json.Unmarshal(data, &first); err != nil {
+			return
+		}
+		wire, err := json.Marshal(first)
+		if err != nil {
+			t.Fatalf("json.Marshal(%+v) error = %v", first, err)
+		}
+		var second ui.Answer
+		if err := json.Unmarshal(wire, &second); err != nil {
+			t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Fatalf("round trip through %s = %s, want %s", wire, show(second), show(first))
+		}
+	})
+}
+
+// fuzzRequest builds a request from fuzzer input: one option per line of
+// labels, with the value from the same line of values, recommended when the
+// option's bit is set in recommended (first 64 options).
+func fuzzRequest(question, header, labels, values string, recommended uint64, disallow bool) ui.Request {
+	req := ui.Request{Question: question, Header: header, DisallowCustom: disallow}
+	if labels == "" {
+		return req
+	}
+	vals := strings.Split(values, "\n")
+	for i, label := range strings.Split(labels, "\n") {
+		o := ui.Option{Label: label, Recommended: i < 64 && recommended&(1<<i) != 0}
+		if i < len(vals) {
+			o.Value = vals[i]
+		}
+		req.Options = append(req.Options, o)
+	}
+	return req
+}
+
+// validByRules is Request.Validate written as plainly as the contract states it.
+func validByRules(r ui.Request) bool {
+	text := []string{r.Question, r.Header}
+	if r.Agent != nil {
+		text = append(text, r.Agent.ID, r.Agent.Name)
+	}
+	if strings.TrimSpace(r.Question) == "" {
+		return false
+	}
+	labels := map[string]bool{}
+	recommended := 0
+	for _, o := range r.Options {
+		if strings.TrimSpace(o.Label) == "" || labels[o.Label] {
+			return false
+		}
+		labels[o.Label] = true
+		if o.Recommended {
+			recommended++
+		}
+		text = append(text, o.Label, o.Value, o.Description)
+	}
+	for _, s := range text {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return recommended <= 1
+}
+
+// FuzzValidate checks that Validate never panics and accepts exactly the
+// requests that the contract's rules accept.
+func FuzzValidate(f *testing.F) {
+	f.Add("Proceed?", "", "", "", uint64(0), false)
+	f.Add("Proceed?", "Deploy", "Yes\nNo", "y", uint64(1), true)
+	f.Add(" ", "", "a", "", uint64(0), false)
+	f.Add("q", "", "a\na", "1\n2", uint64(0), false)
+	f.Add("q", "", "a\nb\nc", "", uint64(5), false)
+	f.Add("q\xff", "", "", "", uint64(0), false)
+	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false)
+	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false)
+	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow bool) {
+		req := fuzzRequest(question, header, labels, values, recommended, disallow)
+		err := req.Validate()
+		if want := validByRules(req); (err == nil) != want {
+			t.Fatalf("Validate(%+v) = %v, want valid %v", req, err, want)
+		}
+		if err != nil && ui.CodeOf(err) != ui.CodeInvalidRequest {
+			t.Fatalf("Validate() error = %v, want INVALID_REQUEST", err)
+		}
+	})
+}
+
+// FuzzAskAnswer checks that whatever a provider answers, Ask never returns an
+// empty answer, nor, when custom answers are disallowed, an answer outside the
+// options; a rejected answer is INVALID_ANSWER.
+func FuzzAskAnswer(f *testing.F) {
+	f.Add("Yes\nNo", "y", uint64(2), true, "y", -1, "")
+	f.Add("Yes\nNo", "y", uint64(0), true, "", 1, "")
+	f.Add("Yes\nNo", "", uint64(0), true, "maybe", -1, "")
+	f.Add("Yes\nNo", "", uint64(0), false, "maybe", -1, "")
+	f.Add("Yes\nNo", "", uint64(0), false, "", -1, "")
+	f.Add("Yes\nNo", "", uint64(0), true, " ", 0, "")
+	f.Add("Yes\nNo", "", uint64(0), true, "", -1, "Forged")
+	f.Add("", "", uint64(0), true, "free", -1, "")
+	f.Add("a\nb", "\n\n", uint64(0), true, "", 0, "")
+	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow bool, text string, pick int, forged string) {
+		req := fuzzRequest("q", "", labels, values, recommended, disallow)
+		if req.Validate() != nil {
+			return
+		}
+		given := ui.Answer{Text: text}
+		switch {
+		case forged != "":
+			given.Option = &ui.Option{Label: forged, Value: text}
+		case pick >= 0 && pick < len(req.Options):
+			o := req.Options[pick]
+			given.Option = &o
+		}
+		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+		dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+			return given, nil
+		}))
+		if err != nil {
+			t.Fatalf("Register() error = %v", err)
+		}
+		defer dispose()
+		ans, err := ui.Ask(ctx, req)
+		if err != nil {
+			if ui.CodeOf(err) != ui.CodeInvalidAnswer {
+				t.Fatalf("Ask() error = %v, want nil or INVALID_ANSWER", err)
+			}
+			return
+		}
+		if strings.TrimSpace(ans.Text) == "" {
+			t.Fatalf("Ask() = %s, want a non-empty answer", show(ans))
+		}
+		if ans.Option != nil && !offered(req, *ans.Option) {
+			t.Fatalf("Ask() = %s, want its option to be one of %+v", show(ans), req.Options)
+		}
+		if !req.CustomAllowed() && !offeredText(req, ans.Text) {
+			t.Fatalf("Ask() = %s, want an offered option's value or label with custom answers disallowed", show(ans))
+		}
+	})
+}
+
+func offered(req ui.Request, o ui.Option) bool {
+	for _, x := range req.Options {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
+func offeredText(req ui.Request, text string) bool {
+	for _, o := range req.Options {
+		if o.Answer().Text == text {
+			return true
+		}
+	}
+	return false
+}
