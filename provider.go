@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -55,13 +57,36 @@ type Registry struct {
 type registration struct {
 	registry *Registry
 	provider Provider
+	// stripes record the asks in flight. Each ask picks a stripe at random, so
+	// concurrent asks rarely wait for the same lock; dispose visits them all.
+	// One lock per registration made parallel asks slower than serial ones.
+	stripes []stripe
+}
 
-	mu sync.Mutex // guards inflight and disposed
-	// inflight maps the context handed to the provider for each ask in flight
-	// to the func that cancels it. Entries are deleted when the ask returns, and
-	// the map is dropped on dispose, so no finished ask stays referenced.
-	inflight map[context.Context]context.CancelCauseFunc
+// stripe is one lock's share of a registration's asks in flight; 64 bytes,
+// a cache line.
+type stripe struct {
+	mu sync.Mutex // guards cancels, free and disposed
+	// cancels holds, at the slot each ask was given, the func that cancels the
+	// context its provider was handed; free lists the empty slots for reuse.
+	// A slot is cleared when its ask returns, and the table is dropped on
+	// dispose, so no finished ask stays referenced.
+	cancels  []context.CancelCauseFunc
+	free     []int
 	disposed bool
+}
+
+// maxStripes bounds the memory of a registration on large machines.
+const maxStripes = 64
+
+// newRegistration returns a registration of p in r with one stripe or more per
+// processor, a power of two.
+func newRegistration(r *Registry, p Provider) *registration {
+	n := 1
+	for n < runtime.GOMAXPROCS(0) && n < maxStripes {
+		n <<= 1
+	}
+	return &registration{registry: r, provider: p, stripes: make([]stripe, n)}
 }
 
 // errDisposed is the cause of the context handed to a provider whose
@@ -89,7 +114,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if f, ok := p.(ProviderFunc); p == nil || ok && f == nil {
 		return noop, NewError(CodeInvalidProvider, "provider is nil", nil)
 	}
-	g := &registration{registry: r, provider: p}
+	g := newRegistration(r, p)
 	if !r.active.CompareAndSwap(nil, g) {
 		return noop, NewError(CodeDuplicateProvider, "another provider is already registered", nil)
 	}
@@ -148,12 +173,12 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, noProvider()
 	}
 	askCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	g := r.track(askCtx, cancel)
+	g, s, slot := r.track(cancel)
 	if g == nil {
+		cancel(nil)
 		return Answer{}, noProvider()
 	}
-	defer g.untrack(askCtx)
+	defer s.done(slot, cancel)
 	ans, err := g.provider.Ask(askCtx, req)
 	if err != nil {
 		return Answer{}, providerError(askCtx, err)
@@ -169,14 +194,18 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// track records an ask in flight, identified by ctx and cancelled by cancel,
-// on the active registration and returns that registration, or nil when no
-// provider is active.
-func (r *Registry) track(ctx context.Context, cancel context.CancelCauseFunc) *registration {
+// track records an ask in flight, cancelled by cancel, on the active
+// registration and returns that registration, the stripe and the slot the
+// ask was given, or a nil registration when no provider is active.
+func (r *Registry) track(cancel context.CancelCauseFunc) (*registration, *stripe, int) {
 	for {
 		g := r.active.Load()
-		if g == nil || g.add(ctx, cancel) {
-			return g
+		if g == nil {
+			return nil, nil, -1
+		}
+		s := &g.stripes[rand.Uint32()%uint32(len(g.stripes))]
+		if slot, ok := s.add(cancel); ok {
+			return g, s, slot
 		}
 		// g was disposed after Load: it is no longer active, and a newer
 		// provider may be, so look again rather than fail a question that
@@ -184,39 +213,55 @@ func (r *Registry) track(ctx context.Context, cancel context.CancelCauseFunc) *r
 	}
 }
 
-// add records an ask in flight; it reports false when g is already disposed.
-func (g *registration) add(ctx context.Context, cancel context.CancelCauseFunc) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.disposed {
-		return false
+// add records an ask in flight and returns its slot; it reports false when
+// the registration is already disposed.
+func (s *stripe) add(cancel context.CancelCauseFunc) (slot int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.disposed {
+		return -1, false
 	}
-	if g.inflight == nil {
-		g.inflight = make(map[context.Context]context.CancelCauseFunc)
+	if n := len(s.free); n > 0 {
+		slot, s.free = s.free[n-1], s.free[:n-1]
+		s.cancels[slot] = cancel
+		return slot, true
 	}
-	g.inflight[ctx] = cancel
-	return true
+	s.cancels = append(s.cancels, cancel)
+	return len(s.cancels) - 1, true
 }
 
-// untrack forgets the ask in flight identified by ctx.
-func (g *registration) untrack(ctx context.Context) {
-	g.mu.Lock()
-	delete(g.inflight, ctx)
-	g.mu.Unlock()
+// done forgets the ask in flight at slot and releases its context.
+func (s *stripe) done(slot int, cancel context.CancelCauseFunc) {
+	s.mu.Lock()
+	if !s.disposed {
+		s.cancels[slot] = nil
+		s.free = append(s.free, slot)
+	}
+	s.mu.Unlock()
+	cancel(nil)
 }
 
 // dispose unregisters g, if it is still the active registration, and aborts
-// the asks in flight on it. The cancel funcs run after g.mu is released:
-// they never call a provider, but holding no lock keeps dispose trivially
-// deadlock-free.
+// the asks in flight on it.
 func (g *registration) dispose() {
 	g.registry.active.CompareAndSwap(g, nil)
-	g.mu.Lock()
-	inflight := g.inflight
-	g.inflight, g.disposed = nil, true
-	g.mu.Unlock()
-	for _, cancel := range inflight {
-		cancel(errDisposed)
+	for i := range g.stripes {
+		g.stripes[i].dispose()
+	}
+}
+
+// dispose marks s disposed and aborts its asks. The cancel funcs run after
+// s.mu is released: they never call a provider, but holding no lock keeps
+// dispose trivially deadlock-free.
+func (s *stripe) dispose() {
+	s.mu.Lock()
+	cancels := s.cancels
+	s.cancels, s.free, s.disposed = nil, nil, true
+	s.mu.Unlock()
+	for _, cancel := range cancels {
+		if cancel != nil {
+			cancel(errDisposed)
+		}
 	}
 }
 

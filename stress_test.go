@@ -130,11 +130,8 @@ func TestStress(t *testing.T) {
 		t.Fatalf("a provider is still active after every registration was disposed")
 	}
 	for _, g := range registrations {
-		g.mu.Lock()
-		n, disposed := len(g.inflight), g.disposed
-		g.mu.Unlock()
-		if n != 0 || !disposed {
-			t.Fatalf("disposed registration holds %d asks in flight (disposed %v), want 0", n, disposed)
+		if n, slots, disposed := g.inFlight(); n != 0 || slots != 0 || !disposed {
+			t.Fatalf("registration holds %d asks in flight in %d slots (disposed %v), want none, disposed", n, slots, disposed)
 		}
 	}
 	if len(registrations) == 0 {
@@ -238,6 +235,25 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 }
 
+// inFlight returns the number of asks g records as in flight, the size of its
+// slot table, and whether g is disposed.
+func (g *registration) inFlight() (n, slots int, disposed bool) {
+	disposed = true
+	for i := range g.stripes {
+		s := &g.stripes[i]
+		s.mu.Lock()
+		for _, cancel := range s.cancels {
+			if cancel != nil {
+				n++
+			}
+		}
+		slots += len(s.cancels) + len(s.free)
+		disposed = disposed && s.disposed
+		s.mu.Unlock()
+	}
+	return n, slots, disposed
+}
+
 // TestInFlightBookkeeping checks that an ask removes its entry when it returns,
 // by any path, and that dispose drops the whole table.
 func TestInFlightBookkeeping(t *testing.T) {
@@ -258,9 +274,8 @@ func TestInFlightBookkeeping(t *testing.T) {
 	}
 	g := r.active.Load()
 	inflight := func() int {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return len(g.inflight)
+		n, _, _ := g.inFlight()
+		return n
 	}
 	if _, err := r.Ask(context.Background(), Request{Question: "q"}); err != nil {
 		t.Fatalf("Ask() error = %v", err)
@@ -282,8 +297,8 @@ func TestInFlightBookkeeping(t *testing.T) {
 		t.Fatalf("%d asks in flight while one is pending, want 1", n)
 	}
 	dispose()
-	if g.inflight != nil {
-		t.Fatalf("disposed registration keeps its in-flight table %v, want nil", g.inflight)
+	if n, slots, _ := g.inFlight(); n != 0 || slots != 0 {
+		t.Fatalf("disposed registration keeps %d asks in %d slots, want none", n, slots)
 	}
 	close(release)
 	<-done
@@ -300,10 +315,10 @@ func TestTrackSkipsDisposedRegistration(t *testing.T) {
 	}
 	g := r.active.Load()
 	old()
-	if g.add(context.Background(), func(error) {}) {
+	if _, ok := g.stripes[0].add(func(error) {}); ok {
 		t.Fatal("add() on a disposed registration = true, want false")
 	}
-	if got := r.track(context.Background(), func(error) {}); got != nil {
+	if got, _, _ := r.track(func(error) {}); got != nil {
 		t.Fatalf("track() = %p after dispose, want nil", got)
 	}
 	newer, err := r.Register(stressProvider(5))
@@ -311,9 +326,7 @@ func TestTrackSkipsDisposedRegistration(t *testing.T) {
 		t.Fatalf("Register() error = %v", err)
 	}
 	defer newer()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	if got := r.track(ctx, cancel); got != r.active.Load() || got == g {
+	if got, _, slot := r.track(func(error) {}); got != r.active.Load() || got == g || slot != 0 {
 		t.Fatalf("track() = %p, want the newer registration %p", got, r.active.Load())
 	}
 }

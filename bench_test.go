@@ -1,0 +1,144 @@
+package userinteraction_test
+
+import (
+	"context"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// The benchmarks compare Ask with BenchmarkContextFloor, the cost that any
+// design able to abort an in-flight ask must pay. Run them with:
+//
+//	go test -run '^$' -bench . -benchmem -count 6 .
+
+var (
+	benchFree    = ui.Request{Question: "Proceed?"}
+	benchOptions = ui.Request{
+		Question:       "Overwrite config.yaml?",
+		Header:         "Write file",
+		Options:        []ui.Option{{Label: "Yes", Value: "yes"}, {Label: "No", Value: "no", Recommended: true}, {Label: "Show diff"}},
+		DisallowCustom: true,
+	}
+)
+
+// benchScope returns a session context, cancellable like a real agent step's,
+// whose registry has a provider that answers every question with "no".
+func benchScope(tb testing.TB) context.Context {
+	ctx, cancel := context.WithCancel(ui.WithRegistry(context.Background(), &ui.Registry{}))
+	tb.Cleanup(cancel)
+	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+		return ui.Answer{Text: "no"}, nil
+	}))
+	if err != nil {
+		tb.Fatalf("Register() error = %v", err)
+	}
+	tb.Cleanup(dispose)
+	return ctx
+}
+
+func BenchmarkContextFloor(b *testing.B) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithCancelCause(parent)
+		_ = ctx
+		cancel(nil)
+	}
+}
+
+// BenchmarkContextFloorParallel is the floor with one parent per goroutine,
+// as in BenchmarkAskParallel: how far this machine scales it.
+func BenchmarkContextFloorParallel(b *testing.B) {
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		for pb.Next() {
+			ctx, cancel := context.WithCancelCause(parent)
+			_ = ctx
+			cancel(nil)
+		}
+	})
+}
+
+func BenchmarkAsk(b *testing.B) {
+	ctx := benchScope(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ui.Ask(ctx, benchFree); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAskOptions(b *testing.B) {
+	ctx := benchScope(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if ans, err := ui.Ask(ctx, benchOptions); err != nil || ans.Option == nil {
+			b.Fatal(ans, err)
+		}
+	}
+}
+
+func BenchmarkAskParallel(b *testing.B) {
+	scope := benchScope(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		// Each goroutine is its own agent step, with its own context.
+		ctx, cancel := context.WithCancel(scope)
+		defer cancel()
+		for pb.Next() {
+			if _, err := ui.Ask(ctx, benchFree); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkRegisterDispose(b *testing.B) {
+	var r ui.Registry
+	p := ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ui.Answer{Text: "x"}, nil })
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		dispose, err := r.Register(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dispose()
+	}
+}
+
+// TestAskAllocations holds Ask to the allocation budget of its benchmarks:
+// those of the context floor plus one, and at most 3 in all.
+func TestAskAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts in -short mode are not needed")
+	}
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	floor := testing.AllocsPerRun(200, func() {
+		_, cancel := context.WithCancelCause(parent)
+		cancel(nil)
+	})
+	ctx := benchScope(t)
+	for _, tt := range []struct {
+		name string
+		req  ui.Request
+	}{{"free", benchFree}, {"options", benchOptions}} {
+		got := testing.AllocsPerRun(200, func() {
+			if _, err := ui.Ask(ctx, tt.req); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if got > floor+1 || got > 3 {
+			t.Errorf("Ask(%s) allocations = %v, want at most min(3, floor %v + 1)", tt.name, got, floor)
+		}
+	}
+}
