@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -828,5 +829,48 @@ func TestErrorCodeValues(t *testing.T) {
 		if got != want {
 			t.Errorf("code constant = %q, want %q", got, want)
 		}
+	}
+}
+
+// writerFunc is an io.Writer that calls itself.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestTerminalHonoursContext checks the terminal provider of the examples: a
+// cancelled step returns at once although no input comes, and a line typed
+// later answers the next question.
+func TestTerminalHonoursContext(t *testing.T) {
+	in, typing := io.Pipe()
+	defer typing.Close()
+	prompted := make(chan struct{}, 1)
+	term := newTerminal(in, writerFunc(func(p []byte) (int, error) {
+		if string(p) == "> " {
+			prompted <- struct{}{}
+		}
+		return len(p), nil
+	}))
+	session := scope(t, term)
+
+	ctx, cancel := context.WithCancel(session)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ui.Ask(ctx, question)
+		done <- err
+	}()
+	<-prompted
+	cancel()
+	err := <-done
+	wantCode(t, "Ask()", err, ui.CodeAskAborted)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ask() error = %v, want it to wrap context.Canceled", err)
+	}
+
+	go func() {
+		<-prompted
+		_, _ = typing.Write([]byte("later\n"))
+	}()
+	if ans, err := ui.Ask(session, question); err != nil || ans.Text != "later" {
+		t.Fatalf("Ask() = %+v, %v, want the line typed later", ans, err)
 	}
 }
