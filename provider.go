@@ -79,11 +79,12 @@ type stripe struct {
 // maxStripes bounds the memory of a registration on large machines.
 const maxStripes = 64
 
-// newRegistration returns a registration of p in r with one stripe or more per
-// processor, a power of two.
+// newRegistration returns a registration of p in r with two stripes per
+// processor, rounded up to a power of two: enough that two concurrent asks
+// rarely pick the same one.
 func newRegistration(r *Registry, p Provider) *registration {
 	n := 1
-	for n < runtime.GOMAXPROCS(0) && n < maxStripes {
+	for n < 2*runtime.GOMAXPROCS(0) && n < maxStripes {
 		n <<= 1
 	}
 	return &registration{registry: r, provider: p, stripes: make([]stripe, n)}
