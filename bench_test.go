@@ -102,6 +102,16 @@ func BenchmarkAskParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkValidate is the validation share of BenchmarkAskOptions.
+func BenchmarkValidate(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := benchOptions.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkRegisterDispose(b *testing.B) {
 	var r ui.Registry
 	p := ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ui.Answer{Text: "x"}, nil })
