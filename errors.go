@@ -16,7 +16,8 @@ const (
 	// CodeAskAborted: the caller's context was cancelled or timed out, or the
 	// provider was disposed, before the question was answered.
 	CodeAskAborted = "ASK_ABORTED"
-	// CodeInvalidRequest: the request breaks a rule of Request.Validate.
+	// CodeInvalidRequest: the request breaks a rule of Request.Validate, or Ask
+	// was given a nil context.
 	CodeInvalidRequest = "INVALID_REQUEST"
 	// CodeInvalidAnswer: the provider's answer is empty, names an option that was
 	// not offered, or is outside the offered options when custom answers are disallowed.

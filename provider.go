@@ -18,8 +18,9 @@ import (
 // and is done when the caller gives up or when the registration is disposed;
 // Ask must return soon after that, typically with ctx.Err(). On success it
 // returns the human's choice as [Option.Answer] of an offered option, or their
-// own text as Answer{Text: text}. When the human explicitly refuses it should
-// return NewError([CodeAskDeclined], …) and when the UI dismissed the question
+// own text as Answer{Text: text}; [Registry.Ask] completes and checks the
+// answer. When the human explicitly refuses it should return
+// NewError([CodeAskDeclined], …) and when the UI dismissed the question
 // NewError([CodeAskCancelled], …); coded errors reach the caller unchanged,
 // other errors become [CodeProviderFailed].
 type Provider interface {

@@ -25,7 +25,7 @@
 //		Options:  []userinteraction.Option{{Label: "Yes"}, {Label: "No", Recommended: true}},
 //	})
 //	if err != nil {
-//		return userinteraction.CodeOf(err), err // e.g. "ASK_ABORTED"
+//		return err // userinteraction.CodeOf(err) says why, e.g. "ASK_ABORTED"
 //	}
 //	use(ans.Text)
 //
