@@ -155,8 +155,8 @@ func (r *Registry) Provider() Provider {
 //     Text with its Value or Label; a Text equal to an offered option's Value
 //     (or Label when it has no Value) fills a nil Option with a copy of the
 //     first such option. A Text that is empty or only white space is
-//     [CodeInvalidAnswer], and so is a Text that is no offered option's Value or
-//     Label when ![Request.CustomAllowed].
+//     [CodeInvalidAnswer], and so, when ![Request.CustomAllowed], is a Text
+//     that is no offered option's Value (or Label when it has no Value).
 //
 // An answer is returned even when ctx was cancelled while the provider was
 // answering: the human's input is not lost. A panic in the provider propagates

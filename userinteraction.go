@@ -207,8 +207,12 @@ func (r Request) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the JSON object described on [Request] into r,
 // replacing every field. Unknown keys (such as the TypeScript "signal") are
-// ignored, and an empty "options" array decodes as nil.
+// ignored, an empty "options" array decodes as nil, and JSON null leaves r
+// unchanged, as it does for other types.
 func (r *Request) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
 	var w wireRequest
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err

@@ -716,6 +716,10 @@ func TestRequestUnmarshalTypeScriptShapes(t *testing.T) {
 			t.Errorf("json.Unmarshal(%s) = %+v, %v, want %+v", tt.wire, got, err, tt.want)
 		}
 	}
+	kept := ui.Request{Question: "kept", DisallowCustom: true}
+	if err := json.Unmarshal([]byte(`null`), &kept); err != nil || kept.Question != "kept" || !kept.DisallowCustom {
+		t.Errorf("json.Unmarshal(null) = %+v, %v, want the request unchanged", kept, err)
+	}
 	for _, bad := range []string{`[]`, `{"question":1}`, `{"allowCustom":"no"}`, `{"options":{}}`, `{`} {
 		var got ui.Request
 		if err := json.Unmarshal([]byte(bad), &got); err == nil {
