@@ -141,8 +141,8 @@ func TestStress(t *testing.T) {
 	t.Logf("%d registrations; outcomes of %d asks: %s", len(registrations), askers*asksEach, &tally)
 }
 
-// outcomes counts how stress asks ended, by code ("" for an answer), to show
-// in the test log that every path was exercised.
+// outcomes counts how stress asks ended, by code, "answered" or "panicked",
+// to show in the test log that every path was exercised.
 type outcomes struct {
 	mu sync.Mutex // guards n
 	n  map[string]int

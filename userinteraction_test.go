@@ -21,6 +21,13 @@ func answering(text string) ui.Provider {
 	})
 }
 
+// fixed is a comparable provider that always answers text.
+type fixed struct{ text string }
+
+func (f *fixed) Ask(context.Context, ui.Request) (ui.Answer, error) {
+	return ui.Answer{Text: f.text}, nil
+}
+
 // failing is a provider that always returns err.
 func failing(err error) ui.Provider {
 	return ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
@@ -183,13 +190,13 @@ func TestRegistryZeroValueAndNil(t *testing.T) {
 	if p := r.Provider(); p != nil {
 		t.Fatalf("zero Registry Provider() = %v, want nil", p)
 	}
-	p := answering("zero")
+	p := &fixed{text: "zero"}
 	dispose, err := r.Register(p)
 	if err != nil {
 		t.Fatalf("zero Registry Register() error = %v, want nil", err)
 	}
-	if got := r.Provider(); got == nil {
-		t.Fatal("Provider() = nil after Register, want the provider")
+	if got := r.Provider(); got != p {
+		t.Fatalf("Provider() = %v after Register, want %v", got, p)
 	}
 	ans, err := r.Ask(context.Background(), question)
 	if err != nil || ans.Text != "zero" {
@@ -528,13 +535,19 @@ func TestAskProviderErrors(t *testing.T) {
 }
 
 func TestAskCodedErrorPassesThroughAfterCancel(t *testing.T) {
-	parent := scope(t, ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
-		<-ctx.Done()
-		return ui.Answer{}, ui.NewError(ui.CodeAskCancelled, "dialog closed", ctx.Err())
+	session := ui.WithRegistry(context.Background(), &ui.Registry{})
+	ctx, cancel := context.WithCancel(session)
+	defer cancel()
+	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(pctx context.Context, _ ui.Request) (ui.Answer, error) {
+		cancel() // the step is cancelled while the dialog is open
+		<-pctx.Done()
+		return ui.Answer{}, ui.NewError(ui.CodeAskCancelled, "dialog closed", pctx.Err())
 	}))
-	ctx, cancel := context.WithCancel(parent)
-	go cancel()
-	_, err := ui.Ask(ctx, question)
+	if err != nil {
+		t.Fatalf("Register() error = %v", err)
+	}
+	defer dispose()
+	_, err = ui.Ask(ctx, question)
 	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
 }
 
