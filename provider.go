@@ -64,8 +64,9 @@ type registration struct {
 	stripes []stripe
 }
 
-// stripe is one lock's share of a registration's asks in flight; 64 bytes,
-// a cache line.
+// stripe is one lock's share of a registration's asks in flight. It is 64
+// bytes, a common cache line size, so that stripes locked on different
+// processors rarely share a line.
 type stripe struct {
 	mu sync.Mutex // guards cancels, free and disposed
 	// cancels holds, at the slot each ask was given, the func that cancels the
@@ -81,13 +82,9 @@ type stripe struct {
 const maxStripes = 64
 
 // newRegistration returns a registration of p in r with two stripes per
-// processor, rounded up to a power of two: enough that two concurrent asks
-// rarely pick the same one.
+// processor: enough that two concurrent asks rarely pick the same one.
 func newRegistration(r *Registry, p Provider) *registration {
-	n := 1
-	for n < 2*runtime.GOMAXPROCS(0) && n < maxStripes {
-		n <<= 1
-	}
+	n := min(2*runtime.GOMAXPROCS(0), maxStripes)
 	return &registration{registry: r, provider: p, stripes: make([]stripe, n)}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // stressPanic is the value a panicking stress provider panics with.
@@ -252,6 +253,12 @@ func (g *registration) inFlight() (n, slots int, disposed bool) {
 		s.mu.Unlock()
 	}
 	return n, slots, disposed
+}
+
+func TestStripeSize(t *testing.T) {
+	if got := unsafe.Sizeof(stripe{}); got != 64 {
+		t.Fatalf("unsafe.Sizeof(stripe{}) = %d, want 64, as its doc says", got)
+	}
 }
 
 // TestInFlightBookkeeping checks that an ask removes its entry when it returns,
