@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -58,10 +57,18 @@ type Registry struct {
 type registration struct {
 	registry *Registry
 	provider Provider
-	// stripes record the asks in flight. Each ask picks a stripe at random, so
-	// concurrent asks rarely wait for the same lock; dispose visits them all.
-	// One lock per registration made parallel asks slower than serial ones.
+	// stripes record the asks in flight, spread over several locks so that
+	// concurrent asks rarely touch the same one; dispose visits them all.
+	// With a single lock, or with a stripe picked at random for every ask,
+	// parallel asks were slower than serial ones: the lock's cache line
+	// travelled between processors on every ask.
 	stripes []stripe
+	// recent keeps, per processor, the stripe that processor used last (a
+	// sync.Pool's per-processor cache is the processor affinity the standard
+	// library offers), so that a processor keeps to one stripe; next hands out
+	// stripes in turn when it has none.
+	recent sync.Pool
+	next   atomic.Uint32
 }
 
 // stripe is one lock's share of a registration's asks in flight. It is 64
@@ -202,14 +209,25 @@ func (r *Registry) track(cancel context.CancelCauseFunc) (*registration, *stripe
 		if g == nil {
 			return nil, nil, -1
 		}
-		s := &g.stripes[rand.Uint32()%uint32(len(g.stripes))]
-		if slot, ok := s.add(cancel); ok {
+		s := g.stripe()
+		slot, ok := s.add(cancel)
+		g.recent.Put(s)
+		if ok {
 			return g, s, slot
 		}
 		// g was disposed after Load: it is no longer active, and a newer
 		// provider may be, so look again rather than fail a question that
 		// never reached g.
 	}
+}
+
+// stripe returns the stripe for an ask on the current processor: the one it
+// used last, or the next in turn. Callers put it back into g.recent.
+func (g *registration) stripe() *stripe {
+	if s, ok := g.recent.Get().(*stripe); ok {
+		return s
+	}
+	return &g.stripes[g.next.Add(1)%uint32(len(g.stripes))]
 }
 
 // add records an ask in flight and returns its slot; it reports false when
