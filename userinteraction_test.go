@@ -365,7 +365,7 @@ func TestAskAbortCauses(t *testing.T) {
 			// The provider waits for the context, so the deadline passes while
 			// the question is pending (or, on a slow machine, before it is asked:
 			// the same error either way).
-			ctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+			ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 			return ctx, cancel, nil
 		}, []error{context.DeadlineExceeded}, []error{context.Canceled}},
 	}
