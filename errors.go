@@ -41,7 +41,8 @@ const errorName = "UserInteractionError"
 // cause that stays on the Go side. json.Marshal of a HarnessError gives exactly
 // {"name", "code", "message"}, so a tool runner that knows only HarnessError
 // can report any coded failure. Find it in an error chain with errors.As or
-// [CodeOf].
+// [CodeOf]. Like [io/fs.PathError], it is a plain value: its methods need a
+// non-nil receiver, and it is safe for concurrent use while nobody changes it.
 type HarnessError struct {
 	Name    string `json:"name"`
 	Code    string `json:"code"`

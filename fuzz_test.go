@@ -14,7 +14,7 @@ import (
 
 // Run one target longer with, for example:
 //
-//	go test -run '^$' -fuzz '^FuzzAskAnswer$' -fuzztime 2m .
+//	go test -run '^$' -fuzz '^FuzzAskAnswer$' -fuzztime 10000000x .
 
 // FuzzRequestJSON checks that decoding any input as a Request never panics, and
 // that what decodes re-encodes to JSON that decodes to the same Request and
@@ -31,27 +31,7 @@ func FuzzRequestJSON(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var first ui.Request
-		if err := json.Unmarshal(data, &first); err != nil {
-			return
-		}
-		wire, err := json.Marshal(first)
-		if err != nil {
-			t.Fatalf("json.Marshal(%+v) error = %v", first, err)
-		}
-		var second ui.Request
-		if err := json.Unmarshal(wire, &second); err != nil {
-			t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Fatalf("round trip through %s = %+v, want %+v", wire, second, first)
-		}
-		again, err := json.Marshal(second)
-		if err != nil || !bytes.Equal(again, wire) {
-			t.Fatalf("json.Marshal(round trip) = %s, %v, want %s", again, err, wire)
-		}
-	})
+	f.Fuzz(checkRoundTrip[ui.Request])
 }
 
 // FuzzAnswerJSON is FuzzRequestJSON for Answer.
@@ -65,23 +45,32 @@ func FuzzAnswerJSON(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var first ui.Answer
-		if err := json.Unmarshal(data, &first); err != nil {
-			return
-		}
-		wire, err := json.Marshal(first)
-		if err != nil {
-			t.Fatalf("json.Marshal(%+v) error = %v", first, err)
-		}
-		var second ui.Answer
-		if err := json.Unmarshal(wire, &second); err != nil {
-			t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Fatalf("round trip through %s = %s, want %s", wire, show(second), show(first))
-		}
-	})
+	f.Fuzz(checkRoundTrip[ui.Answer])
+}
+
+// checkRoundTrip decodes data as a T and, when that succeeds, checks that the
+// value re-encodes to JSON that decodes to the same value and encodes to the
+// same bytes.
+func checkRoundTrip[T any](t *testing.T, data []byte) {
+	var first T
+	if err := json.Unmarshal(data, &first); err != nil {
+		return
+	}
+	wire, err := json.Marshal(first)
+	if err != nil {
+		t.Fatalf("json.Marshal(%#v) error = %v", first, err)
+	}
+	var second T
+	if err := json.Unmarshal(wire, &second); err != nil {
+		t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Fatalf("round trip through %s = %#v, want %#v", wire, second, first)
+	}
+	again, err := json.Marshal(second)
+	if err != nil || !bytes.Equal(again, wire) {
+		t.Fatalf("json.Marshal(round trip) = %s, %v, want %s", again, err, wire)
+	}
 }
 
 // fuzzRequest builds a request from fuzzer input: one option per line of

@@ -66,7 +66,8 @@ type registration struct {
 	// recent keeps, per processor, the stripe that processor used last (a
 	// sync.Pool's per-processor cache is the processor affinity the standard
 	// library offers), so that a processor keeps to one stripe; next hands out
-	// stripes in turn when it has none.
+	// stripes in turn when it has none. The runtime drops the pool's contents
+	// at garbage collections, which only costs a processor its stripe.
 	recent sync.Pool
 	next   atomic.Uint32
 }
@@ -175,9 +176,6 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	if r.registration() == nil {
-		return Answer{}, noProvider()
-	}
 	askCtx, cancel := context.WithCancelCause(ctx)
 	g, s, slot := r.track(cancel)
 	if g == nil {
@@ -202,17 +200,15 @@ func (r *Registry) registration() *registration {
 
 // track records an ask in flight, cancelled by cancel, on the active
 // registration and returns that registration, the stripe and the slot the
-// ask was given, or a nil registration when no provider is active.
+// ask was given, or a nil registration when no provider is active (or r is
+// nil).
 func (r *Registry) track(cancel context.CancelCauseFunc) (*registration, *stripe, int) {
 	for {
-		g := r.active.Load()
+		g := r.registration()
 		if g == nil {
 			return nil, nil, -1
 		}
-		s := g.stripe()
-		slot, ok := s.add(cancel)
-		g.recent.Put(s)
-		if ok {
+		if s, slot, ok := g.add(cancel); ok {
 			return g, s, slot
 		}
 		// g was disposed after Load: it is no longer active, and a newer
@@ -221,13 +217,17 @@ func (r *Registry) track(cancel context.CancelCauseFunc) (*registration, *stripe
 	}
 }
 
-// stripe returns the stripe for an ask on the current processor: the one it
-// used last, or the next in turn. Callers put it back into g.recent.
-func (g *registration) stripe() *stripe {
-	if s, ok := g.recent.Get().(*stripe); ok {
-		return s
+// add records an ask in flight on the stripe of the current processor: the
+// one it used last, or else the next in turn. It returns the stripe and the
+// ask's slot there, and reports false when g is already disposed.
+func (g *registration) add(cancel context.CancelCauseFunc) (s *stripe, slot int, ok bool) {
+	s, _ = g.recent.Get().(*stripe)
+	if s == nil {
+		s = &g.stripes[g.next.Add(1)%uint32(len(g.stripes))]
 	}
-	return &g.stripes[g.next.Add(1)%uint32(len(g.stripes))]
+	slot, ok = s.add(cancel)
+	g.recent.Put(s)
+	return s, slot, ok
 }
 
 // add records an ask in flight and returns its slot; it reports false when
@@ -326,14 +326,16 @@ func resolve(req Request, ans Answer) (Answer, error) {
 		if ans.Text == "" {
 			ans.Text = o.text()
 		}
-	} else if o := findText(req.Options, ans.Text); o != nil {
-		c := *o
+	}
+	match := findText(req.Options, ans.Text)
+	if ans.Option == nil && match != nil {
+		c := *match
 		ans.Option = &c
 	}
 	if blank(ans.Text) {
 		return Answer{}, invalidAnswer("answer is empty")
 	}
-	if !req.CustomAllowed() && (ans.Option == nil || ans.Text != ans.Option.text()) && findText(req.Options, ans.Text) == nil {
+	if match == nil && !req.CustomAllowed() {
 		return Answer{}, invalidAnswer(fmt.Sprintf("answer %q is not one of the offered options", ans.Text))
 	}
 	return ans, nil

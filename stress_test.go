@@ -325,7 +325,7 @@ func TestTrackSkipsDisposedRegistration(t *testing.T) {
 	}
 	g := r.active.Load()
 	old()
-	if _, ok := g.stripes[0].add(func(error) {}); ok {
+	if _, _, ok := g.add(func(error) {}); ok {
 		t.Fatal("add() on a disposed registration = true, want false")
 	}
 	if got, _, _ := r.track(func(error) {}); got != nil {

@@ -89,7 +89,8 @@ type Agent struct {
 // {"question", "header"?, "options"?, "allowCustom"?, "agent"?}, where
 // "allowCustom" appears, as false, only when DisallowCustom is set, and an absent
 // or true "allowCustom" decodes as DisallowCustom false. Decoding does not
-// validate; call [Request.Validate] for that. [Ask] validates every request.
+// validate; call [Request.Validate] for that. [Ask] validates every request
+// and never modifies it or its options: the Option of an [Answer] is a copy.
 type Request struct {
 	Question       string
 	Header         string

@@ -40,12 +40,19 @@ func failing(err error) ui.Provider {
 func scope(t *testing.T, p ui.Provider) context.Context {
 	t.Helper()
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+	t.Cleanup(register(t, ctx, p))
+	return ctx
+}
+
+// register registers p in the registry of ctx and returns its dispose func,
+// failing the test when Register fails.
+func register(t *testing.T, ctx context.Context, p ui.Provider) (dispose func()) {
+	t.Helper()
 	dispose, err := ui.Register(ctx, p)
 	if err != nil {
 		t.Fatalf("Register() error = %v, want nil", err)
 	}
-	t.Cleanup(dispose)
-	return ctx
+	return dispose
 }
 
 // wantCode fails the test unless err is a *UserInteractionError with code.
@@ -91,16 +98,13 @@ func TestAskWithoutProvider(t *testing.T) {
 
 func TestDisposeTwiceThenNoProvider(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-	dispose, err := ui.Register(ctx, answering("yes"))
-	if err != nil {
-		t.Fatalf("Register() error = %v, want nil", err)
-	}
+	dispose := register(t, ctx, answering("yes"))
 	dispose()
 	dispose()
 	if p := ui.FromContext(ctx).Provider(); p != nil {
 		t.Fatalf("Provider() = %v, want nil", p)
 	}
-	_, err = ui.Ask(ctx, question)
+	_, err := ui.Ask(ctx, question)
 	wantCode(t, "Ask()", err, ui.CodeNoProvider)
 }
 
@@ -168,15 +172,9 @@ func TestRegisterErrors(t *testing.T) {
 
 func TestStaleDisposeKeepsNewerProvider(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-	disposeOld, err := ui.Register(ctx, answering("old"))
-	if err != nil {
-		t.Fatalf("Register() error = %v, want nil", err)
-	}
+	disposeOld := register(t, ctx, answering("old"))
 	disposeOld()
-	disposeNew, err := ui.Register(ctx, answering("new"))
-	if err != nil {
-		t.Fatalf("Register() after dispose error = %v, want nil", err)
-	}
+	disposeNew := register(t, ctx, answering("new"))
 	defer disposeNew()
 	disposeOld() // stale: must not remove "new"
 	ans, err := ui.Ask(ctx, question)
@@ -310,7 +308,7 @@ func TestAskHoldsNoLockWhileProviderRuns(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), reg)
 	var inner ui.Answer
 	var innerErr, dupErr error
-	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+	dispose := register(t, ctx, ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
 		if req.Question == "inner" {
 			return ui.Answer{Text: "inner answer"}, nil
 		}
@@ -319,9 +317,6 @@ func TestAskHoldsNoLockWhileProviderRuns(t *testing.T) {
 		_ = reg.Provider()
 		return ui.Answer{Text: "outer answer"}, nil
 	}))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
 	defer dispose()
 	ans, err := ui.Ask(ctx, ui.Request{Question: "outer"})
 	if err != nil || ans.Text != "outer answer" {
@@ -402,10 +397,7 @@ func TestAskAbortCauses(t *testing.T) {
 func TestDisposeAbortsInFlightAsk(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 	started := make(chan struct{}, 1)
-	dispose, err := ui.Register(ctx, blocking(started))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
+	dispose := register(t, ctx, blocking(started))
 	done := make(chan error, 1)
 	go func() {
 		_, err := ui.Ask(ctx, question)
@@ -413,7 +405,7 @@ func TestDisposeAbortsInFlightAsk(t *testing.T) {
 	}()
 	<-started
 	dispose()
-	err = <-done
+	err := <-done
 	wantCode(t, "Ask()", err, ui.CodeAskAborted)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Ask() error = %v, want a disposal cause, not the caller's", err)
@@ -422,10 +414,7 @@ func TestDisposeAbortsInFlightAsk(t *testing.T) {
 		t.Fatalf("Ask() error = %q, want it to say the provider was disposed", err)
 	}
 	// Hot reload: a new provider takes the next question.
-	dispose2, err := ui.Register(ctx, answering("reloaded"))
-	if err != nil {
-		t.Fatalf("Register() after dispose error = %v", err)
-	}
+	dispose2 := register(t, ctx, answering("reloaded"))
 	defer dispose2()
 	if ans, err := ui.Ask(ctx, question); err != nil || ans.Text != "reloaded" {
 		t.Fatalf("Ask() = %+v, %v, want reloaded", ans, err)
@@ -436,14 +425,11 @@ func TestDisposeDoesNotWaitForProvider(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 	started, release := make(chan struct{}), make(chan struct{})
 	// This provider ignores its context and answers only when released.
-	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+	dispose := register(t, ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
 		close(started)
 		<-release
 		return ui.Answer{Text: "late but kept"}, nil
 	}))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
 	type result struct {
 		ans ui.Answer
 		err error
@@ -465,15 +451,12 @@ func TestDisposeDoesNotWaitForProvider(t *testing.T) {
 func TestDisposeFromWithinProvider(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 	var dispose func()
-	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+	dispose = register(t, ctx, ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
 		dispose()
 		<-ctx.Done()
 		return ui.Answer{}, ctx.Err()
 	}))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
-	_, err = ui.Ask(ctx, question)
+	_, err := ui.Ask(ctx, question)
 	wantCode(t, "Ask()", err, ui.CodeAskAborted)
 }
 
@@ -481,14 +464,11 @@ func TestAnswerNotLostToLateCancel(t *testing.T) {
 	parent := ui.WithRegistry(context.Background(), &ui.Registry{})
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(pctx context.Context, _ ui.Request) (ui.Answer, error) {
+	dispose := register(t, ctx, ui.ProviderFunc(func(pctx context.Context, _ ui.Request) (ui.Answer, error) {
 		cancel() // the caller gives up while the human answers
 		<-pctx.Done()
 		return ui.Answer{Text: "answered anyway"}, nil
 	}))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
 	defer dispose()
 	ans, err := ui.Ask(ctx, question)
 	if err != nil || ans.Text != "answered anyway" {
@@ -538,16 +518,13 @@ func TestAskCodedErrorPassesThroughAfterCancel(t *testing.T) {
 	session := ui.WithRegistry(context.Background(), &ui.Registry{})
 	ctx, cancel := context.WithCancel(session)
 	defer cancel()
-	dispose, err := ui.Register(ctx, ui.ProviderFunc(func(pctx context.Context, _ ui.Request) (ui.Answer, error) {
+	dispose := register(t, ctx, ui.ProviderFunc(func(pctx context.Context, _ ui.Request) (ui.Answer, error) {
 		cancel() // the step is cancelled while the dialog is open
 		<-pctx.Done()
 		return ui.Answer{}, ui.NewError(ui.CodeAskCancelled, "dialog closed", pctx.Err())
 	}))
-	if err != nil {
-		t.Fatalf("Register() error = %v", err)
-	}
 	defer dispose()
-	_, err = ui.Ask(ctx, question)
+	_, err := ui.Ask(ctx, question)
 	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
 }
 
