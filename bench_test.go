@@ -2,6 +2,7 @@ package userinteraction_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	ui "github.com/dsh-go/userinteraction"
@@ -112,6 +113,10 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
+// BenchmarkRegisterDispose is the cost of a registration. Its memory and time
+// do not grow with the number of processors: compare
+//
+//	go test -run '^$' -bench RegisterDispose -benchmem -cpu 2,64 .
 func BenchmarkRegisterDispose(b *testing.B) {
 	var r ui.Registry
 	p := ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ui.Answer{Text: "x"}, nil })
@@ -123,6 +128,46 @@ func BenchmarkRegisterDispose(b *testing.B) {
 		}
 		dispose()
 	}
+}
+
+// TestRegistrationMemory holds a registration to its memory budget at 64
+// processors, as on a large machine: at most 512 bytes per Register+dispose,
+// and at most 512 bytes more when an ask is made on it.
+func TestRegistrationMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory figures in -short mode are not needed")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(64))
+	var r ui.Registry
+	p := ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ui.Answer{Text: "x"}, nil })
+	ctx := context.Background()
+	registration := bytesPerRun(1000, func() {
+		dispose, _ := r.Register(p)
+		dispose()
+	})
+	withAsk := bytesPerRun(1000, func() {
+		dispose, _ := r.Register(p)
+		if _, err := r.Ask(ctx, benchFree); err != nil {
+			t.Fatal(err)
+		}
+		dispose()
+	})
+	t.Logf("bytes per Register+dispose: %d; with an ask: %d", registration, withAsk)
+	if registration > 512 || withAsk-registration > 512 {
+		t.Errorf("bytes per Register+dispose = %d, with an ask %d, want at most 512 and 512 more", registration, withAsk)
+	}
+}
+
+// bytesPerRun returns the average number of heap bytes that f allocates.
+func bytesPerRun(runs int, f func()) uint64 {
+	f() // warm up, as testing.AllocsPerRun does
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
 }
 
 // TestAskAllocations holds Ask to the allocation budget of its benchmarks:

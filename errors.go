@@ -1,6 +1,9 @@
 package userinteraction
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+)
 
 // Error codes: the stable, machine-readable Code of a [HarnessError] that this
 // package or a [Provider] returns. Compare them with [CodeOf].
@@ -19,11 +22,11 @@ const (
 	// CodeInvalidRequest: the request breaks a rule of Request.Validate, or Ask
 	// was given a nil context.
 	CodeInvalidRequest = "INVALID_REQUEST"
-	// CodeInvalidAnswer: the provider's answer is empty, names an option that was
-	// not offered, or is outside the offered options when custom answers are disallowed.
+	// CodeInvalidAnswer: the provider's answer is empty, picks an option that was
+	// not offered, or breaks another rule of Registry.Ask.
 	CodeInvalidAnswer = "INVALID_ANSWER"
 	// CodeProviderFailed: the provider failed with an error that carries no code;
-	// that error is the cause.
+	// that error is the cause, and its text, cut short, ends the message.
 	CodeProviderFailed = "PROVIDER_FAILED"
 	// CodeAskDeclined: returned by providers when the human explicitly refused to
 	// answer (MCP/ACP elicitation "decline").
@@ -41,8 +44,8 @@ const errorName = "UserInteractionError"
 // cause that stays on the Go side. json.Marshal of a HarnessError gives exactly
 // {"name", "code", "message"}, so a tool runner that knows only HarnessError
 // can report any coded failure. Find it in an error chain with errors.As or
-// [CodeOf]. Like [io/fs.PathError], it is a plain value: its methods need a
-// non-nil receiver, and it is safe for concurrent use while nobody changes it.
+// [CodeOf]. Like [io/fs.PathError], it is a plain value, safe for concurrent
+// use while nobody changes it. Error and Unwrap accept a nil receiver.
 type HarnessError struct {
 	Name    string `json:"name"`
 	Code    string `json:"code"`
@@ -50,8 +53,12 @@ type HarnessError struct {
 	Err     error  `json:"-"`
 }
 
-// Error returns "CODE: message", followed by ": cause" when Err is set.
+// Error returns "CODE: message", followed by ": cause" when Err is set, or
+// "<nil>" for a nil e.
 func (e *HarnessError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	s := e.Message
 	if e.Code != "" {
 		s = e.Code + ": " + s
@@ -62,19 +69,38 @@ func (e *HarnessError) Error() string {
 	return s
 }
 
-// Unwrap returns the cause, Err, which may be nil.
-func (e *HarnessError) Unwrap() error { return e.Err }
+// Unwrap returns the cause, Err, which may be nil; it returns nil for a nil e.
+func (e *HarnessError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // UserInteractionError is the error type of this package: a [HarnessError]
-// named "UserInteractionError". Every error that [Ask], [Register] and
-// [Request.Validate] return is a *UserInteractionError, and errors.As finds both
-// it and its embedded *HarnessError. Providers create theirs with [NewError].
+// named "UserInteractionError". Every error that this package creates is one,
+// and errors.As finds both it and its embedded *HarnessError. Providers create
+// theirs with [NewError]. Error and Unwrap accept a nil receiver.
 type UserInteractionError struct {
 	HarnessError
 }
 
-// Unwrap returns the embedded HarnessError, whose own Unwrap returns the cause.
-func (e *UserInteractionError) Unwrap() error { return &e.HarnessError }
+// Error returns the embedded HarnessError's Error, or "<nil>" for a nil e.
+func (e *UserInteractionError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return e.HarnessError.Error()
+}
+
+// Unwrap returns the embedded HarnessError, whose own Unwrap returns the
+// cause, or nil for a nil e.
+func (e *UserInteractionError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return &e.HarnessError
+}
 
 // NewError returns a *UserInteractionError with the given code, message and
 // optional cause. Messages are lower-case without a trailing period, for
@@ -83,12 +109,35 @@ func NewError(code, message string, cause error) *UserInteractionError {
 	return &UserInteractionError{HarnessError{Name: errorName, Code: code, Message: message, Err: cause}}
 }
 
-// CodeOf returns the Code of the first [HarnessError] in err's chain, or "" when
-// there is none (including when err is nil).
+// CodeOf returns the Code of the first [HarnessError] in err's chain, or ""
+// when there is none, when err is nil, or when that HarnessError is a nil
+// pointer.
 func CodeOf(err error) string {
 	var he *HarnessError
-	if errors.As(err, &he) {
+	if errors.As(err, &he) && he != nil {
 		return he.Code
 	}
 	return ""
+}
+
+// maxQuoted is the number of runes of user or provider text that an error
+// message quotes at most, so that no message grows with its input.
+const maxQuoted = 64
+
+// clip returns s cut to its first maxQuoted runes, marked with an ellipsis
+// when it was cut. Invalid UTF-8 bytes count as one rune each.
+func clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxQuoted {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// quote returns clip(s) as a Go string literal, for error messages.
+func quote(s string) string {
+	return strconv.Quote(clip(s))
 }

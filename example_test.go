@@ -81,8 +81,10 @@ func deleteFile(ctx context.Context, path string) string {
 }
 
 // This example shows a tool plugin: it asks a question with options and hands
-// any failure to the model as JSON, here NO_PROVIDER while no UI is attached
-// and ASK_DECLINED when the human refuses to answer.
+// any failure to the model as JSON, here NO_PROVIDER while no UI is attached,
+// ASK_DECLINED when the human refuses to answer, and a coded error of another
+// plugin family that a UI bridge returns, which Ask passes through as it is:
+// errors.As with a *HarnessError works for every error out of Ask.
 func ExampleAsk() {
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 	fmt.Println(deleteFile(session, "notes.txt"))
@@ -96,6 +98,14 @@ func ExampleAsk() {
 
 	dispose, _ = userinteraction.Register(session, userinteraction.ProviderFunc(
 		func(context.Context, userinteraction.Request) (userinteraction.Answer, error) {
+			closed := &userinteraction.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "the editor closed the session"}
+			return userinteraction.Answer{}, fmt.Errorf("acp bridge: %w", closed)
+		}))
+	fmt.Println(deleteFile(session, "notes.txt"))
+	dispose()
+
+	dispose, _ = userinteraction.Register(session, userinteraction.ProviderFunc(
+		func(context.Context, userinteraction.Request) (userinteraction.Answer, error) {
 			return userinteraction.Answer{Text: "delete"}, nil
 		}))
 	defer dispose()
@@ -103,6 +113,7 @@ func ExampleAsk() {
 	// Output:
 	// {"name":"UserInteractionError","code":"NO_PROVIDER","message":"no provider is registered to answer the question"}
 	// {"name":"UserInteractionError","code":"ASK_DECLINED","message":"the user declined to answer"}
+	// {"name":"ACPError","code":"SESSION_CLOSED","message":"the editor closed the session"}
 	// deleted notes.txt
 }
 

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // stressPanic is the value a panicking stress provider panics with.
@@ -131,8 +130,8 @@ func TestStress(t *testing.T) {
 		t.Fatalf("a provider is still active after every registration was disposed")
 	}
 	for _, g := range registrations {
-		if n, slots, disposed := g.inFlight(); n != 0 || slots != 0 || !disposed {
-			t.Fatalf("registration holds %d asks in flight in %d slots (disposed %v), want none, disposed", n, slots, disposed)
+		if n, disposed := g.inFlight(); n != 0 || !disposed {
+			t.Fatalf("registration holds %d asks in flight (disposed %v), want none, disposed", n, disposed)
 		}
 	}
 	if len(registrations) == 0 {
@@ -236,32 +235,12 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 }
 
-// inFlight returns the number of asks g records as in flight, the size of its
-// slot table, and whether g is disposed.
-func (g *registration) inFlight() (n, slots int, disposed bool) {
-	disposed = true
-	for i := range g.stripes {
-		s := &g.stripes[i]
-		s.mu.Lock()
-		for _, cancel := range s.cancels {
-			if cancel != nil {
-				n++
-			}
-		}
-		slots += len(s.cancels) + len(s.free)
-		disposed = disposed && s.disposed
-		s.mu.Unlock()
-	}
-	return n, slots, disposed
-}
-
-func TestStripeSize(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) != 8 {
-		t.Skip("the 64-byte layout is that of 64-bit platforms")
-	}
-	if got := unsafe.Sizeof(stripe{}); got != 64 {
-		t.Fatalf("unsafe.Sizeof(stripe{}) = %d, want 64, as its doc says", got)
-	}
+// inFlight returns the number of asks g records as in flight and whether g
+// is disposed.
+func (g *registration) inFlight() (n int, disposed bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.asks), g.disposed
 }
 
 // TestInFlightBookkeeping checks that an ask removes its entry when it returns,
@@ -273,6 +252,8 @@ func TestInFlightBookkeeping(t *testing.T) {
 		switch req.Question {
 		case "panic":
 			panic("boom")
+		case "fail":
+			return Answer{}, errors.New("broken")
 		case "block":
 			started <- struct{}{}
 			<-release
@@ -283,19 +264,14 @@ func TestInFlightBookkeeping(t *testing.T) {
 		t.Fatalf("Register() error = %v", err)
 	}
 	g := r.active.Load()
-	inflight := func() int {
-		n, _, _ := g.inFlight()
-		return n
-	}
-	if _, err := r.Ask(context.Background(), Request{Question: "q"}); err != nil {
-		t.Fatalf("Ask() error = %v", err)
-	}
-	func() {
-		defer func() { _ = recover() }()
-		_, _ = r.Ask(context.Background(), Request{Question: "panic"})
-	}()
-	if n := inflight(); n != 0 {
-		t.Fatalf("%d asks in flight after they returned, want 0", n)
+	for _, q := range []string{"q", "fail", "panic"} {
+		func() {
+			defer func() { _ = recover() }()
+			_, _ = r.Ask(context.Background(), Request{Question: q})
+		}()
+		if n, _ := g.inFlight(); n != 0 {
+			t.Fatalf("%d asks in flight after Ask(%q) returned, want 0", n, q)
+		}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -303,40 +279,46 @@ func TestInFlightBookkeeping(t *testing.T) {
 		_, _ = r.Ask(context.Background(), Request{Question: "block"})
 	}()
 	<-started
-	if n := inflight(); n != 1 {
+	if n, _ := g.inFlight(); n != 1 {
 		t.Fatalf("%d asks in flight while one is pending, want 1", n)
 	}
 	dispose()
-	if n, slots, _ := g.inFlight(); n != 0 || slots != 0 {
-		t.Fatalf("disposed registration keeps %d asks in %d slots, want none", n, slots)
+	if n, disposed := g.inFlight(); n != 0 || !disposed || g.asks != nil {
+		t.Fatalf("disposed registration keeps %d asks (map %v, disposed %v), want none", n, g.asks, disposed)
 	}
 	close(release)
 	<-done
 }
 
-// TestTrackSkipsDisposedRegistration covers the window in which Ask has
-// loaded a registration that is disposed before Ask records itself on it:
-// the disposed registration refuses the ask, and track looks again.
-func TestTrackSkipsDisposedRegistration(t *testing.T) {
+// TestDisposedBeforeRecorded covers the window in which Ask has found a
+// registration that is disposed before Ask records the question on it: Ask
+// returns NO_PROVIDER at once, also when a newer provider is active, and the
+// provider is not called.
+func TestDisposedBeforeRecorded(t *testing.T) {
 	r := &Registry{}
-	old, err := r.Register(stressProvider(0))
+	called := false
+	old, err := r.Register(ProviderFunc(func(context.Context, Request) (Answer, error) {
+		called = true
+		return Answer{Text: "old"}, nil
+	}))
 	if err != nil {
 		t.Fatalf("Register() error = %v", err)
 	}
 	g := r.active.Load()
 	old()
-	if _, _, ok := g.add(func(error) {}); ok {
-		t.Fatal("add() on a disposed registration = true, want false")
+	if g.track(context.Background(), func(error) {}) {
+		t.Fatal("track() on a disposed registration = true, want false")
 	}
-	if got, _, _ := r.track(func(error) {}); got != nil {
-		t.Fatalf("track() = %p after dispose, want nil", got)
-	}
-	newer, err := r.Register(stressProvider(5))
+	newer, err := r.Register(stressProvider(0))
 	if err != nil {
 		t.Fatalf("Register() error = %v", err)
 	}
 	defer newer()
-	if got, _, slot := r.track(func(error) {}); got != r.active.Load() || got == g || slot != 0 {
-		t.Fatalf("track() = %p, want the newer registration %p", got, r.active.Load())
+	// Ask as it runs when it loaded g just before the dispose.
+	stale := &Registry{}
+	stale.active.Store(g)
+	_, err = stale.Ask(context.Background(), Request{Question: "q"})
+	if CodeOf(err) != CodeNoProvider || called {
+		t.Fatalf("Ask() through a disposed registration = %v (provider called %v), want NO_PROVIDER, not called", err, called)
 	}
 }

@@ -31,9 +31,9 @@
 //
 // There is no process-wide default registry: a question reaches only the UI
 // registered in the caller's scope, so one session never asks another
-// session's human. Cancellation is the caller's context; every failure is a
-// *[UserInteractionError] whose embedded [HarnessError] serialises to the
-// model-facing JSON object {"name", "code", "message"}.
+// session's human. Cancellation is the caller's context. Every failure carries
+// a code: errors.As finds a *[HarnessError] in every error out of Ask, and its
+// JSON is the model-facing object {"name", "code", "message"}.
 package userinteraction
 
 import (
@@ -147,7 +147,7 @@ func problem(r *Request) string {
 		}
 	}
 	if i, j := duplicateLabel(r.Options); i >= 0 {
-		return fmt.Sprintf("options[%d] and options[%d] have the same label %q", i, j, r.Options[i].Label)
+		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[i].Label))
 	}
 	return ""
 }
@@ -195,6 +195,13 @@ type wireRequest struct {
 	Agent       *Agent   `json:"agent,omitempty"`
 }
 
+// decode decodes data into w. It decodes through a local type named Request
+// so that decoding errors name the type the caller decodes into, not wireRequest.
+func (w *wireRequest) decode(data []byte) error {
+	type Request wireRequest
+	return json.Unmarshal(data, (*Request)(w))
+}
+
 // MarshalJSON encodes r as described on [Request]:
 // Request{Question: "q"} encodes as {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
@@ -215,7 +222,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w wireRequest
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := w.decode(data); err != nil {
 		return err
 	}
 	if len(w.Options) == 0 {
@@ -241,4 +248,63 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 type Answer struct {
 	Text   string  `json:"answer"`
 	Option *Option `json:"option,omitempty"`
+}
+
+// resolve completes the provider's answer ans to req and checks it, as
+// [Registry.Ask] documents: req is the source of truth, and the result never
+// aliases req's options.
+func resolve(req Request, ans Answer) (Answer, error) {
+	var picked *Option // the offered option that ans picks, or nil
+	if ans.Option != nil {
+		picked = findLabel(req.Options, ans.Option.Label)
+		if picked == nil {
+			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " was not offered")
+		}
+		switch ans.Text {
+		case "":
+			ans.Text = picked.text()
+		case picked.text():
+		default:
+			return Answer{}, invalidAnswer("text " + quote(ans.Text) + " disagrees with option " + quote(picked.Label))
+		}
+	} else {
+		picked = findText(req.Options, ans.Text)
+	}
+	if blank(ans.Text) {
+		return Answer{}, invalidAnswer("the answer is empty")
+	}
+	if picked == nil && !req.CustomAllowed() {
+		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
+	}
+	ans.Option = nil
+	if picked != nil {
+		c := *picked
+		ans.Option = &c
+	}
+	return ans, nil
+}
+
+// findLabel returns the option labelled label, or nil.
+func findLabel(opts []Option, label string) *Option {
+	for i := range opts {
+		if opts[i].Label == label {
+			return &opts[i]
+		}
+	}
+	return nil
+}
+
+// findText returns the first option whose Value, or Label when it has no
+// Value, is text, or nil.
+func findText(opts []Option, text string) *Option {
+	for i := range opts {
+		if opts[i].text() == text {
+			return &opts[i]
+		}
+	}
+	return nil
+}
+
+func invalidAnswer(message string) error {
+	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
 }

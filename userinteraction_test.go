@@ -140,6 +140,18 @@ func TestAskAlreadyCancelled(t *testing.T) {
 	}
 }
 
+func TestAskAlreadyCancelledKeepsCause(t *testing.T) {
+	for _, cause := range []error{errors.New("user pressed stop"), errStopWrapsCanceled} {
+		ctx, cancel := context.WithCancelCause(scope(t, answering("yes")))
+		cancel(cause)
+		_, err := ui.Ask(ctx, question)
+		wantCode(t, "Ask()", err, ui.CodeAskAborted)
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
+			t.Errorf("Ask() error = %v, want errors.Is to find context.Canceled and %v", err, cause)
+		}
+	}
+}
+
 // Register.
 
 func TestRegisterErrors(t *testing.T) {
@@ -338,6 +350,11 @@ func blocking(started chan<- struct{}) ui.Provider {
 	})
 }
 
+var (
+	errStopWrapsCanceled = fmt.Errorf("user pressed stop: %w", context.Canceled)
+	errSlowWrapsDeadline = fmt.Errorf("step budget spent: %w", context.DeadlineExceeded)
+)
+
 func TestAskAbortCauses(t *testing.T) {
 	errStop := errors.New("user pressed stop")
 	tests := []struct {
@@ -356,6 +373,14 @@ func TestAskAbortCauses(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(ctx)
 			return ctx, func() { cancel(nil) }, func() { cancel(errStop) }
 		}, []error{context.Canceled, errStop}, []error{context.DeadlineExceeded}},
+		{"cancel with a cause that wraps context.Canceled", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			return ctx, func() { cancel(nil) }, func() { cancel(errStopWrapsCanceled) }
+		}, []error{context.Canceled, errStopWrapsCanceled}, []error{context.DeadlineExceeded}},
+		{"deadline with a cause that wraps DeadlineExceeded", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+			ctx, cancel := context.WithTimeoutCause(ctx, time.Millisecond, errSlowWrapsDeadline)
+			return ctx, cancel, nil
+		}, []error{context.DeadlineExceeded, errSlowWrapsDeadline}, []error{context.Canceled}},
 		{"deadline", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
 			// The provider waits for the context, so the deadline passes while
 			// the question is pending (or, on a slow machine, before it is asked:
@@ -419,6 +444,58 @@ func TestDisposeAbortsInFlightAsk(t *testing.T) {
 	if ans, err := ui.Ask(ctx, question); err != nil || ans.Text != "reloaded" {
 		t.Fatalf("Ask() = %+v, %v, want reloaded", ans, err)
 	}
+}
+
+// TestDisposalJudgedPerAsk: a provider that bridges to another session asks
+// there with its own context. When the first provider is disposed, the nested
+// ask's provider is alive: the nested ask reports its caller's cancellation
+// (errors.Is finds context.Canceled), not a disposal of its own provider.
+func TestDisposalJudgedPerAsk(t *testing.T) {
+	other := ui.WithRegistry(context.Background(), &ui.Registry{})
+	started := make(chan struct{}, 1)
+	t.Cleanup(register(t, other, blocking(started)))
+
+	session := ui.WithRegistry(context.Background(), &ui.Registry{})
+	nested := make(chan error, 1)
+	dispose := register(t, session, ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		_, err := ui.Ask(ui.WithRegistry(ctx, ui.FromContext(other)), req)
+		nested <- err
+		return ui.Answer{}, err
+	}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := ui.Ask(session, question)
+		done <- err
+	}()
+	<-started
+	dispose()
+	err := <-nested
+	wantCode(t, "nested Ask()", err, ui.CodeAskAborted)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("nested Ask() error = %v, want its caller's context.Canceled", err)
+	}
+	if outer := <-done; outer != err {
+		t.Fatalf("Ask() error = %v, want the provider's coded error %v unchanged", outer, err)
+	}
+}
+
+// TestCopiedRegistryNeverSpins: a Registry copied after use (vet reports it,
+// but it happens) answers NO_PROVIDER once the registration it copied is
+// disposed, instead of looping.
+func TestCopiedRegistryNeverSpins(t *testing.T) {
+	var r ui.Registry
+	dispose, err := r.Register(answering("yes"))
+	if err != nil {
+		t.Fatalf("Register() error = %v", err)
+	}
+	var copied ui.Registry
+	reflect.ValueOf(&copied).Elem().Set(reflect.ValueOf(&r).Elem()) // what *copy = r does, unseen by vet
+	if ans, err := copied.Ask(context.Background(), question); err != nil || ans.Text != "yes" {
+		t.Fatalf("copied Ask() = %+v, %v, want yes", ans, err)
+	}
+	dispose()
+	_, err = copied.Ask(context.Background(), question)
+	wantCode(t, "copied Ask() after dispose", err, ui.CodeNoProvider)
 }
 
 func TestDisposeDoesNotWaitForProvider(t *testing.T) {
@@ -496,6 +573,7 @@ func TestAskProviderErrors(t *testing.T) {
 		{"cancelled", cancelled, ui.CodeAskCancelled, true, nil},
 		{"wrapped coded", fmt.Errorf("acp: %w", cancelled), ui.CodeAskCancelled, true, nil},
 		{"foreign harness error", foreign, "OTHER", true, nil},
+		{"wrapped foreign harness error", fmt.Errorf("bridge: %w", foreign), "OTHER", true, nil},
 		{"harness error without code", uncoded, ui.CodeProviderFailed, false, uncoded},
 	}
 	for _, tt := range tests {
@@ -510,8 +588,97 @@ func TestAskProviderErrors(t *testing.T) {
 			if tt.cause != nil && !errors.Is(err, tt.cause) {
 				t.Fatalf("Ask() error = %v, want it to wrap %v", err, tt.cause)
 			}
+			var he *ui.HarnessError // works for every error out of Ask
+			if !errors.As(err, &he) || he.Code != tt.code {
+				t.Fatalf("errors.As(%v, *HarnessError) = %v, want code %s", err, he, tt.code)
+			}
 		})
 	}
+}
+
+// myError is an error type whose methods need a non-nil receiver.
+type myError struct{ msg string }
+
+func (e *myError) Error() string { return e.msg }
+func (e *myError) Unwrap() error { return errors.New(e.msg) }
+
+// TestAskTypedNilErrors: a provider that returns a typed nil error gets
+// PROVIDER_FAILED, and nothing panics, neither inside Ask nor in a caller that
+// inspects the error.
+func TestAskTypedNilErrors(t *testing.T) {
+	for _, err := range []error{(*ui.UserInteractionError)(nil), (*ui.HarnessError)(nil), (*myError)(nil)} {
+		_, got := ui.Ask(scope(t, failing(err)), question)
+		wantCode(t, fmt.Sprintf("Ask() with a provider's %T(nil)", err), got, ui.CodeProviderFailed)
+		if !strings.Contains(got.Error(), fmt.Sprintf("nil %T", err)) {
+			t.Errorf("Ask() error = %q, want it to name the nil %T", got, err)
+		}
+		_ = errors.Is(got, context.Canceled) // walks the chain: must not panic
+	}
+}
+
+func TestNilErrorReceivers(t *testing.T) {
+	var he *ui.HarnessError
+	var uie *ui.UserInteractionError
+	if got := ui.CodeOf(he); got != "" {
+		t.Errorf("CodeOf((*HarnessError)(nil)) = %q, want \"\"", got)
+	}
+	if got := ui.CodeOf(uie); got != "" {
+		t.Errorf("CodeOf((*UserInteractionError)(nil)) = %q, want \"\"", got)
+	}
+	if got := ui.CodeOf(fmt.Errorf("wrapped: %w", uie)); got != "" {
+		t.Errorf("CodeOf(wrapped (*UserInteractionError)(nil)) = %q, want \"\"", got)
+	}
+	if he.Error() != "<nil>" || uie.Error() != "<nil>" || he.Unwrap() != nil || uie.Unwrap() != nil {
+		t.Errorf("nil receivers: Error() = %q, %q, Unwrap() = %v, %v, want <nil> and nil", he.Error(), uie.Error(), he.Unwrap(), uie.Unwrap())
+	}
+}
+
+// TestProviderFailedCarriesCause: the model learns why the provider failed.
+func TestProviderFailedCarriesCause(t *testing.T) {
+	cause := errors.New("elicitation/create cannot be sent while serving a request")
+	_, err := ui.Ask(scope(t, failing(cause)), question)
+	var he *ui.HarnessError
+	if !errors.As(err, &he) || he.Code != ui.CodeProviderFailed || he.Message != "provider failed: "+cause.Error() {
+		t.Fatalf("Ask() error = %v, want PROVIDER_FAILED with message %q", err, "provider failed: "+cause.Error())
+	}
+}
+
+// TestErrorMessagesStayShort: an error quotes user and provider text only as
+// a short prefix, so that no model-facing error grows with its input.
+func TestErrorMessagesStayShort(t *testing.T) {
+	huge := strings.Repeat("é", 1<<19) // 1 MiB
+	label := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}, {Label: huge}}}
+	tests := []struct {
+		name string
+		err  error
+		code string
+	}{
+		{"duplicate label", label.Validate(), ui.CodeInvalidRequest},
+		{"option not offered", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}}, ui.Answer{Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
+		{"custom text disallowed", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true}, ui.Answer{Text: huge}), ui.CodeInvalidAnswer},
+		{"text disagrees with option", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: huge}}}, ui.Answer{Text: huge + "!", Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
+		{"provider failed", func() error { _, err := ui.Ask(scope(t, failing(errors.New(huge))), question); return err }(), ui.CodeProviderFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantCode(t, "error", tt.err, tt.code)
+			var he *ui.HarnessError
+			errors.As(tt.err, &he)
+			b, err := json.Marshal(he)
+			if err != nil || len(b) >= 4096 {
+				t.Fatalf("json.Marshal(error) = %d bytes, %v, want under 4 KiB", len(b), err)
+			}
+			if !strings.Contains(he.Message, strings.Repeat("é", 64)+"…") || strings.Contains(he.Message, strings.Repeat("é", 65)) {
+				t.Fatalf("message = %q, want the text cut after 64 runes with an ellipsis", he.Message)
+			}
+		})
+	}
+}
+
+// askWith asks req of a provider that answers ans and returns Ask's error.
+func askWith(t *testing.T, req ui.Request, ans ui.Answer) error {
+	_, err := ui.Ask(scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ans, nil })), req)
+	return err
 }
 
 func TestAskCodedErrorPassesThroughAfterCancel(t *testing.T) {
@@ -550,7 +717,10 @@ func TestAskResolvesAnswer(t *testing.T) {
 		{"label of option with value is custom", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "Yes"}, ui.Answer{Text: "Yes"}, ""},
 		{"custom text allowed", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "later"}, ui.Answer{Text: "later"}, ""},
 		{"option is made canonical", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: &ui.Option{Label: "Yes", Value: "forged"}}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
-		{"option with its own text", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y, but only today", Option: ptr(yes)}, ui.Answer{Text: "y, but only today", Option: ptr(yes)}, ""},
+		{"option with its own text", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y, but only today", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"text of another option", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "No", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"option with its own text, value shared", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y", Option: ptr(maybe)}, ui.Answer{Text: "y", Option: ptr(maybe)}, ""},
+		{"text of option's label when it has a value", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "Yes", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
 		{"disallowed custom text", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "later"}, ui.Answer{}, ui.CodeInvalidAnswer},
 		{"disallowed label of option with value", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "Yes"}, ui.Answer{}, ui.CodeInvalidAnswer},
 		{"disallowed option with its own text", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "y?", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
@@ -578,6 +748,23 @@ func TestAskResolvesAnswer(t *testing.T) {
 				t.Fatal("Ask() answer aliases the request's options, want a copy")
 			}
 		})
+	}
+}
+
+// TestAskAnswerNeverAliasesRequest checks that an answer whose Option points
+// into the request's options comes back as a copy, so that a caller that keeps
+// answers cannot change a request template it reuses, or the other way round.
+func TestAskAnswerNeverAliasesRequest(t *testing.T) {
+	req := ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b", Value: "B"}}}
+	ctx := scope(t, ui.ProviderFunc(func(_ context.Context, req ui.Request) (ui.Answer, error) {
+		return ui.Answer{Option: &req.Options[1]}, nil // the same backing array as the caller's
+	}))
+	ans, err := ui.Ask(ctx, req)
+	if err != nil || ans.Option == nil || *ans.Option != req.Options[1] {
+		t.Fatalf("Ask() = %s, %v, want option b", show(ans), err)
+	}
+	if ans.Option == &req.Options[1] {
+		t.Fatal("Ask() answer's Option points into req.Options, want a copy")
 	}
 }
 
@@ -712,9 +899,16 @@ func TestRequestUnmarshalTypeScriptShapes(t *testing.T) {
 	}
 	for _, bad := range []string{`[]`, `{"question":1}`, `{"allowCustom":"no"}`, `{"options":{}}`, `{`} {
 		var got ui.Request
-		if err := json.Unmarshal([]byte(bad), &got); err == nil {
+		err := json.Unmarshal([]byte(bad), &got)
+		if err == nil {
 			t.Errorf("json.Unmarshal(%s) error = nil, want an error", bad)
+		} else if strings.Contains(err.Error(), "wire") {
+			t.Errorf("json.Unmarshal(%s) error = %q, want it to name Request, not the internal type", bad, err)
 		}
+	}
+	var got ui.Request
+	if err := json.Unmarshal([]byte(`{"question":1}`), &got); err == nil || !strings.Contains(err.Error(), "Request.question") {
+		t.Errorf("json.Unmarshal error = %v, want it to name Request.question", err)
 	}
 }
 
