@@ -103,6 +103,33 @@ func BenchmarkAskParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkReplayAsk is one run of a one-question call on a Replay host,
+// comparable with BenchmarkAskOptions: a registry scoped to the call, a new
+// Replay with the question's answer recorded, and Ask, which the Replay
+// answers from its record (hashing the request's JSON for its ID).
+func BenchmarkReplayAsk(b *testing.B) {
+	var probe ui.Replay
+	_, _ = probe.Ask(context.Background(), benchOptions)
+	id := probe.Pending()[0].ID
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rp := &ui.Replay{}
+		rp.Record(id, ui.Answer{Text: "no"}, nil)
+		ctx := ui.WithRegistry(parent, &ui.Registry{})
+		dispose, err := ui.Register(ctx, rp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ans, err := ui.Ask(ctx, benchOptions); err != nil || ans.Option == nil {
+			b.Fatal(ans, err)
+		}
+		dispose()
+	}
+}
+
 // BenchmarkValidate is the validation share of BenchmarkAskOptions.
 func BenchmarkValidate(b *testing.B) {
 	b.ReportAllocs()

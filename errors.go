@@ -34,6 +34,9 @@ const (
 	// CodeAskCancelled: returned by providers when the UI side dismissed the
 	// question (Esc, a closed dialog, end of input, MCP/ACP "cancel").
 	CodeAskCancelled = "ASK_CANCELLED"
+	// CodeInputRequired: returned by Replay when the question has no recorded
+	// outcome yet; the host collects it out of band and runs the call again.
+	CodeInputRequired = "INPUT_REQUIRED"
 )
 
 // errorName is the Name of every error this package creates.

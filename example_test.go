@@ -3,6 +3,9 @@ package userinteraction_test
 import (
 	"bufio"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -317,9 +320,10 @@ func ExampleProvider_terminal() {
 	// => ASK_CANCELLED
 }
 
-// elicitation is an MCP "elicitation/create" request (ACP forms share its
-// shape): a message and the schema of a flat form.
-type elicitation struct {
+// form is the params of an MCP "elicitation/create" request in form mode (ACP's
+// form elicitation takes the same): a message and the schema of a flat form.
+type form struct {
+	Mode            string     `json:"mode"`
 	Message         string     `json:"message"`
 	RequestedSchema formSchema `json:"requestedSchema"`
 }
@@ -331,11 +335,10 @@ type formSchema struct {
 }
 
 type formProperty struct {
-	Type        string       `json:"type"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	OneOf       []formChoice `json:"oneOf,omitempty"`
-	Default     string       `json:"default,omitempty"`
+	Type    string       `json:"type"`
+	Title   string       `json:"title,omitempty"`
+	OneOf   []formChoice `json:"oneOf,omitempty"`
+	Default string       `json:"default,omitempty"`
 }
 
 type formChoice struct {
@@ -343,54 +346,56 @@ type formChoice struct {
 	Title string `json:"title"`
 }
 
-// elicitationResult is the client's response: an action and, on "accept",
-// the form's content.
-type elicitationResult struct {
-	Action  string            `json:"action"`
-	Content map[string]string `json:"content,omitempty"`
+// formResult is the client's ElicitResult: an action and, on "accept", the
+// form's content.
+type formResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
 }
 
-// toElicitation maps req to a form. The options become the oneOf choices of
-// an "answer" field, the recommended one its default. An MCP enum field cannot
-// take free text, so when custom answers are allowed a separate "custom" field
-// carries it; "answer" is then optional, since a human who types their own
-// answer picks no option.
-func toElicitation(req userinteraction.Request) elicitation {
-	answer := formProperty{Type: "string", Title: req.Header}
-	for _, o := range req.Options {
-		text := o.Answer().Text
-		answer.OneOf = append(answer.OneOf, formChoice{Const: text, Title: o.Label})
-		if o.Recommended {
-			answer.Default = text
+// toForm maps req to a form with two fields: "choice" offers the options by
+// label (labels are unique; values may not be), "text" takes the human's own
+// answer where custom answers are allowed. Option descriptions have no slot in
+// the schema, so they go into the message.
+func toForm(req userinteraction.Request) form {
+	f := form{Mode: "form", Message: req.Question, RequestedSchema: formSchema{Type: "object", Properties: map[string]formProperty{}}}
+	if len(req.Options) > 0 {
+		choice := formProperty{Type: "string", Title: req.Header}
+		for _, o := range req.Options {
+			choice.OneOf = append(choice.OneOf, formChoice{Const: o.Label, Title: o.Label})
+			if o.Recommended {
+				choice.Default = o.Label
+			}
+			if o.Description != "" {
+				f.Message += "\n" + o.Label + ": " + o.Description
+			}
 		}
+		f.RequestedSchema.Properties["choice"] = choice
 	}
-	form := formSchema{Type: "object", Properties: map[string]formProperty{"answer": answer}}
-	if len(req.Options) > 0 && req.CustomAllowed() {
-		form.Properties["custom"] = formProperty{Type: "string", Title: "Other", Description: "Your own answer, instead of a choice above"}
-	} else {
-		form.Required = []string{"answer"}
+	switch {
+	case !req.CustomAllowed():
+		f.RequestedSchema.Required = []string{"choice"}
+	case len(req.Options) == 0:
+		f.RequestedSchema.Properties["text"] = formProperty{Type: "string", Title: req.Header}
+		f.RequestedSchema.Required = []string{"text"}
+	default:
+		f.RequestedSchema.Properties["text"] = formProperty{Type: "string", Title: "Other answer"}
 	}
-	return elicitation{Message: req.Question, RequestedSchema: form}
+	return f
 }
 
-// formProvider asks through a client that shows forms, such as an MCP or ACP
-// client.
-type formProvider struct {
-	client func(context.Context, elicitation) (elicitationResult, error)
-}
-
-func (p formProvider) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-	res, err := p.client(ctx, toElicitation(req))
-	if err != nil {
-		return userinteraction.Answer{}, err
-	}
+// fromForm maps the client's result back to an answer. It needs no request:
+// Ask completes and checks the answer against it. Non-blank text wins over a
+// choice, because clients fill the choice with its default.
+func fromForm(res formResult) (userinteraction.Answer, error) {
 	switch res.Action {
 	case "accept":
-		if custom := strings.TrimSpace(res.Content["custom"]); custom != "" {
-			return userinteraction.Answer{Text: custom}, nil
+		text, _ := res.Content["text"].(string)
+		choice, _ := res.Content["choice"].(string)
+		if strings.TrimSpace(text) != "" || choice == "" {
+			return userinteraction.Answer{Text: text}, nil
 		}
-		// Ask fills in the option whose value this is.
-		return userinteraction.Answer{Text: res.Content["answer"]}, nil
+		return userinteraction.Answer{Option: &userinteraction.Option{Label: choice}}, nil
 	case "decline":
 		return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskDeclined, "the user declined to answer", nil)
 	case "cancel":
@@ -400,39 +405,52 @@ func (p formProvider) Ask(ctx context.Context, req userinteraction.Request) (use
 	}
 }
 
+// formProvider asks through a client that shows forms while the call waits:
+// an MCP client before protocol 2026-07-28, or an ACP client.
+type formProvider struct {
+	elicit func(context.Context, form) (formResult, error)
+}
+
+func (p formProvider) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+	res, err := p.elicit(ctx, toForm(req))
+	if err != nil {
+		return userinteraction.Answer{}, err
+	}
+	return fromForm(res)
+}
+
 // This example shows a form elicitation provider, as an MCP or ACP bridge
-// implements it: the request becomes a form schema, and the client's accept,
-// decline and cancel become an answer, ASK_DECLINED and ASK_CANCELLED.
+// implements it: the request becomes a form, and the client's accept, decline
+// and cancel become an answer, ASK_DECLINED and ASK_CANCELLED.
 func ExampleProvider_elicitation() {
-	responses := []elicitationResult{
-		{Action: "accept", Content: map[string]string{"answer": "staging"}},
-		{Action: "accept", Content: map[string]string{"custom": "after the demo"}},
+	results := []formResult{
+		{Action: "accept", Content: map[string]any{"choice": "Staging first"}},
+		{Action: "accept", Content: map[string]any{"choice": "No", "text": "after the demo"}},
 		{Action: "decline"},
 		{Action: "cancel"},
 	}
-	client := func(ctx context.Context, form elicitation) (elicitationResult, error) {
-		if len(responses) == 4 { // show the first form sent
-			b, _ := json.MarshalIndent(form, "", "  ")
+	client := func(ctx context.Context, f form) (formResult, error) {
+		if len(results) == 4 { // show the first form sent
+			b, _ := json.MarshalIndent(f, "", "  ")
 			fmt.Println(string(b))
 		}
-		res := responses[0]
-		responses = responses[1:]
+		res := results[0]
+		results = results[1:]
 		return res, nil
 	}
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
-	dispose, _ := userinteraction.Register(session, formProvider{client: client})
+	dispose, _ := userinteraction.Register(session, formProvider{elicit: client})
 	defer dispose()
 
 	req := userinteraction.Request{
 		Header:   "Deploy",
 		Question: "Ship v1.2 to production?",
 		Options: []userinteraction.Option{
-			{Label: "Yes", Value: "yes"},
 			{Label: "No", Value: "no", Recommended: true},
-			{Label: "Staging first", Value: "staging"},
+			{Label: "Staging first", Value: "staging", Description: "deploy to staging, then ask again"},
 		},
 	}
-	for range responses {
+	for range results {
 		ans, err := userinteraction.Ask(session, req)
 		switch {
 		case err != nil:
@@ -445,33 +463,29 @@ func ExampleProvider_elicitation() {
 	}
 	// Output:
 	// {
-	//   "message": "Ship v1.2 to production?",
+	//   "mode": "form",
+	//   "message": "Ship v1.2 to production?\nStaging first: deploy to staging, then ask again",
 	//   "requestedSchema": {
 	//     "type": "object",
 	//     "properties": {
-	//       "answer": {
+	//       "choice": {
 	//         "type": "string",
 	//         "title": "Deploy",
 	//         "oneOf": [
 	//           {
-	//             "const": "yes",
-	//             "title": "Yes"
-	//           },
-	//           {
-	//             "const": "no",
+	//             "const": "No",
 	//             "title": "No"
 	//           },
 	//           {
-	//             "const": "staging",
+	//             "const": "Staging first",
 	//             "title": "Staging first"
 	//           }
 	//         ],
-	//         "default": "no"
+	//         "default": "No"
 	//       },
-	//       "custom": {
+	//       "text": {
 	//         "type": "string",
-	//         "title": "Other",
-	//         "description": "Your own answer, instead of a choice above"
+	//         "title": "Other answer"
 	//       }
 	//     }
 	//   }
@@ -516,4 +530,218 @@ func ExampleRegister_hotReload() {
 	// Output:
 	// pending question: ASK_ABORTED
 	// asked again: yes, from the new UI <nil>
+}
+
+// runOnReplay runs one run of a call as a Replay host does: in a registry
+// scoped to the run, with rp as its provider.
+func runOnReplay(rp *userinteraction.Replay, call func(context.Context) string) string {
+	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+	dispose, err := userinteraction.Register(ctx, rp)
+	if err != nil {
+		return err.Error()
+	}
+	defer dispose()
+	return call(ctx)
+}
+
+// toolCall is the params of an MCP "tools/call" request, with the fields that
+// protocol 2026-07-28 adds for multi round-trip requests.
+type toolCall struct {
+	Name           string                `json:"name"`
+	Arguments      map[string]string     `json:"arguments"`
+	InputResponses map[string]formResult `json:"inputResponses,omitempty"`
+	RequestState   string                `json:"requestState,omitempty"`
+}
+
+// toolResult is a tools/call result: complete with the tool's content, or
+// input_required with the questions for the client to ask.
+type toolResult struct {
+	ResultType    string                  `json:"resultType"`
+	Content       []textContent           `json:"content,omitempty"`
+	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
+	RequestState  string                  `json:"requestState,omitempty"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type inputRequest struct {
+	Method string `json:"method"`
+	Params form   `json:"params"`
+}
+
+// serveToolCall serves a tools/call of a tool that calls Ask, on protocol
+// 2026-07-28, where a server may not send elicitation/create while it serves
+// the call. It runs the tool on a Replay built from the sealed record in
+// requestState and the client's inputResponses. While questions are pending it
+// returns them as form elicitations, with the record sealed as requestState.
+func serveToolCall(call toolCall, tool func(context.Context, map[string]string) string) (toolResult, error) {
+	rp := &userinteraction.Replay{}
+	if call.RequestState != "" {
+		record, err := unseal(call.RequestState)
+		if err != nil {
+			return toolResult{}, err
+		}
+		if err := json.Unmarshal(record, rp); err != nil {
+			return toolResult{}, err
+		}
+	}
+	for id, res := range call.InputResponses {
+		ans, err := fromForm(res)
+		rp.Record(id, ans, err)
+	}
+	text := runOnReplay(rp, func(ctx context.Context) string { return tool(ctx, call.Arguments) })
+	pending := rp.Pending()
+	if len(pending) == 0 {
+		return toolResult{ResultType: "complete", Content: []textContent{{Type: "text", Text: text}}}, nil
+	}
+	res := toolResult{ResultType: "input_required", InputRequests: map[string]inputRequest{}}
+	for _, p := range pending {
+		res.InputRequests[p.ID] = inputRequest{Method: "elicitation/create", Params: toForm(p.Request)}
+	}
+	record, err := json.Marshal(rp)
+	if err != nil {
+		return toolResult{}, err
+	}
+	res.RequestState = seal(record)
+	return res, nil
+}
+
+// stateKey authenticates the requestState a server hands to its clients:
+// without it, a client could edit the record and answer on the human's behalf.
+// A real server reads its key from its configuration, and also seals the
+// principal, an expiry and the call it belongs to, as the MCP spec asks.
+var stateKey = []byte("example key; read yours from the server's configuration")
+
+// seal returns record followed by its HMAC-SHA256, as an opaque string.
+func seal(record []byte) string {
+	mac := hmac.New(sha256.New, stateKey)
+	mac.Write(record)
+	return base64.RawURLEncoding.EncodeToString(record) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// unseal returns the record that seal sealed in state, or an error when state
+// fails verification.
+func unseal(state string) ([]byte, error) {
+	data, sum, _ := strings.Cut(state, ".")
+	record, err1 := base64.RawURLEncoding.DecodeString(data)
+	got, err2 := base64.RawURLEncoding.DecodeString(sum)
+	mac := hmac.New(sha256.New, stateKey)
+	mac.Write(record)
+	if err1 != nil || err2 != nil || !hmac.Equal(got, mac.Sum(nil)) {
+		return nil, errors.New("requestState failed verification")
+	}
+	return record, nil
+}
+
+// This example shows a complete MCP round on protocol 2026-07-28 for the
+// deleteFile tool of ExampleAsk, unchanged: the first tools/call returns the
+// question as inputRequests; the client asks the human and calls again with
+// inputResponses and the echoed requestState; the second run completes.
+func ExampleReplay() {
+	tool := func(ctx context.Context, args map[string]string) string { return deleteFile(ctx, args["path"]) }
+	serve := func(params string) toolResult {
+		var call toolCall
+		var res toolResult
+		err := json.Unmarshal([]byte(params), &call)
+		if err == nil {
+			res, err = serveToolCall(call, tool)
+		}
+		if err != nil {
+			fmt.Println("JSON-RPC error:", err)
+			return toolResult{}
+		}
+		b, _ := json.MarshalIndent(res, "", "  ")
+		fmt.Println(string(b))
+		return res
+	}
+
+	first := serve(`{"name": "delete_file", "arguments": {"path": "notes.txt"}}`)
+
+	// The client shows the form; the human picks Delete.
+	for id := range first.InputRequests {
+		serve(`{"name": "delete_file", "arguments": {"path": "notes.txt"},
+			"inputResponses": {"` + id + `": {"action": "accept", "content": {"choice": "Delete"}}},
+			"requestState": "` + first.RequestState + `"}`)
+	}
+	// Output:
+	// {
+	//   "resultType": "input_required",
+	//   "inputRequests": {
+	//     "1c8d10f8866430933ec7cab404165dd2": {
+	//       "method": "elicitation/create",
+	//       "params": {
+	//         "mode": "form",
+	//         "message": "Delete notes.txt?",
+	//         "requestedSchema": {
+	//           "type": "object",
+	//           "properties": {
+	//             "choice": {
+	//               "type": "string",
+	//               "title": "Delete file",
+	//               "oneOf": [
+	//                 {
+	//                   "const": "Delete",
+	//                   "title": "Delete"
+	//                 },
+	//                 {
+	//                   "const": "Keep",
+	//                   "title": "Keep"
+	//                 }
+	//               ],
+	//               "default": "Keep"
+	//             }
+	//           },
+	//           "required": [
+	//             "choice"
+	//           ]
+	//         }
+	//       }
+	//     }
+	//   },
+	//   "requestState": "e30.0yP7cQ9Q8yckogpQOGzB3kxtfW6oRuyNj3N9forBjt4"
+	// }
+	// {
+	//   "resultType": "complete",
+	//   "content": [
+	//     {
+	//       "type": "text",
+	//       "text": "deleted notes.txt"
+	//     }
+	//   ]
+	// }
+}
+
+// This example shows a host whose human answers long after the question was
+// asked, with a restart in between: the record and the pending questions are
+// saved as bytes (a database row, a file), and the next process reads them.
+func ExampleReplay_restart() {
+	tool := func(ctx context.Context) string { return deleteFile(ctx, "notes.txt") }
+
+	// Process 1: the call asks; nobody is there to answer, so save the state.
+	rp := &userinteraction.Replay{}
+	runOnReplay(rp, tool)
+	saved, _ := json.Marshal(map[string]any{"record": rp, "pending": rp.Pending()})
+	fmt.Println(string(saved))
+
+	// Process 2, after the restart: the human answers in the web UI.
+	var state struct {
+		Record  *userinteraction.Replay
+		Pending []userinteraction.Pending
+	}
+	if err := json.Unmarshal(saved, &state); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range state.Pending {
+		fmt.Println("the human answers:", p.Request.Question)
+		state.Record.Record(p.ID, userinteraction.Answer{Text: "keep"}, nil)
+	}
+	fmt.Println(runOnReplay(state.Record, tool))
+	// Output:
+	// {"pending":[{"id":"1c8d10f8866430933ec7cab404165dd2","request":{"question":"Delete notes.txt?","header":"Delete file","options":[{"label":"Delete","value":"delete"},{"label":"Keep","value":"keep","recommended":true}],"allowCustom":false,"agent":{"name":"cleanup"}}}],"record":{}}
+	// the human answers: Delete notes.txt?
+	// kept notes.txt
 }

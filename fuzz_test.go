@@ -214,3 +214,61 @@ func offeredText(req ui.Request, text string) bool {
 	}
 	return false
 }
+
+// FuzzReplayRecord checks that any input either fails to decode as a Replay
+// record, with an error, or re-encodes to a record that encodes the same; and
+// that a Replay whose record holds the input as a question's outcome never
+// panics, and makes Ask return an answer that passes its checks or a coded
+// error.
+func FuzzReplayRecord(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `null`, `[]`, `"x"`,
+		`{"a":{"answer":"y","option":{"label":"Yes","value":"y"}}}`,
+		`{"b":{"name":"UserInteractionError","code":"ASK_DECLINED","message":"no"},"c":{"answer":""}}`,
+		`{"c":{"answer":"x","code":"Y"}}`, `{"d":null}`, `{"e":{}}`, `{"f":{"answer":"a","options":[]}}`,
+		`{"answer":"Deny"}`, `{"answer":"","option":{"label":"Allow"}}`, `{"answer":"x","option":{"label":"Deny"}}`,
+		`{"name":"X","code":"","message":"uncoded"}`, `{"code":"ASK_CANCELLED"}`, `{"answer":"\ud800\u00ff"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	req := ui.Request{Question: "Allow?", Options: []ui.Option{{Label: "Allow", Value: "allow"}, {Label: "Deny"}}, DisallowCustom: true}
+	var probe ui.Replay
+	_, _ = probe.Ask(context.Background(), req)
+	id := probe.Pending()[0].ID
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var first ui.Replay
+		if err := json.Unmarshal(data, &first); err == nil {
+			wire, err := json.Marshal(&first)
+			if err != nil {
+				t.Fatalf("json.Marshal(Replay from %s) error = %v", data, err)
+			}
+			var second ui.Replay
+			if err := json.Unmarshal(wire, &second); err != nil {
+				t.Fatalf("json.Unmarshal(%s) error = %v", wire, err)
+			}
+			if again, err := json.Marshal(&second); err != nil || !bytes.Equal(again, wire) {
+				t.Fatalf("round trip of %s = %s, %v, want %s", data, again, err, wire)
+			}
+		}
+
+		rp := &ui.Replay{}
+		if json.Unmarshal([]byte(`{"`+id+`":`+string(data)+`}`), rp) != nil {
+			return
+		}
+		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+		dispose, err := ui.Register(ctx, rp)
+		if err != nil {
+			t.Fatalf("Register() error = %v", err)
+		}
+		defer dispose()
+		ans, err := ui.Ask(ctx, req)
+		switch {
+		case err != nil && ui.CodeOf(err) == "":
+			t.Fatalf("Ask() error = %v, want a coded error", err)
+		case err == nil && !offeredText(req, ans.Text):
+			t.Fatalf("Ask() = %s, want an offered option's value or label", show(ans))
+		case len(rp.Pending()) != 0:
+			t.Fatalf("Pending() = %+v, want none: the question has an outcome", rp.Pending())
+		}
+	})
+}

@@ -2,6 +2,9 @@ package userinteraction
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -309,4 +312,227 @@ func Register(ctx context.Context, p Provider) (dispose func(), err error) {
 // See [Registry.Ask] for the full semantics.
 func Ask(ctx context.Context, req Request) (Answer, error) {
 	return FromContext(ctx).Ask(ctx, req)
+}
+
+// Replay is a [Provider] for hosts that cannot keep a tool call open while the
+// human thinks: an MCP server on protocol 2026-07-28, whose tools must return
+// their questions in the tool result (multi round-trip requests); a web
+// backend whose human answers an hour later; an agent that must survive a
+// restart with a question pending. The tool does not change: it still calls
+// [Ask] and gets an answer or an error.
+//
+// The host runs the call with a new Replay as the provider of a [Registry]
+// scoped to that call, and re-runs the call until nothing is pending:
+//
+//   - Ask answers a question from the record when the question's ID has an
+//     outcome there: a recorded answer is returned (and [Registry.Ask] checks it
+//     against the request as for any provider), a recorded error as that coded
+//     error. Otherwise the question joins [Replay.Pending] and Ask returns
+//     [CodeInputRequired].
+//   - After the run, the host checks Pending, not the tool's result (a tool
+//     that swallows INPUT_REQUIRED cannot fool it). When questions are pending,
+//     the host asks the human out of band, for example as the inputRequests of
+//     an MCP result, and keeps the record: json.Marshal of the *Replay.
+//   - With the outcomes, the host starts the next run from a new Replay:
+//     json.Unmarshal of the kept record, then [Replay.Record] of each new
+//     outcome under its question's ID. One Replay serves one run of one call.
+//
+// A question's ID depends only on the request's JSON and on how many equal
+// requests (equal JSON) the run asked before it, so it is the same in every
+// run, in another process, on another machine and after a restart. Two
+// different questions never share an ID, and the same question asked twice in
+// one run gets two. IDs are 32 lower-case hex digits, safe as JSON object
+// keys (MCP uses them as inputRequests keys) and in URLs and file names.
+//
+// The record's JSON is one object that maps IDs to outcomes: an answer as
+// {"answer", "option"?, "options"?}, as [Answer] encodes, or an error as
+// {"name", "code", "message"}, as [HarnessError] encodes. It is stable, so a
+// host may keep it in MCP's requestState, a database row or a file. It is not
+// authenticated: a host that hands it to an untrusted client (MCP's
+// requestState goes through the client) must sign or encrypt it and reject
+// state that fails the check, or the client can answer on the human's behalf.
+//
+// Replay only works for a call that is deterministic up to its questions: every
+// run must reach the same questions in the same order, and the call must ask
+// before it acts. Whatever the call does before an Ask happens again on every
+// run, so it must not have side effects there; questions asked from several
+// goroutines at once get their IDs in the order they arrive.
+//
+// The zero value is an empty record ready to use. A Replay is safe for
+// concurrent use and must not be copied after first use.
+type Replay struct {
+	mu      sync.Mutex         // guards the fields below
+	record  map[string]outcome // outcomes by question ID
+	pending []Pending          // questions of this run without an outcome, in the order asked
+	asked   map[string]int     // how many times this run asked each request, by its JSON
+}
+
+var _ Provider = (*Replay)(nil)
+
+// Pending is a question that a run asked and that had no recorded outcome. The
+// host asks the human and records the outcome under ID before the next run.
+type Pending struct {
+	ID      string  `json:"id"`
+	Request Request `json:"request"`
+}
+
+// Ask answers req from the record, or records req as pending and returns
+// [CodeInputRequired]; see [Replay]. An invalid req is [CodeInvalidRequest]
+// and does not count as asked. ctx is not used: Ask never waits.
+func (p *Replay) Ask(_ context.Context, req Request) (Answer, error) {
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	key, _ := json.Marshal(req) // a valid Request always encodes
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.asked == nil {
+		p.asked = make(map[string]int)
+	}
+	n := p.asked[string(key)]
+	p.asked[string(key)] = n + 1
+	id := questionID(key, n)
+	if o, ok := p.record[id]; ok {
+		return o.result()
+	}
+	p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
+	return Answer{}, NewError(CodeInputRequired, "input required: question "+id+" has no recorded answer; the host asks it and runs the call again", nil)
+}
+
+// questionID returns the ID of the ask number n (from 0) in a run of the
+// request whose JSON is key: the first 16 bytes of a SHA-256, in hex. JSON
+// holds no raw newline, so the hashed text, key and n after a newline, is
+// different for every pair of key and n.
+func questionID(key []byte, n int) string {
+	h := sha256.New()
+	h.Write(key)
+	fmt.Fprintf(h, "\n%d", n)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Pending returns the questions this run asked that had no recorded outcome
+// when asked, in the order asked; a later Record does not change it. The
+// result is a copy: it shares no memory with p or with the requests asked.
+func (p *Replay) Pending() []Pending {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Pending, len(p.pending))
+	for i, q := range p.pending {
+		out[i] = Pending{ID: q.ID, Request: q.Request.clone()}
+	}
+	return out
+}
+
+// Record records the outcome of the question id, as a live provider returns
+// it: ans when err is nil, else err, which is kept as its {name, code, message}
+// (an uncoded error as [CodeProviderFailed] with its text, cut short). It
+// replaces an earlier outcome of id. id need not be pending: the record may
+// come from an earlier run. Record only outcomes the human gave; a question
+// whose asking failed on the host's side stays unrecorded and is asked again.
+func (p *Replay) Record(id string, ans Answer, err error) {
+	o := outcome{answer: ans.clone()}
+	if err != nil {
+		o = outcome{err: recorded(err)}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.record == nil {
+		p.record = make(map[string]outcome)
+	}
+	p.record[id] = o
+}
+
+// MarshalJSON encodes the record, the recorded outcomes by ID, as described on
+// [Replay]; the pending questions are not part of it.
+func (p *Replay) MarshalJSON() ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.record == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(p.record)
+}
+
+// UnmarshalJSON replaces the record with the one data encodes; call it before
+// the run's first Ask. An entry that is neither an answer nor an error is an
+// error, and p is left unchanged. JSON null leaves p unchanged.
+func (p *Replay) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return fmt.Errorf("userinteraction: Replay record: %w", err)
+	}
+	record := make(map[string]outcome, len(entries))
+	for id, raw := range entries {
+		var o outcome
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+		}
+		record[id] = o
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record = record
+	return nil
+}
+
+// outcome is a recorded outcome: an answer, or the coded error in its place.
+type outcome struct {
+	answer Answer
+	err    *HarnessError // nil for an answer; never with a cause
+}
+
+// recorded returns the {name, code, message} that stands for err in a record:
+// its own when it carries a code, else the PROVIDER_FAILED that Registry.Ask
+// would return for it.
+func recorded(err error) *HarnessError {
+	var he *HarnessError
+	if isNil(err) || CodeOf(err) == "" {
+		he = &providerFailed(err).HarnessError
+	} else {
+		errors.As(err, &he)
+	}
+	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
+}
+
+// result returns the outcome as Replay.Ask returns it: a copy of the answer,
+// or the error, a *UserInteractionError when it is named so.
+func (o outcome) result() (Answer, error) {
+	switch {
+	case o.err == nil:
+		return o.answer.clone(), nil
+	case o.err.Name == errorName:
+		return Answer{}, NewError(o.err.Code, o.err.Message, nil)
+	default:
+		he := *o.err
+		return Answer{}, &he
+	}
+}
+
+func (o outcome) MarshalJSON() ([]byte, error) {
+	if o.err != nil {
+		return json.Marshal(o.err)
+	}
+	return json.Marshal(o.answer)
+}
+
+func (o *outcome) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return fmt.Errorf("an outcome is a JSON object, not %s", clip(string(data)))
+	}
+	_, isAnswer := fields["answer"]
+	_, isError := fields["code"]
+	switch {
+	case isAnswer && !isError:
+		*o = outcome{}
+		return json.Unmarshal(data, &o.answer)
+	case isError && !isAnswer:
+		*o = outcome{err: new(HarnessError)}
+		return json.Unmarshal(data, o.err)
+	default:
+		return errors.New(`an outcome has either an "answer" or a "code"`)
+	}
 }

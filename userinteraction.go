@@ -238,6 +238,24 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// clone returns a copy of r that shares no memory with r.
+func (r Request) clone() Request {
+	r.Options = cloneOptions(r.Options)
+	if r.Agent != nil {
+		a := *r.Agent
+		r.Agent = &a
+	}
+	return r
+}
+
+// cloneOptions returns a copy of opts, nil when opts is empty.
+func cloneOptions(opts []Option) []Option {
+	if len(opts) == 0 {
+		return nil
+	}
+	return append([]Option(nil), opts...)
+}
+
 // Answer is the human's answer to a [Request].
 //
 // Text is the model-facing answer, the one consumers use: the chosen option's
@@ -307,4 +325,13 @@ func findText(opts []Option, text string) *Option {
 
 func invalidAnswer(message string) error {
 	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
+}
+
+// clone returns a copy of a that shares no memory with a.
+func (a Answer) clone() Answer {
+	if a.Option != nil {
+		o := *a.Option
+		a.Option = &o
+	}
+	return a
 }

@@ -1009,9 +1009,10 @@ func TestErrorCodeValues(t *testing.T) {
 		ui.CodeAskAborted: "ASK_ABORTED", ui.CodeInvalidRequest: "INVALID_REQUEST",
 		ui.CodeInvalidAnswer: "INVALID_ANSWER", ui.CodeProviderFailed: "PROVIDER_FAILED",
 		ui.CodeAskDeclined: "ASK_DECLINED", ui.CodeAskCancelled: "ASK_CANCELLED",
+		ui.CodeInputRequired: "INPUT_REQUIRED",
 	}
-	if len(codes) != 10 {
-		t.Fatalf("%d distinct codes, want 10", len(codes))
+	if len(codes) != 11 {
+		t.Fatalf("%d distinct codes, want 11", len(codes))
 	}
 	for got, want := range codes {
 		if got != want {
