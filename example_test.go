@@ -28,6 +28,9 @@ func Example() {
 	dispose, err := userinteraction.Register(session, userinteraction.ProviderFunc(
 		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
 			fmt.Println("UI shows:", req.Question)
+			if len(req.Options) == 0 {
+				return userinteraction.Answer{Text: "ok"}, nil // the human types "ok"
+			}
 			return req.Options[0].Answer(), nil // the human picks the first option
 		}))
 	if err != nil {
@@ -161,38 +164,40 @@ func ExampleProviderFunc() {
 	// error: ASK_CANCELLED
 }
 
-// terminal is a line-based provider: it prints the question with numbered
-// options and reads the answer from its input.
+// terminal is a line-based provider, as a CLI agent has: it prints the
+// question with numbered options and reads the answer from its input.
 type terminal struct {
 	out io.Writer
-	// echo writes each line read back to out, as a terminal's echo would,
-	// an empty one as "(Enter)".
-	echo bool
 	// lines carries the input lines from the goroutine that reads them, so
-	// that Ask can wait for a line and for its context at once; a line read
-	// after a question was abandoned goes to the next question. It is closed
-	// at the end of the input.
+	// that Ask can wait for a line and for its context at once; a line typed
+	// after a question was abandoned answers the next one. It is closed at the
+	// end of the input, after err is set.
 	lines <-chan string
+	err   error // the read error that ended the input, or nil at its end
 }
 
+// newTerminal returns a terminal that reads lines from in and writes to out.
+// Its reading goroutine ends with the input.
 func newTerminal(in io.Reader, out io.Writer) *terminal {
 	lines := make(chan string)
+	t := &terminal{out: out, lines: lines}
 	go func() {
-		defer close(lines)
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
+		t.err = sc.Err()
+		close(lines)
 	}()
-	return &terminal{out: out, lines: lines}
+	return t
 }
 
-// Ask prints req, then reads lines until one is an answer: an option's number
-// or label, an empty line for the recommended option, or, when custom answers
-// are allowed, any other text. The end of the input is ASK_CANCELLED.
+// Ask prints req and reads lines until one answers it (see parseLine); other
+// input is refused and asked again. The end of the input is ASK_CANCELLED,
+// with the read error, if any, as its cause.
 func (t *terminal) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
 	if req.Header != "" {
-		fmt.Fprintf(t.out, "[%s]\n", req.Header)
+		fmt.Fprintf(t.out, "[%s] ", req.Header)
 	}
 	fmt.Fprintln(t.out, req.Question)
 	for i, o := range req.Options {
@@ -203,88 +208,121 @@ func (t *terminal) Ask(ctx context.Context, req userinteraction.Request) (userin
 		fmt.Fprintf(t.out, "  %d) %s%s\n", i+1, o.Label, mark)
 	}
 	for {
-		fmt.Fprint(t.out, "> ")
-		var line string
+		fmt.Fprintln(t.out, prompt(req))
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(t.out)
 			return userinteraction.Answer{}, ctx.Err()
-		case l, ok := <-t.lines:
+		case line, ok := <-t.lines:
 			if !ok {
-				fmt.Fprintln(t.out, "(end of input)")
-				return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskCancelled, "input ended before the question was answered", nil)
+				return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskCancelled, "the input ended before the question was answered", t.err)
 			}
-			line = l
+			if ans, ok := parseLine(req, line); ok {
+				return ans, nil
+			}
+			fmt.Fprintf(t.out, "%q is not an answer here.\n", line)
 		}
-		if t.echo && line == "" {
-			fmt.Fprintln(t.out, "(Enter)")
-		} else if t.echo {
-			fmt.Fprintln(t.out, line)
-		}
-		if ans, ok := pick(req, strings.TrimSpace(line)); ok {
-			return ans, nil
-		}
-		fmt.Fprintln(t.out, hint(req))
 	}
 }
 
-// pick interprets an input line as an answer to req.
-func pick(req userinteraction.Request, line string) (userinteraction.Answer, bool) {
-	for i, o := range req.Options {
-		if line == "" && o.Recommended || line == strconv.Itoa(i+1) || strings.EqualFold(line, o.Label) {
-			return o.Answer(), true
+// parseLine reads line as an answer to req: the number of an option (for a
+// MultiSelect request, numbers such as "1,3"), an empty line for the
+// recommended option or options, or, where custom answers are allowed, any
+// other text. It reports false for anything else, such as a number out of
+// range: a typo must not reach the model as an answer.
+func parseLine(req userinteraction.Request, line string) (userinteraction.Answer, bool) {
+	line = strings.TrimSpace(line)
+	picked := make([]bool, len(req.Options))
+	switch {
+	case line == "":
+		for i, o := range req.Options {
+			picked[i] = o.Recommended
 		}
-	}
-	if line != "" && req.CustomAllowed() {
+	case len(req.Options) > 0 && strings.Trim(line, "0123456789, ") == "":
+		for _, field := range strings.Split(line, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(field))
+			if err != nil || n < 1 || n > len(req.Options) || picked[n-1] {
+				return userinteraction.Answer{}, false
+			}
+			picked[n-1] = true
+		}
+	case req.CustomAllowed():
 		return userinteraction.Answer{Text: line}, true
 	}
-	return userinteraction.Answer{}, false
-}
-
-// hint says which inputs answer req.
-func hint(req userinteraction.Request) string {
-	if len(req.Options) == 0 {
-		return "Please type an answer."
-	}
-	s := fmt.Sprintf("Please enter 1-%d or an option's label", len(req.Options))
-	if req.CustomAllowed() {
-		s += ", or type your own answer"
-	}
-	for _, o := range req.Options {
-		if o.Recommended {
-			s += "; Enter picks " + o.Label
+	var picks []userinteraction.Option
+	for i, ok := range picked {
+		if ok {
+			picks = append(picks, req.Options[i])
 		}
 	}
-	return s + "."
+	switch {
+	case len(picks) == 0 || len(picks) > 1 && !req.MultiSelect:
+		return userinteraction.Answer{}, false
+	case req.MultiSelect:
+		return userinteraction.Pick(picks...), true
+	default:
+		return picks[0].Answer(), true
+	}
+}
+
+// prompt says which input answers req.
+func prompt(req userinteraction.Request) string {
+	if len(req.Options) == 0 {
+		return "> your answer:"
+	}
+	s := fmt.Sprintf("> 1-%d", len(req.Options))
+	if req.MultiSelect {
+		s = fmt.Sprintf("> one or more of 1-%d, such as 1,2", len(req.Options))
+	}
+	var recommended []string
+	for _, o := range req.Options {
+		if o.Recommended {
+			recommended = append(recommended, o.Label)
+		}
+	}
+	if len(recommended) > 0 {
+		s += ", Enter for " + strings.Join(recommended, " and ")
+	}
+	if req.CustomAllowed() {
+		s += ", or your own answer"
+	}
+	return s + ":"
 }
 
 // This example shows a terminal provider: numbered options, the recommended
-// one on an empty line, a re-prompt on input that is no answer, free text only
-// where custom answers are allowed, and ASK_CANCELLED at the end of the input.
-// The terminal waits for a line and for ctx at once, so a cancelled step does
-// not hang on a read.
+// ones on an empty line, several numbers for a MultiSelect question, free text
+// only where custom answers are allowed, a refusal of any other input, and
+// ASK_CANCELLED at the end of the input. The terminal waits for a line and
+// for ctx at once, so a cancelled step never hangs on a read.
 func ExampleProvider_terminal() {
-	input := strings.NewReader("maybe\n3\n\nAurora\n")
-	term := newTerminal(input, os.Stdout)
-	term.echo = true
-
+	// What the human types; a real terminal reads os.Stdin and echoes it.
+	input := strings.NewReader("maybe\n7\n3\n1,3\n\nAurora\n")
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
-	dispose, _ := userinteraction.Register(session, term)
+	dispose, _ := userinteraction.Register(session, newTerminal(input, os.Stdout))
 	defer dispose()
 
-	deploy := userinteraction.Request{
-		Header:   "Deploy",
-		Question: "Ship v1.2 to production?",
+	cleanup := userinteraction.Request{
+		Question: "Which should I delete?",
 		Options: []userinteraction.Option{
-			{Label: "Yes", Value: "yes"},
-			{Label: "No", Value: "no", Recommended: true},
-			{Label: "Staging first", Value: "staging"},
+			{Label: "build/", Recommended: true},
+			{Label: "logs/", Recommended: true},
+			{Label: ".env"},
 		},
+		MultiSelect:    true,
 		DisallowCustom: true,
 	}
 	for _, req := range []userinteraction.Request{
-		deploy, // "maybe" is no answer here, "3" is
-		deploy, // an empty line picks the recommended option
+		{
+			Header:   "Deploy",
+			Question: "Ship v1.2 to production?",
+			Options: []userinteraction.Option{
+				{Label: "Yes", Value: "yes"},
+				{Label: "No", Value: "no", Recommended: true},
+				{Label: "Staging first", Value: "staging"},
+			},
+			DisallowCustom: true,
+		}, // "maybe" and "7" are refused, "3" answers
+		cleanup, // "1,3"
+		cleanup, // Enter: the recommended options
 		{Question: "What should the release be called?"},
 		{Question: "Anything else?"}, // the input has ended
 	} {
@@ -296,27 +334,33 @@ func ExampleProvider_terminal() {
 		fmt.Printf("=> %q\n", ans.Text)
 	}
 	// Output:
-	// [Deploy]
-	// Ship v1.2 to production?
+	// [Deploy] Ship v1.2 to production?
 	//   1) Yes
 	//   2) No (recommended)
 	//   3) Staging first
-	// > maybe
-	// Please enter 1-3 or an option's label; Enter picks No.
-	// > 3
+	// > 1-3, Enter for No:
+	// "maybe" is not an answer here.
+	// > 1-3, Enter for No:
+	// "7" is not an answer here.
+	// > 1-3, Enter for No:
 	// => "staging"
-	// [Deploy]
-	// Ship v1.2 to production?
-	//   1) Yes
-	//   2) No (recommended)
-	//   3) Staging first
-	// > (Enter)
-	// => "no"
+	// Which should I delete?
+	//   1) build/ (recommended)
+	//   2) logs/ (recommended)
+	//   3) .env
+	// > one or more of 1-3, such as 1,2, Enter for build/ and logs/:
+	// => "build/, .env"
+	// Which should I delete?
+	//   1) build/ (recommended)
+	//   2) logs/ (recommended)
+	//   3) .env
+	// > one or more of 1-3, such as 1,2, Enter for build/ and logs/:
+	// => "build/, logs/"
 	// What should the release be called?
-	// > Aurora
+	// > your answer:
 	// => "Aurora"
 	// Anything else?
-	// > (end of input)
+	// > your answer:
 	// => ASK_CANCELLED
 }
 
@@ -337,8 +381,13 @@ type formSchema struct {
 type formProperty struct {
 	Type    string       `json:"type"`
 	Title   string       `json:"title,omitempty"`
-	OneOf   []formChoice `json:"oneOf,omitempty"`
-	Default string       `json:"default,omitempty"`
+	OneOf   []formChoice `json:"oneOf,omitempty"` // the choices of a string
+	Items   *formItems   `json:"items,omitempty"` // the choices of an array
+	Default any          `json:"default,omitempty"`
+}
+
+type formItems struct {
+	AnyOf []formChoice `json:"anyOf"`
 }
 
 type formChoice struct {
@@ -354,21 +403,33 @@ type formResult struct {
 }
 
 // toForm maps req to a form with two fields: "choice" offers the options by
-// label (labels are unique; values may not be), "text" takes the human's own
-// answer where custom answers are allowed. Option descriptions have no slot in
-// the schema, so they go into the message.
+// label (labels are unique; values may not be), as a string, or for a
+// MultiSelect request as an array; "text" takes the human's own answer where
+// custom answers are allowed. Option descriptions have no slot in the schema,
+// so they go into the message.
 func toForm(req userinteraction.Request) form {
 	f := form{Mode: "form", Message: req.Question, RequestedSchema: formSchema{Type: "object", Properties: map[string]formProperty{}}}
 	if len(req.Options) > 0 {
-		choice := formProperty{Type: "string", Title: req.Header}
+		var choices []formChoice
+		var recommended []string
 		for _, o := range req.Options {
-			choice.OneOf = append(choice.OneOf, formChoice{Const: o.Label, Title: o.Label})
+			choices = append(choices, formChoice{Const: o.Label, Title: o.Label})
 			if o.Recommended {
-				choice.Default = o.Label
+				recommended = append(recommended, o.Label)
 			}
 			if o.Description != "" {
 				f.Message += "\n" + o.Label + ": " + o.Description
 			}
+		}
+		choice := formProperty{Type: "string", Title: req.Header, OneOf: choices}
+		if req.MultiSelect {
+			choice = formProperty{Type: "array", Title: req.Header, Items: &formItems{AnyOf: choices}}
+		}
+		switch {
+		case req.MultiSelect && len(recommended) > 0:
+			choice.Default = recommended
+		case len(recommended) > 0:
+			choice.Default = recommended[0]
 		}
 		f.RequestedSchema.Properties["choice"] = choice
 	}
@@ -385,17 +446,29 @@ func toForm(req userinteraction.Request) form {
 }
 
 // fromForm maps the client's result back to an answer. It needs no request:
-// Ask completes and checks the answer against it. Non-blank text wins over a
-// choice, because clients fill the choice with its default.
+// Ask completes and checks the answer against it. A MultiSelect answer holds
+// the picks and the human's own words together; otherwise non-blank text wins
+// over the choice, because clients fill the choice with its default.
 func fromForm(res formResult) (userinteraction.Answer, error) {
 	switch res.Action {
 	case "accept":
 		text, _ := res.Content["text"].(string)
-		choice, _ := res.Content["choice"].(string)
-		if strings.TrimSpace(text) != "" || choice == "" {
-			return userinteraction.Answer{Text: text}, nil
+		switch choice := res.Content["choice"].(type) {
+		case []any:
+			var picks []userinteraction.Option
+			for _, label := range choice {
+				label, _ := label.(string)
+				picks = append(picks, userinteraction.Option{Label: label})
+			}
+			ans := userinteraction.Pick(picks...)
+			ans.Text = text
+			return ans, nil
+		case string:
+			if strings.TrimSpace(text) == "" {
+				return userinteraction.Answer{Option: &userinteraction.Option{Label: choice}}, nil
+			}
 		}
-		return userinteraction.Answer{Option: &userinteraction.Option{Label: choice}}, nil
+		return userinteraction.Answer{Text: text}, nil
 	case "decline":
 		return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskDeclined, "the user declined to answer", nil)
 	case "cancel":
@@ -421,7 +494,8 @@ func (p formProvider) Ask(ctx context.Context, req userinteraction.Request) (use
 
 // This example shows a form elicitation provider, as an MCP or ACP bridge
 // implements it: the request becomes a form, and the client's accept, decline
-// and cancel become an answer, ASK_DECLINED and ASK_CANCELLED.
+// and cancel become an answer, ASK_DECLINED and ASK_CANCELLED. The example of
+// Request (MultiSelect) shows the form of a question with several picks.
 func ExampleProvider_elicitation() {
 	results := []formResult{
 		{Action: "accept", Content: map[string]any{"choice": "Staging first"}},
@@ -494,6 +568,84 @@ func ExampleProvider_elicitation() {
 	// => "after the demo" (custom)
 	// => ASK_DECLINED
 	// => ASK_CANCELLED
+}
+
+// cleanUp is a tool that asks which files to delete and deletes only those.
+func cleanUp(ctx context.Context) string {
+	ans, err := userinteraction.Ask(ctx, userinteraction.Request{
+		Header:   "Clean up",
+		Question: "Which files should I delete?",
+		Options: []userinteraction.Option{
+			{Label: "build/", Description: "generated by make", Recommended: true},
+			{Label: "notes.txt"},
+			{Label: "debug.log", Recommended: true},
+		},
+		MultiSelect:    true,
+		DisallowCustom: true,
+	})
+	if err != nil {
+		return "deleted nothing: " + userinteraction.CodeOf(err)
+	}
+	var deleted []string
+	for _, o := range ans.Options { // the picks, in offered order
+		deleted = append(deleted, o.Label) // a real tool calls os.RemoveAll(o.Label)
+	}
+	return "deleted " + strings.Join(deleted, " and ")
+}
+
+// This example shows a question with several picks: a tool asks which files
+// to delete, a form UI (the elicitation provider) offers the options as an
+// array of choices with the recommended ones preselected, and the tool reads
+// the human's picks from the answer's Options.
+func ExampleRequest_multiSelect() {
+	client := func(ctx context.Context, f form) (formResult, error) {
+		b, _ := json.MarshalIndent(f, "", "  ")
+		fmt.Println(string(b))
+		return formResult{Action: "accept", Content: map[string]any{"choice": []any{"debug.log", "build/"}}}, nil
+	}
+	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+	dispose, _ := userinteraction.Register(session, formProvider{elicit: client})
+	defer dispose()
+
+	fmt.Println(cleanUp(session))
+	// Output:
+	// {
+	//   "mode": "form",
+	//   "message": "Which files should I delete?\nbuild/: generated by make",
+	//   "requestedSchema": {
+	//     "type": "object",
+	//     "properties": {
+	//       "choice": {
+	//         "type": "array",
+	//         "title": "Clean up",
+	//         "items": {
+	//           "anyOf": [
+	//             {
+	//               "const": "build/",
+	//               "title": "build/"
+	//             },
+	//             {
+	//               "const": "notes.txt",
+	//               "title": "notes.txt"
+	//             },
+	//             {
+	//               "const": "debug.log",
+	//               "title": "debug.log"
+	//             }
+	//           ]
+	//         },
+	//         "default": [
+	//           "build/",
+	//           "debug.log"
+	//         ]
+	//       }
+	//     },
+	//     "required": [
+	//       "choice"
+	//     ]
+	//   }
+	// }
+	// deleted build/ and debug.log
 }
 
 // This example shows a hot reload: the UI is disposed while a question is

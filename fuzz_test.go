@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ func FuzzRequestJSON(f *testing.F) {
 		`{"question":"q","allowCustom":null,"agent":null,"signal":{}}`,
 		`{"question":"\ud800","header":"\xff"}`,
 		`{"QUESTION":"case","Options":[{"LABEL":"x"}]}`,
+		`{"question":"q","options":[{"label":"a","recommended":true},{"label":"b","recommended":true}],"multiSelect":true}`,
 		`[]`, `null`, `{"question":1}`,
 	} {
 		f.Add([]byte(seed))
@@ -41,6 +43,7 @@ func FuzzAnswerJSON(f *testing.F) {
 		`{"answer":"y","option":{"label":"Yes","value":"y","description":"d","recommended":true}}`,
 		`{"answer":"","option":null}`,
 		`{"answer":"\u0000\ud83d","option":{}}`,
+		`{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`, `{"answer":"x","options":[]}`, `{"options":null}`,
 		`{"answer":5}`, `"x"`,
 	} {
 		f.Add([]byte(seed))
@@ -118,22 +121,24 @@ func validByRules(r ui.Request) bool {
 			return false
 		}
 	}
-	return recommended <= 1
+	return recommended <= 1 || r.MultiSelect
 }
 
 // FuzzValidate checks that Validate never panics and accepts exactly the
 // requests that the contract's rules accept.
 func FuzzValidate(f *testing.F) {
-	f.Add("Proceed?", "", "", "", uint64(0), false)
-	f.Add("Proceed?", "Deploy", "Yes\nNo", "y", uint64(1), true)
-	f.Add(" ", "", "a", "", uint64(0), false)
-	f.Add("q", "", "a\na", "1\n2", uint64(0), false)
-	f.Add("q", "", "a\nb\nc", "", uint64(5), false)
-	f.Add("q\xff", "", "", "", uint64(0), false)
-	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false)
-	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false)
-	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow bool) {
+	f.Add("Proceed?", "", "", "", uint64(0), false, false)
+	f.Add("Proceed?", "Deploy", "Yes\nNo", "y", uint64(1), true, false)
+	f.Add(" ", "", "a", "", uint64(0), false, false)
+	f.Add("q", "", "a\na", "1\n2", uint64(0), false, true)
+	f.Add("q", "", "a\nb\nc", "", uint64(5), false, false)
+	f.Add("q", "", "a\nb\nc", "", uint64(5), false, true)
+	f.Add("q\xff", "", "", "", uint64(0), false, true)
+	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false, false)
+	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false, false)
+	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
+		req.MultiSelect = multi
 		err := req.Validate()
 		if want := validByRules(req); (err == nil) != want {
 			t.Fatalf("Validate(%+v) = %v, want valid %v", req, err, want)
@@ -188,22 +193,13 @@ func FuzzAskAnswer(f *testing.F) {
 		if strings.TrimSpace(ans.Text) == "" {
 			t.Fatalf("Ask() = %s, want a non-empty answer", show(ans))
 		}
-		if ans.Option != nil && !offered(req, *ans.Option) {
-			t.Fatalf("Ask() = %s, want its option to be one of %+v", show(ans), req.Options)
+		if ans.Option != nil && indexOf(req.Options, *ans.Option) < 0 || ans.Options != nil {
+			t.Fatalf("Ask() = %s, want no Options and an Option of %+v", show(ans), req.Options)
 		}
 		if !req.CustomAllowed() && !offeredText(req, ans.Text) {
 			t.Fatalf("Ask() = %s, want an offered option's value or label with custom answers disallowed", show(ans))
 		}
 	})
-}
-
-func offered(req ui.Request, o ui.Option) bool {
-	for _, x := range req.Options {
-		if x == o {
-			return true
-		}
-	}
-	return false
 }
 
 func offeredText(req ui.Request, text string) bool {
@@ -271,4 +267,86 @@ func FuzzReplayRecord(f *testing.F) {
 			t.Fatalf("Pending() = %+v, want none: the question has an outcome", rp.Pending())
 		}
 	})
+}
+
+// FuzzAskMultiSelect checks the answer rules of MultiSelect requests: whatever
+// a provider answers, Ask returns INVALID_ANSWER or an answer whose options are
+// offered, distinct, in offered order and copies, whose text is never empty,
+// and, when custom answers are disallowed, is exactly the join of the picks.
+// picks holds the indexes of the picked options; an index past the options
+// picks a label that was not offered.
+func FuzzAskMultiSelect(f *testing.F) {
+	f.Add("a\nb\nc", "A\n\nC", uint64(5), true, "", []byte{2, 0}, -1)
+	f.Add("a\nb\nc", "A\n\nC", uint64(0), false, "and more", []byte{1}, 0)
+	f.Add("a\nb\nc", "", uint64(0), true, "b", []byte{}, -1)
+	f.Add("a\nb\nc", "", uint64(0), true, "a, b", []byte{0, 1}, -1)
+	f.Add("a\nb", "x\nx", uint64(0), true, "x", []byte{}, -1)
+	f.Add("a\nb", "", uint64(0), false, "", []byte{0, 0}, -1)
+	f.Add("a\nb", "", uint64(0), false, "", []byte{9}, 1)
+	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow bool, text string, picks []byte, option int) {
+		req := fuzzRequest("q", "", labels, values, recommended, disallow)
+		req.MultiSelect = true
+		if req.Validate() != nil || len(req.Options) == 0 {
+			return
+		}
+		given := ui.Answer{Text: text}
+		for _, p := range picks {
+			if int(p) < len(req.Options) {
+				given.Options = append(given.Options, req.Options[p])
+			} else {
+				given.Options = append(given.Options, ui.Option{Label: fmt.Sprint("not offered ", p)})
+			}
+		}
+		if option >= 0 && option < len(req.Options) {
+			given.Option = &req.Options[option]
+		}
+		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+		dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+			return given, nil
+		}))
+		if err != nil {
+			t.Fatalf("Register() error = %v", err)
+		}
+		defer dispose()
+		ans, err := ui.Ask(ctx, req)
+		if err != nil {
+			if ui.CodeOf(err) != ui.CodeInvalidAnswer {
+				t.Fatalf("Ask() error = %v, want nil or INVALID_ANSWER", err)
+			}
+			return
+		}
+		if strings.TrimSpace(ans.Text) == "" || ans.Option != nil {
+			t.Fatalf("Ask() = %s, want a non-empty text and no Option", show(ans))
+		}
+		last := -1
+		var texts []string
+		for i := range ans.Options {
+			j := indexOf(req.Options, ans.Options[i])
+			if j <= last {
+				t.Fatalf("Ask() = %s, want offered options, distinct, in offered order", show(ans))
+			}
+			if &ans.Options[i] == &req.Options[j] {
+				t.Fatalf("Ask() = %s, want copies of the options", show(ans))
+			}
+			last = j
+			texts = append(texts, ans.Options[i].Answer().Text)
+		}
+		join := strings.Join(texts, ", ")
+		switch {
+		case !req.CustomAllowed() && (ans.Text != join || len(ans.Options) == 0):
+			t.Fatalf("Ask() = %s, want the text %q of the picks with custom answers disallowed", show(ans), join)
+		case len(ans.Options) > 0 && ans.Text != join && !strings.HasPrefix(ans.Text, join+", "):
+			t.Fatalf("Ask() = %s, want the join %q of the picks first", show(ans), join)
+		}
+	})
+}
+
+// indexOf returns the index of o in opts, or -1.
+func indexOf(opts []ui.Option, o ui.Option) int {
+	for i, x := range opts {
+		if x == o {
+			return i
+		}
+	}
+	return -1
 }

@@ -1,23 +1,35 @@
-// Package userinteraction is the provider-neutral "ask the human" seam of an
-// agent harness: a tool that needs a human decision calls [Ask] and blocks until
-// whatever user interface is attached answers.
+// Package userinteraction lets an AI agent's tools ask the human a question
+// and wait for the answer, without knowing which user interface is attached.
+// It is the seam between three parts of an agent harness (the program that runs
+// the model and its tools): a tool calls [Ask]; whichever UI the harness runs
+// (a terminal, an editor speaking the Agent Client Protocol, a web page)
+// answers as the [Provider] registered in the session's [Registry]. It ships
+// no UI and is not an MCP or ACP SDK: a UI or protocol bridge implements
+// Provider in a few lines (see the examples), and hosts that cannot keep a
+// tool call open while the human thinks run the same tools with [Replay].
 //
 // Three roles meet here:
 //
 //   - The host (agent harness, session) creates one [Registry] per session and
 //     puts it in the session's context with [WithRegistry].
-//   - A UI surface (terminal, editor speaking the Agent Client Protocol, web page)
-//     implements [Provider] and becomes the single active provider with
-//     [Register]; calling the returned dispose func unregisters it on teardown or
-//     hot reload and aborts the questions it has not answered yet.
+//   - A UI surface implements [Provider] and becomes the session's single
+//     active provider with [Register]; calling the returned dispose func
+//     unregisters it on teardown or hot reload and aborts the questions it has
+//     not answered yet.
 //   - A tool or permission plugin calls [Ask] with a [Request] and gets an
 //     [Answer] or an error that carries a stable code (see [CodeOf]).
 //
-// A sketch of all three:
+// A sketch of all three, with a stand-in UI that always answers "Yes":
 //
-//	ctx = userinteraction.WithRegistry(ctx, &userinteraction.Registry{}) // host
+//	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{}) // host
 //
-//	dispose, err := userinteraction.Register(ctx, terminalUI) // UI surface
+//	dispose, err := userinteraction.Register(ctx, userinteraction.ProviderFunc( // UI surface
+//		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+//			return userinteraction.Answer{Text: "Yes"}, nil // a real UI asks the human here
+//		}))
+//	if err != nil {
+//		return err
+//	}
 //	defer dispose()
 //
 //	ans, err := userinteraction.Ask(ctx, userinteraction.Request{ // tool
@@ -27,7 +39,7 @@
 //	if err != nil {
 //		return err // userinteraction.CodeOf(err) says why, e.g. "ASK_ABORTED"
 //	}
-//	use(ans.Text)
+//	fmt.Println(ans.Text, ans.Option.Label) // Yes Yes
 //
 // There is no process-wide default registry: a question reaches only the UI
 // registered in the caller's scope, so one session never asks another
@@ -45,10 +57,11 @@ import (
 
 // Option is one answer offered to the human.
 //
-// Label is what the human sees; Value is what the model receives and defaults
-// to Label when empty. Description is extra context for UIs able to show it.
-// At most one option of a [Request] may be Recommended: UIs present it as the
-// default choice.
+// Label is what the human sees and identifies the option: a request's labels
+// are unique. Value is what the model receives and defaults to Label when
+// empty; two options may share one. Description is extra context for UIs able
+// to show it. A Recommended option is the default choice (for a MultiSelect
+// request, the recommended options are the preselected set).
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -60,6 +73,15 @@ type Option struct {
 // when Value is empty, and its Option points to a copy of o.
 func (o Option) Answer() Answer {
 	return Answer{Text: o.text(), Option: &o}
+}
+
+// Pick returns the [Answer] that picks opts, for a provider whose human picked
+// several options of a MultiSelect request: its Options are copies of opts,
+// and its Text is empty, which [Registry.Ask] completes to the picks' values
+// (or labels) joined with ", ". Set Text to add the human's own words. With
+// no opts the answer is empty, which Ask rejects.
+func Pick(opts ...Option) Answer {
+	return Answer{Options: cloneOptions(opts)}
 }
 
 // text is the model-facing text of o.
@@ -82,20 +104,23 @@ type Agent struct {
 // Question is required. Header is an optional short title. Options are the
 // offered answers; with none the question takes free-form input. The zero value
 // of DisallowCustom allows the human to type an answer of their own besides the
-// options; set it to restrict the answer to the options. It has no effect
-// without options. Agent is the asking agent, when known.
+// options; set it to restrict the answer to the options. MultiSelect lets the
+// human pick several options. Neither has an effect without options. Agent is
+// the asking agent, when known.
 //
-// Request encodes to and decodes from the JSON object
-// {"question", "header"?, "options"?, "allowCustom"?, "agent"?}, where
-// "allowCustom" appears, as false, only when DisallowCustom is set, and an absent
-// or true "allowCustom" decodes as DisallowCustom false. Decoding does not
-// validate; call [Request.Validate] for that. [Ask] validates every request
-// and never modifies it or its options: the Option of an [Answer] is a copy.
+// Request encodes to and decodes from the JSON object {"question", "header"?,
+// "options"?, "allowCustom"?, "multiSelect"?, "agent"?}, where "allowCustom"
+// appears, as false, only when DisallowCustom is set (an absent or true
+// "allowCustom" decodes as DisallowCustom false), and "multiSelect" appears, as
+// true, only when MultiSelect is set. Decoding does not validate; call
+// [Request.Validate] for that. [Ask] validates every request and never
+// modifies it or its options: options in an [Answer] are copies.
 type Request struct {
 	Question       string
 	Header         string
 	Options        []Option
 	DisallowCustom bool
+	MultiSelect    bool
 	Agent          *Agent
 }
 
@@ -109,9 +134,11 @@ func (r Request) CustomAllowed() bool {
 // Validate reports whether r can be asked. It returns nil, or a
 // *[UserInteractionError] with code [CodeInvalidRequest] whose message names
 // the first problem found: an empty or white-space-only question, an option
-// with an empty or white-space-only label, two options with the same label, more
-// than one recommended option, or text (in any field) that is not valid UTF-8.
-// Two options may share a Value. DisallowCustom without options is valid.
+// with an empty or white-space-only label, two options with the same label,
+// more than one recommended option unless MultiSelect is set, or text (in any
+// field) that is not valid UTF-8. Two options may share a Value.
+// DisallowCustom or MultiSelect without options is valid and stays free-form.
+// Messages quote at most 64 runes of the request's text.
 func (r Request) Validate() error {
 	if msg := problem(&r); msg != "" {
 		return NewError(CodeInvalidRequest, "invalid request: "+msg, nil)
@@ -140,7 +167,7 @@ func problem(r *Request) string {
 			return fmt.Sprintf("options[%d] has an empty label", i)
 		case !utf8.ValidString(o.Label) || !utf8.ValidString(o.Value) || !utf8.ValidString(o.Description):
 			return fmt.Sprintf("options[%d] is not valid UTF-8", i)
-		case o.Recommended && recommended >= 0:
+		case o.Recommended && recommended >= 0 && !r.MultiSelect:
 			return fmt.Sprintf("options[%d] and options[%d] are both recommended", recommended, i)
 		case o.Recommended:
 			recommended = i
@@ -192,6 +219,7 @@ type wireRequest struct {
 	Header      string   `json:"header,omitempty"`
 	Options     []Option `json:"options,omitempty"`
 	AllowCustom *bool    `json:"allowCustom,omitempty"`
+	MultiSelect bool     `json:"multiSelect,omitempty"`
 	Agent       *Agent   `json:"agent,omitempty"`
 }
 
@@ -205,7 +233,7 @@ func (w *wireRequest) decode(data []byte) error {
 // MarshalJSON encodes r as described on [Request]:
 // Request{Question: "q"} encodes as {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
-	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, Agent: r.Agent}
+	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent}
 	if r.DisallowCustom {
 		allow := false
 		w.AllowCustom = &allow
@@ -233,6 +261,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		Header:         w.Header,
 		Options:        w.Options,
 		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect:    w.MultiSelect,
 		Agent:          w.Agent,
 	}
 	return nil
@@ -258,73 +287,68 @@ func cloneOptions(opts []Option) []Option {
 
 // Answer is the human's answer to a [Request].
 //
-// Text is the model-facing answer, the one consumers use: the chosen option's
-// Value (or Label), or the human's own text. Option is the chosen option when
-// the human picked one, or nil for a custom answer; it is metadata for UIs,
-// sessions and diagnostics. An Answer encodes to JSON as
-// {"answer", "option"?}.
+// Text is the model-facing answer, the one consumers use. Option is the option
+// picked in a single-select request, or nil when the human typed an answer of
+// their own; Options are the options picked in a MultiSelect request, in
+// offered order. Option and Options are metadata for UIs, sessions and
+// diagnostics.
+//
+// A provider returns [Option.Answer] of the picked option, [Pick] of several
+// picked options, or Answer{Text: typed} for the human's own words.
+// [Registry.Ask] then completes the answer and checks it against the request,
+// the source of truth; a rule broken is [CodeInvalidAnswer]:
+//
+//   - Single-select (no MultiSelect, or no options): Option must name an
+//     offered option by Label; an empty Text becomes its Value (or Label when
+//     it has no Value), and any other Text disagrees with it. With Option nil,
+//     a Text equal to an offered option's Value (or Label) picks the first
+//     such option. Options with one element is read as Option (when both are
+//     set they must name the same Label); with more it is invalid.
+//   - MultiSelect: Options, and Option when set, are the picks: each must
+//     name an offered option by Label, none twice. Text becomes the picks'
+//     values (or labels), in offered order, joined with ", "; a non-blank Text
+//     that differs from that join is the human's own words and is appended to
+//     it after ", ". With no picks, a Text equal to an offered option's value
+//     (or label) picks that option, and any other Text is the human's own.
+//   - Both: an empty or white-space Text is invalid, and so, when custom
+//     answers are not allowed ([Request.CustomAllowed]), are the human's own
+//     words.
+//
+// The result holds copies of the offered options, never the provider's or the
+// request's. An Answer encodes to JSON as {"answer", "option"?, "options"?};
+// an empty "options" array decodes as nil.
 type Answer struct {
-	Text   string  `json:"answer"`
-	Option *Option `json:"option,omitempty"`
+	Text    string   `json:"answer"`
+	Option  *Option  `json:"option,omitempty"`
+	Options []Option `json:"options,omitempty"`
 }
 
-// resolve completes the provider's answer ans to req and checks it, as
-// [Registry.Ask] documents: req is the source of truth, and the result never
-// aliases req's options.
-func resolve(req Request, ans Answer) (Answer, error) {
-	var picked *Option // the offered option that ans picks, or nil
-	if ans.Option != nil {
-		picked = findLabel(req.Options, ans.Option.Label)
-		if picked == nil {
-			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " was not offered")
-		}
-		switch ans.Text {
-		case "":
-			ans.Text = picked.text()
-		case picked.text():
-		default:
-			return Answer{}, invalidAnswer("text " + quote(ans.Text) + " disagrees with option " + quote(picked.Label))
-		}
-	} else {
-		picked = findText(req.Options, ans.Text)
+// UnmarshalJSON decodes the JSON object described on [Answer] into a,
+// replacing every field. An empty "options" array decodes as nil, and JSON
+// null leaves a unchanged, as it does for other types.
+func (a *Answer) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
 	}
-	if blank(ans.Text) {
-		return Answer{}, invalidAnswer("the answer is empty")
+	var w wireAnswer
+	if err := w.decode(data); err != nil {
+		return err
 	}
-	if picked == nil && !req.CustomAllowed() {
-		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
-	}
-	ans.Option = nil
-	if picked != nil {
-		c := *picked
-		ans.Option = &c
-	}
-	return ans, nil
-}
-
-// findLabel returns the option labelled label, or nil.
-func findLabel(opts []Option, label string) *Option {
-	for i := range opts {
-		if opts[i].Label == label {
-			return &opts[i]
-		}
+	*a = Answer(w)
+	if len(a.Options) == 0 {
+		a.Options = nil
 	}
 	return nil
 }
 
-// findText returns the first option whose Value, or Label when it has no
-// Value, is text, or nil.
-func findText(opts []Option, text string) *Option {
-	for i := range opts {
-		if opts[i].text() == text {
-			return &opts[i]
-		}
-	}
-	return nil
-}
+// wireAnswer is Answer without its methods, to decode into.
+type wireAnswer Answer
 
-func invalidAnswer(message string) error {
-	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
+// decode decodes data into w through a local type named Answer, so that
+// decoding errors name Answer.
+func (w *wireAnswer) decode(data []byte) error {
+	type Answer wireAnswer
+	return json.Unmarshal(data, (*Answer)(w))
 }
 
 // clone returns a copy of a that shares no memory with a.
@@ -333,5 +357,132 @@ func (a Answer) clone() Answer {
 		o := *a.Option
 		a.Option = &o
 	}
+	a.Options = cloneOptions(a.Options)
 	return a
+}
+
+// resolve completes the provider's answer ans to req and checks it, as
+// [Answer] documents.
+func resolve(req Request, ans Answer) (Answer, error) {
+	if req.MultiSelect && len(req.Options) > 0 {
+		return resolveMulti(req, ans)
+	}
+	return resolveSingle(req, ans)
+}
+
+func resolveSingle(req Request, ans Answer) (Answer, error) {
+	switch len(ans.Options) {
+	case 0:
+	case 1:
+		if ans.Option != nil && ans.Option.Label != ans.Options[0].Label {
+			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " and options " + quote(ans.Options[0].Label) + " disagree")
+		}
+		ans.Option = &ans.Options[0]
+	default:
+		return Answer{}, invalidAnswer(fmt.Sprintf("%d options picked; the question takes one", len(ans.Options)))
+	}
+	picked := -1 // the index of the offered option that ans picks
+	if ans.Option != nil {
+		picked = labelIndex(req.Options, ans.Option.Label)
+		if picked < 0 {
+			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " was not offered")
+		}
+		switch text := req.Options[picked].text(); ans.Text {
+		case "":
+			ans.Text = text
+		case text:
+		default:
+			return Answer{}, invalidAnswer("text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label))
+		}
+	} else {
+		picked = textIndex(req.Options, ans.Text)
+	}
+	if blank(ans.Text) {
+		return Answer{}, invalidAnswer("the answer is empty")
+	}
+	if picked < 0 && !req.CustomAllowed() {
+		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
+	}
+	result := Answer{Text: ans.Text}
+	if picked >= 0 {
+		o := req.Options[picked]
+		result.Option = &o
+	}
+	return result, nil
+}
+
+func resolveMulti(req Request, ans Answer) (Answer, error) {
+	labels := make([]string, 0, len(ans.Options)+1) // of the picks
+	for _, o := range ans.Options {
+		labels = append(labels, o.Label)
+	}
+	if ans.Option != nil {
+		labels = append(labels, ans.Option.Label)
+	}
+	picked := make([]bool, len(req.Options))
+	for _, label := range labels {
+		i := labelIndex(req.Options, label)
+		switch {
+		case i < 0:
+			return Answer{}, invalidAnswer("option " + quote(label) + " was not offered")
+		case picked[i]:
+			return Answer{}, invalidAnswer("option " + quote(label) + " is picked twice")
+		}
+		picked[i] = true
+	}
+	if len(labels) == 0 {
+		if i := textIndex(req.Options, ans.Text); i >= 0 {
+			picked[i] = true
+		}
+	}
+	var result Answer
+	var texts []string
+	for i, ok := range picked {
+		if ok {
+			result.Options = append(result.Options, req.Options[i])
+			texts = append(texts, req.Options[i].text())
+		}
+	}
+	join := strings.Join(texts, ", ")
+	custom := !blank(ans.Text) && ans.Text != join // the human's own words
+	switch {
+	case custom && join != "":
+		result.Text = join + ", " + ans.Text
+	case custom:
+		result.Text = ans.Text
+	default:
+		result.Text = join
+	}
+	if blank(result.Text) {
+		return Answer{}, invalidAnswer("the answer is empty")
+	}
+	if custom && !req.CustomAllowed() {
+		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
+	}
+	return result, nil
+}
+
+// labelIndex returns the index of the option labelled label, or -1.
+func labelIndex(opts []Option, label string) int {
+	for i := range opts {
+		if opts[i].Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// textIndex returns the index of the first option whose Value, or Label when
+// it has no Value, is text, or -1.
+func textIndex(opts []Option, text string) int {
+	for i := range opts {
+		if opts[i].text() == text {
+			return i
+		}
+	}
+	return -1
+}
+
+func invalidAnswer(message string) error {
+	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
 }

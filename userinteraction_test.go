@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	ui "github.com/dsh-go/userinteraction"
@@ -677,7 +678,7 @@ func TestErrorMessagesStayShort(t *testing.T) {
 
 // askWith asks req of a provider that answers ans and returns Ask's error.
 func askWith(t *testing.T, req ui.Request, ans ui.Answer) error {
-	_, err := ui.Ask(scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ans, nil })), req)
+	_, err := askAnswer(t, req, ans)
 	return err
 }
 
@@ -730,6 +731,13 @@ func TestAskResolvesAnswer(t *testing.T) {
 		{"blank answer", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: " \t\n"}, ui.Answer{}, ui.CodeInvalidAnswer},
 		{"option not offered", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: &ui.Option{Label: "Never"}}, ui.Answer{}, ui.CodeInvalidAnswer},
 		{"option on free-form request", ui.Request{Question: "q"}, ui.Answer{Text: "x", Option: &ui.Option{Label: "x"}}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"one of Options is read as Option", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Pick(no), ui.Answer{Text: "No", Option: ptr(no)}, ""},
+		{"Options and Option agree", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(yes), Options: []ui.Option{yes}}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
+		{"Options and Option disagree", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(yes), Options: []ui.Option{no}}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"two Options on single-select", ui.Request{Question: "q", Options: opts}, ui.Pick(yes, no), ui.Answer{}, ui.CodeInvalidAnswer},
+		{"Options not offered", ui.Request{Question: "q", Options: opts}, ui.Pick(ui.Option{Label: "Never"}), ui.Answer{}, ui.CodeInvalidAnswer},
+		{"MultiSelect without options is free-form", ui.Request{Question: "q", MultiSelect: true}, ui.Answer{Text: "free"}, ui.Answer{Text: "free"}, ""},
+		{"MultiSelect without options takes no picks", ui.Request{Question: "q", MultiSelect: true}, ui.Pick(ui.Option{Label: "x"}), ui.Answer{}, ui.CodeInvalidAnswer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -748,6 +756,88 @@ func TestAskResolvesAnswer(t *testing.T) {
 				t.Fatal("Ask() answer aliases the request's options, want a copy")
 			}
 		})
+	}
+}
+
+func TestAskResolvesMultiSelect(t *testing.T) {
+	a := ui.Option{Label: "a", Value: "A"}
+	b := ui.Option{Label: "b"}
+	c := ui.Option{Label: "c", Value: "C", Recommended: true}
+	d := ui.Option{Label: "d", Value: "A"} // shares a's value
+	req := ui.Request{Question: "Which?", Options: []ui.Option{a, b, c, d}, MultiSelect: true}
+	strict := req
+	strict.DisallowCustom = true
+	ptr := func(o ui.Option) *ui.Option { return &o }
+	opts := func(o ...ui.Option) []ui.Option { return o }
+	tests := []struct {
+		name   string
+		req    ui.Request
+		answer ui.Answer
+		want   ui.Answer // zero when code is set
+		code   string
+	}{
+		{"picks in offered order", strict, ui.Pick(c, a), ui.Answer{Text: "A, C", Options: opts(a, c)}, ""},
+		{"one pick", strict, ui.Pick(b), ui.Answer{Text: "b", Options: opts(b)}, ""},
+		{"Option.Answer is one pick", strict, a.Answer(), ui.Answer{Text: "A", Options: opts(a)}, ""},
+		{"Option counts as one pick", strict, ui.Answer{Option: ptr(b), Options: opts(d, a)}, ui.Answer{Text: "A, b, A", Options: opts(a, b, d)}, ""},
+		{"text equal to the join is kept", strict, ui.Answer{Text: "A, C", Options: opts(c, a)}, ui.Answer{Text: "A, C", Options: opts(a, c)}, ""},
+		{"blank text with picks", strict, ui.Answer{Text: " \t", Options: opts(b)}, ui.Answer{Text: "b", Options: opts(b)}, ""},
+		{"own words appended", req, ui.Answer{Text: "and the logs", Options: opts(c, b)}, ui.Answer{Text: "b, C, and the logs", Options: opts(b, c)}, ""},
+		{"own words disallowed", strict, ui.Answer{Text: "and the logs", Options: opts(b)}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"text of one pick with another pick", strict, ui.Answer{Text: "A", Option: ptr(a), Options: opts(b)}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"no picks, text picks an option", strict, ui.Answer{Text: "C"}, ui.Answer{Text: "C", Options: opts(c)}, ""},
+		{"no picks, shared value picks the first", strict, ui.Answer{Text: "A"}, ui.Answer{Text: "A", Options: opts(a)}, ""},
+		{"no picks, own words", req, ui.Answer{Text: "none of these"}, ui.Answer{Text: "none of these"}, ""},
+		{"no picks, own words disallowed", strict, ui.Answer{Text: "none of these"}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"no picks, a join is not a pick", strict, ui.Answer{Text: "A, C"}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"picks are made canonical", strict, ui.Pick(ui.Option{Label: "c", Value: "forged"}), ui.Answer{Text: "C", Options: opts(c)}, ""},
+		{"empty", req, ui.Answer{}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"blank", req, ui.Answer{Text: " "}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"Pick of nothing", req, ui.Pick(), ui.Answer{}, ui.CodeInvalidAnswer},
+		{"label twice", req, ui.Pick(a, a), ui.Answer{}, ui.CodeInvalidAnswer},
+		{"Option repeats a pick", req, ui.Answer{Option: ptr(a), Options: opts(a)}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{"not offered", req, ui.Pick(a, ui.Option{Label: "z"}), ui.Answer{}, ui.CodeInvalidAnswer},
+		{"Option not offered", req, ui.Answer{Option: &ui.Option{Label: "z"}}, ui.Answer{}, ui.CodeInvalidAnswer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := askAnswer(t, tt.req, tt.answer)
+			if tt.code != "" {
+				wantCode(t, "Ask()", err, tt.code)
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Ask() = %s, %v, want %s", show(got), err, show(tt.want))
+			}
+			for i := range got.Options {
+				for j := range tt.req.Options {
+					if &got.Options[i] == &tt.req.Options[j] {
+						t.Fatal("Ask() answer's Options alias the request's options, want copies")
+					}
+				}
+			}
+		})
+	}
+}
+
+// askAnswer asks req of a provider that answers ans.
+func askAnswer(t *testing.T, req ui.Request, ans ui.Answer) (ui.Answer, error) {
+	t.Helper()
+	return ui.Ask(scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ans, nil })), req)
+}
+
+func TestPick(t *testing.T) {
+	offered := []ui.Option{{Label: "a"}, {Label: "b", Value: "B"}}
+	got := ui.Pick(offered...)
+	if got.Text != "" || got.Option != nil || !reflect.DeepEqual(got.Options, offered) {
+		t.Fatalf("Pick() = %s, want Options %+v and nothing else", show(got), offered)
+	}
+	got.Options[0].Label = "changed"
+	if offered[0].Label != "a" {
+		t.Fatal("Pick() aliases its arguments, want copies")
+	}
+	if got := ui.Pick(); got.Options != nil {
+		t.Fatalf("Pick() = %s, want an empty answer", show(got))
 	}
 }
 
@@ -770,10 +860,14 @@ func TestAskAnswerNeverAliasesRequest(t *testing.T) {
 
 // show formats an Answer with its Option, not the Option's address.
 func show(a ui.Answer) string {
-	if a.Option == nil {
-		return fmt.Sprintf("{%q <nil>}", a.Text)
+	s := fmt.Sprintf("{%q", a.Text)
+	if a.Option != nil {
+		s += fmt.Sprintf(" option %+v", *a.Option)
 	}
-	return fmt.Sprintf("{%q %+v}", a.Text, *a.Option)
+	if a.Options != nil {
+		s += fmt.Sprintf(" options %+v", a.Options)
+	}
+	return s + "}"
 }
 
 // Request.
@@ -807,6 +901,9 @@ func TestRequestValidate(t *testing.T) {
 		{"duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a", Value: "other"}}}, `options[0] and options[2] have the same label "a"`},
 		{"duplicate labels in a long list", ui.Request{Question: "q", Options: manyDup}, `options[7] and options[40] have the same label "option 7"`},
 		{"two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}}, "options[0] and options[2] are both recommended"},
+		{"MultiSelect with two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}, MultiSelect: true}, ""},
+		{"MultiSelect without options", ui.Request{Question: "q", MultiSelect: true, DisallowCustom: true}, ""},
+		{"MultiSelect with duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "a"}}, MultiSelect: true}, `options[0] and options[1] have the same label "a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -857,6 +954,10 @@ func TestRequestJSON(t *testing.T) {
 		{"custom disallowed", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true},
 			`{"question":"q","options":[{"label":"a"}],"allowCustom":false}`},
 		{"agent", ui.Request{Question: "q", Agent: &ui.Agent{ID: "1", Name: "n"}}, `{"question":"q","agent":{"id":"1","name":"n"}}`},
+		{"multi-select", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b", Recommended: true}}, MultiSelect: true},
+			`{"question":"q","options":[{"label":"a","recommended":true},{"label":"b","recommended":true}],"multiSelect":true}`},
+		{"everything", ui.Request{Question: "q", Header: "h", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true, MultiSelect: true, Agent: &ui.Agent{Name: "n"}},
+			`{"question":"q","header":"h","options":[{"label":"a"}],"allowCustom":false,"multiSelect":true,"agent":{"name":"n"}}`},
 		{"empty agent", ui.Request{Question: "q", Agent: &ui.Agent{}}, `{"question":"q","agent":{}}`},
 	}
 	for _, tt := range tests {
@@ -886,6 +987,8 @@ func TestRequestUnmarshalTypeScriptShapes(t *testing.T) {
 		{`{"question":"q","options":[]}`, ui.Request{Question: "q"}},
 		{`{"question":"q","signal":{},"extra":1}`, ui.Request{Question: "q"}},
 		{`{"question":"q","agent":null,"header":""}`, ui.Request{Question: "q"}},
+		{`{"question":"q","multiSelect":false}`, ui.Request{Question: "q"}},
+		{`{"question":"q","multiSelect":null}`, ui.Request{Question: "q"}},
 	}
 	for _, tt := range tests {
 		var got ui.Request
@@ -910,6 +1013,18 @@ func TestRequestUnmarshalTypeScriptShapes(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"question":1}`), &got); err == nil || !strings.Contains(err.Error(), "Request.question") {
 		t.Errorf("json.Unmarshal error = %v, want it to name Request.question", err)
 	}
+
+	// A TypeScript surface that does not know multiSelect still decodes the
+	// request, as a single-select question.
+	var older struct {
+		Question    string      `json:"question"`
+		Options     []ui.Option `json:"options"`
+		AllowCustom *bool       `json:"allowCustom"`
+	}
+	wire := marshal(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}}, MultiSelect: true})
+	if err := json.Unmarshal(wire, &older); err != nil || older.Question != "q" || len(older.Options) != 2 {
+		t.Errorf("json.Unmarshal(%s) into an older shape = %+v, %v, want the question and its options", wire, older, err)
+	}
 }
 
 func TestAnswerJSON(t *testing.T) {
@@ -920,6 +1035,7 @@ func TestAnswerJSON(t *testing.T) {
 		{ui.Answer{Text: "free"}, `{"answer":"free"}`},
 		{ui.Option{Label: "Yes", Value: "y"}.Answer(), `{"answer":"y","option":{"label":"Yes","value":"y"}}`},
 		{ui.Answer{}, `{"answer":""}`},
+		{ui.Answer{Text: "A, b", Options: []ui.Option{{Label: "a", Value: "A"}, {Label: "b"}}}, `{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`},
 	}
 	for _, tt := range tests {
 		b, err := json.Marshal(tt.ans)
@@ -929,6 +1045,20 @@ func TestAnswerJSON(t *testing.T) {
 		var got ui.Answer
 		if err := json.Unmarshal([]byte(tt.wire), &got); err != nil || !reflect.DeepEqual(got, tt.ans) {
 			t.Errorf("json.Unmarshal(%s) = %s, %v, want %s", tt.wire, show(got), err, show(tt.ans))
+		}
+	}
+	// Decoding replaces every field; an empty "options" array decodes as nil;
+	// null leaves the answer unchanged; errors name Answer.
+	got := ui.Answer{Text: "stale", Option: &ui.Option{Label: "stale"}}
+	if err := json.Unmarshal([]byte(`{"answer":"x","options":[]}`), &got); err != nil || !reflect.DeepEqual(got, ui.Answer{Text: "x"}) {
+		t.Errorf("json.Unmarshal = %s, %v, want {x} alone", show(got), err)
+	}
+	if err := json.Unmarshal([]byte(`null`), &got); err != nil || got.Text != "x" {
+		t.Errorf("json.Unmarshal(null) = %s, %v, want the answer unchanged", show(got), err)
+	}
+	for _, bad := range []string{`{"answer":1}`, `[]`, `{"options":{}}`} {
+		if err := json.Unmarshal([]byte(bad), &got); err == nil || !strings.Contains(err.Error(), "Answer") || strings.Contains(err.Error(), "wire") {
+			t.Errorf("json.Unmarshal(%s) error = %v, want an error that names Answer", bad, err)
 		}
 	}
 }
@@ -1034,7 +1164,7 @@ func TestTerminalHonoursContext(t *testing.T) {
 	defer typing.Close()
 	prompted := make(chan struct{}, 1)
 	term := newTerminal(in, writerFunc(func(p []byte) (int, error) {
-		if string(p) == "> " {
+		if strings.HasPrefix(string(p), "> ") {
 			prompted <- struct{}{}
 		}
 		return len(p), nil
@@ -1061,5 +1191,52 @@ func TestTerminalHonoursContext(t *testing.T) {
 	}()
 	if ans, err := ui.Ask(session, question); err != nil || ans.Text != "later" {
 		t.Fatalf("Ask() = %+v, %v, want the line typed later", ans, err)
+	}
+}
+
+// TestTerminalReadError: a read error ends the input as ASK_CANCELLED with the
+// error as cause, not as a silent end of input.
+func TestTerminalReadError(t *testing.T) {
+	errDisk := errors.New("read /dev/tty: input/output error")
+	session := scope(t, newTerminal(iotest.ErrReader(errDisk), io.Discard))
+	_, err := ui.Ask(session, question)
+	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("Ask() error = %v, want it to wrap the read error", err)
+	}
+}
+
+// TestTerminalParseLine checks the terminal example's reading of input lines,
+// since UIs copy it: a typo must never become an answer.
+func TestTerminalParseLine(t *testing.T) {
+	opts := []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}
+	single := ui.Request{Question: "q", Options: opts[:2], DisallowCustom: true}
+	custom := ui.Request{Question: "q", Options: opts[:2]}
+	multi := ui.Request{Question: "q", Options: opts, MultiSelect: true, DisallowCustom: true}
+	free := ui.Request{Question: "q"}
+	tests := []struct {
+		req  ui.Request
+		line string
+		want string // the answer's text after Ask, or "" when the line is refused
+	}{
+		{single, "2", "b"}, {single, " 1 ", "a"}, {single, "", "a"}, {single, "3", ""}, {single, "0", ""},
+		{single, "1,2", ""}, {single, "b", ""}, {single, "-1", ""},
+		{custom, "7", ""}, {custom, "later", "later"}, {custom, "", "a"},
+		{multi, "3,1", "a, c"}, {multi, "", "a, c"}, {multi, "1, 2", "a, b"}, {multi, "1,1", ""}, {multi, "1,4", ""},
+		{multi, "1,", ""}, {multi, "x", ""},
+		{free, "42", "42"}, {free, "", ""}, {free, "  spaced  ", "spaced"},
+	}
+	for _, tt := range tests {
+		ans, ok := parseLine(tt.req, tt.line)
+		if !ok {
+			if tt.want != "" {
+				t.Errorf("parseLine(%q) refused, want %q", tt.line, tt.want)
+			}
+			continue
+		}
+		got, err := askAnswer(t, tt.req, ans)
+		if err != nil || got.Text != tt.want {
+			t.Errorf("parseLine(%q) then Ask() = %s, %v, want %q", tt.line, show(got), err, tt.want)
+		}
 	}
 }
