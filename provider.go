@@ -19,9 +19,9 @@ import (
 // called concurrently for several questions. ctx carries the caller's values
 // and is done when the caller gives up or when the registration is disposed;
 // Ask should return soon after that, typically with ctx.Err(). On success it
-// returns the human's choice as [Option.Answer] of an offered option, or their
-// own text as Answer{Text: text}; [Registry.Ask] completes and checks the
-// answer. When the human explicitly refuses it should return
+// returns the human's choice as [Option.Answer] of an offered option, several
+// choices (for a MultiSelect request) as [Pick], or their own text as
+// Answer{Text: text}; [Registry.Ask] completes and checks the answer. When the human explicitly refuses it should return
 // NewError([CodeAskDeclined], …) and when the UI dismissed the question
 // NewError([CodeAskCancelled], …). Coded errors reach the caller unchanged;
 // other errors become [CodeAskAborted] when ctx is done, else
@@ -64,11 +64,12 @@ type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu sync.Mutex // guards asks and disposed
-	// asks maps the context handed to the provider by each ask in flight to
-	// the func that cancels it. Dispose drops the map, so no finished ask
-	// stays referenced.
-	asks     map[context.Context]context.CancelCauseFunc
+	mu sync.Mutex // guards asks, lastAsk and disposed
+	// asks maps each ask in flight, by its number, to the func that cancels
+	// the context its provider was handed. Dispose drops the map, so no
+	// finished ask stays referenced.
+	asks     map[uint64]context.CancelCauseFunc
+	lastAsk  uint64 // the number of the latest ask
 	disposed bool
 }
 
@@ -146,9 +147,9 @@ func (r *Registry) Provider() Provider {
 // the provider propagates to the caller of Ask and leaves r consistent. Ask is
 // safe for concurrent use.
 //
-// Errors that Ask creates are *[UserInteractionError]s; a coded error from the
-// provider passes through as it is, so use [CodeOf] or errors.As with a
-// *[HarnessError], which work for every error out of Ask.
+// Every error that Ask creates is a *[UserInteractionError]; a coded error
+// from the provider passes through as it is. So use [CodeOf], or errors.As
+// with a *[HarnessError]: both work for every error out of Ask.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	if ctx == nil {
 		return Answer{}, NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
@@ -165,10 +166,11 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 	askCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if !g.track(askCtx, cancel) {
+	n, ok := g.track(cancel)
+	if !ok {
 		return Answer{}, noProvider()
 	}
-	defer g.untrack(askCtx)
+	defer g.untrack(n)
 	ans, err := g.provider.Ask(askCtx, req)
 	if err != nil {
 		return Answer{}, failure(ctx, askCtx, err)
@@ -184,25 +186,26 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// track records an ask in flight, whose provider context ctx is cancelled by
-// cancel; it reports false when g is already disposed.
-func (g *registration) track(ctx context.Context, cancel context.CancelCauseFunc) bool {
+// track records an ask in flight, whose provider context is cancelled by
+// cancel, and returns its number; it reports false when g is already disposed.
+func (g *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.disposed {
-		return false
+		return 0, false
 	}
 	if g.asks == nil {
-		g.asks = make(map[context.Context]context.CancelCauseFunc)
+		g.asks = make(map[uint64]context.CancelCauseFunc)
 	}
-	g.asks[ctx] = cancel
-	return true
+	g.lastAsk++
+	g.asks[g.lastAsk] = cancel
+	return g.lastAsk, true
 }
 
-// untrack forgets the ask in flight whose provider context is ctx.
-func (g *registration) untrack(ctx context.Context) {
+// untrack forgets the ask in flight numbered n.
+func (g *registration) untrack(n uint64) {
 	g.mu.Lock()
-	delete(g.asks, ctx)
+	delete(g.asks, n)
 	g.mu.Unlock()
 }
 
@@ -379,7 +382,7 @@ type Pending struct {
 // Ask answers req from the record, or records req as pending and returns
 // [CodeInputRequired]; see [Replay]. An invalid req is [CodeInvalidRequest]
 // and does not count as asked. ctx is not used: Ask never waits.
-func (p *Replay) Ask(_ context.Context, req Request) (Answer, error) {
+func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}

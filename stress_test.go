@@ -306,7 +306,7 @@ func TestDisposedBeforeRecorded(t *testing.T) {
 	}
 	g := r.active.Load()
 	old()
-	if g.track(context.Background(), func(error) {}) {
+	if _, ok := g.track(func(error) {}); ok {
 		t.Fatal("track() on a disposed registration = true, want false")
 	}
 	newer, err := r.Register(stressProvider(0))
