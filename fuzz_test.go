@@ -175,15 +175,7 @@ func FuzzAskAnswer(f *testing.F) {
 			o := req.Options[pick]
 			given.Option = &o
 		}
-		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-		dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
-			return given, nil
-		}))
-		if err != nil {
-			t.Fatalf("Register() error = %v", err)
-		}
-		defer dispose()
-		ans, err := ui.Ask(ctx, req)
+		ans, err := askAnswer(t, req, given)
 		if err != nil {
 			if ui.CodeOf(err) != ui.CodeInvalidAnswer {
 				t.Fatalf("Ask() error = %v, want nil or INVALID_ANSWER", err)
@@ -251,13 +243,7 @@ func FuzzReplayRecord(f *testing.F) {
 		if json.Unmarshal([]byte(`{"`+id+`":`+string(data)+`}`), rp) != nil {
 			return
 		}
-		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-		dispose, err := ui.Register(ctx, rp)
-		if err != nil {
-			t.Fatalf("Register() error = %v", err)
-		}
-		defer dispose()
-		ans, err := ui.Ask(ctx, req)
+		ans, err := ui.Ask(scope(t, rp), req)
 		switch {
 		case err != nil && ui.CodeOf(err) == "":
 			t.Fatalf("Ask() error = %v, want a coded error", err)
@@ -300,15 +286,7 @@ func FuzzAskMultiSelect(f *testing.F) {
 		if option >= 0 && option < len(req.Options) {
 			given.Option = &req.Options[option]
 		}
-		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-		dispose, err := ui.Register(ctx, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
-			return given, nil
-		}))
-		if err != nil {
-			t.Fatalf("Register() error = %v", err)
-		}
-		defer dispose()
-		ans, err := ui.Ask(ctx, req)
+		ans, err := askAnswer(t, req, given)
 		if err != nil {
 			if ui.CodeOf(err) != ui.CodeInvalidAnswer {
 				t.Fatalf("Ask() error = %v, want nil or INVALID_ANSWER", err)

@@ -10,7 +10,8 @@ import (
 
 // TestREADMEProgram builds and runs the program in README.md against this
 // checkout and compares what it prints with the output the README shows, so
-// the README's program cannot drift from the package.
+// the README's program cannot drift from the package. The README's other Go
+// block, the Replay host's run func, is compiled along with it.
 func TestREADMEProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with the go command")
@@ -29,13 +30,18 @@ func TestREADMEProgram(t *testing.T) {
 		t.Fatal("README.md has no ```go block starting with package main followed by a ```text block of its output")
 	}
 	program = "package main\n" + program
+	sketch := fenced(string(readme), "```go\n// run runs one run")
+	if sketch == "" {
+		t.Fatal("README.md has no ```go block starting with // run runs one run")
+	}
+	sketch = "package main\n\nimport (\n\t\"context\"\n\t\"encoding/json\"\n\n\t\"github.com/dsh-go/userinteraction\"\n)\n\nvar _ = run\n\n// run runs one run" + sketch
 	repo, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	gomod := "module readme\n\ngo 1.21\n\nrequire github.com/dsh-go/userinteraction v0.0.0\n\nreplace github.com/dsh-go/userinteraction => " + repo + "\n"
-	for name, content := range map[string]string{"go.mod": gomod, "main.go": program} {
+	for name, content := range map[string]string{"go.mod": gomod, "main.go": program, "sketch.go": sketch} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}

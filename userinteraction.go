@@ -1,12 +1,12 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
 // and wait for the answer, without knowing which user interface is attached.
-// It is the seam between three parts of an agent harness (the program that runs
-// the model and its tools): a tool calls [Ask]; whichever UI the harness runs
-// (a terminal, an editor speaking the Agent Client Protocol, a web page)
-// answers as the [Provider] registered in the session's [Registry]. It ships
-// no UI and is not an MCP or ACP SDK: a UI or protocol bridge implements
-// Provider in a few lines (see the examples), and hosts that cannot keep a
-// tool call open while the human thinks run the same tools with [Replay].
+// It connects three parts of an agent harness (the program that runs the model
+// and its tools): a tool calls [Ask], and whichever UI the harness runs (a
+// terminal, an editor speaking the Agent Client Protocol, a web page) answers
+// as the [Provider] registered in the session's [Registry]. It ships no UI and
+// is not an MCP or ACP SDK: a UI or protocol bridge implements Provider in a
+// few lines (see the examples), and hosts that cannot keep a tool call open
+// while the human thinks run the same tools with [Replay].
 //
 // Three roles meet here:
 //

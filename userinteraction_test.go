@@ -341,6 +341,17 @@ func TestAskHoldsNoLockWhileProviderRuns(t *testing.T) {
 	wantCode(t, "nested Register()", dupErr, ui.CodeDuplicateProvider)
 }
 
+// askAsync asks req on a goroutine of its own and returns the channel that
+// receives Ask's error.
+func askAsync(ctx context.Context, req ui.Request) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := ui.Ask(ctx, req)
+		done <- err
+	}()
+	return done
+}
+
 // blocking returns a provider that reports each call on started and then
 // waits for its context to be done.
 func blocking(started chan<- struct{}) ui.Provider {
@@ -395,11 +406,7 @@ func TestAskAbortCauses(t *testing.T) {
 			started := make(chan struct{}, 1)
 			ctx, release, abort := tt.scope(scope(t, blocking(started)))
 			defer release()
-			done := make(chan error, 1)
-			go func() {
-				_, err := ui.Ask(ctx, question)
-				done <- err
-			}()
+			done := askAsync(ctx, question)
 			if abort != nil {
 				<-started
 				abort()
@@ -424,11 +431,7 @@ func TestDisposeAbortsInFlightAsk(t *testing.T) {
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 	started := make(chan struct{}, 1)
 	dispose := register(t, ctx, blocking(started))
-	done := make(chan error, 1)
-	go func() {
-		_, err := ui.Ask(ctx, question)
-		done <- err
-	}()
+	done := askAsync(ctx, question)
 	<-started
 	dispose()
 	err := <-done
@@ -463,11 +466,7 @@ func TestDisposalJudgedPerAsk(t *testing.T) {
 		nested <- err
 		return ui.Answer{}, err
 	}))
-	done := make(chan error, 1)
-	go func() {
-		_, err := ui.Ask(session, question)
-		done <- err
-	}()
+	done := askAsync(session, question)
 	<-started
 	dispose()
 	err := <-nested
@@ -1172,11 +1171,7 @@ func TestTerminalHonoursContext(t *testing.T) {
 	session := scope(t, term)
 
 	ctx, cancel := context.WithCancel(session)
-	done := make(chan error, 1)
-	go func() {
-		_, err := ui.Ask(ctx, question)
-		done <- err
-	}()
+	done := askAsync(ctx, question)
 	<-prompted
 	cancel()
 	err := <-done
