@@ -47,7 +47,11 @@ func Example() {
 		},
 		DisallowCustom: true,
 	})
-	fmt.Printf("tool got %q (option %q), err %v\n", ans.Text, ans.Option.Label, err)
+	if err != nil {
+		fmt.Println("tool failed:", userinteraction.CodeOf(err))
+		return
+	}
+	fmt.Printf("tool got %q (option %q)\n", ans.Text, ans.Option.Label) // Option is set: custom answers are disallowed
 
 	// The UI goes away: questions now fail with a code the tool can report.
 	dispose()
@@ -55,7 +59,7 @@ func Example() {
 	fmt.Println(userinteraction.CodeOf(err))
 	// Output:
 	// UI shows: Run database migration 42?
-	// tool got "run" (option "Run it"), err <nil>
+	// tool got "run" (option "Run it")
 	// NO_PROVIDER
 }
 
@@ -124,7 +128,8 @@ func ExampleAsk() {
 }
 
 // scripted returns a provider that gives the answers in order, as a plugin's
-// tests use it, and ASK_CANCELLED once they run out.
+// tests use it, and ASK_CANCELLED once they run out. It answers one question
+// at a time: a test that asks concurrently needs a mutex around answers.
 func scripted(answers ...string) userinteraction.ProviderFunc {
 	return func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
 		if len(answers) == 0 {

@@ -356,8 +356,8 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 // state that fails the check, or the client can answer on the human's behalf.
 //
 // Replay only works for a call that is deterministic up to its questions: every
-// run must reach the same questions in the same order, and the call must ask
-// before it acts. Whatever the call does before an Ask happens again on every
+// run must reach the same questions (equal in every field, Agent included) in
+// the same order, and the call must ask before it acts. Whatever the call does before an Ask happens again on every
 // run, so it must not have side effects there; questions asked from several
 // goroutines at once get their IDs in the order they arrive.
 //
