@@ -108,9 +108,7 @@ func BenchmarkAskParallel(b *testing.B) {
 // Replay with the question's answer recorded, and Ask, which the Replay
 // answers from its record (hashing the request's JSON for its ID).
 func BenchmarkReplayAsk(b *testing.B) {
-	var probe ui.Replay
-	_, _ = probe.Ask(context.Background(), benchOptions)
-	id := probe.Pending()[0].ID
+	id := firstID(benchOptions)
 	parent, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.ReportAllocs()

@@ -175,8 +175,8 @@ type terminal struct {
 	out io.Writer
 	// lines carries the input lines from the goroutine that reads them, so
 	// that Ask can wait for a line and for its context at once; a line typed
-	// after a question was abandoned answers the next one. It is closed at the
-	// end of the input, after err is set.
+	// after a question was abandoned answers the next one. The reader sets err
+	// and then closes lines, so err may be read once lines is seen closed.
 	lines <-chan string
 	err   error // the read error that ended the input, or nil at its end
 }

@@ -2,7 +2,6 @@ package userinteraction_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -220,9 +219,7 @@ func FuzzReplayRecord(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	req := ui.Request{Question: "Allow?", Options: []ui.Option{{Label: "Allow", Value: "allow"}, {Label: "Deny"}}, DisallowCustom: true}
-	var probe ui.Replay
-	_, _ = probe.Ask(context.Background(), req)
-	id := probe.Pending()[0].ID
+	id := firstID(req)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var first ui.Replay
 		if err := json.Unmarshal(data, &first); err == nil {

@@ -361,8 +361,9 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 // run, so it must not have side effects there; questions asked from several
 // goroutines at once get their IDs in the order they arrive.
 //
-// The zero value is an empty record ready to use. A Replay is safe for
-// concurrent use and must not be copied after first use.
+// The zero value is an empty record ready to use; its methods need a non-nil
+// *Replay. A Replay is safe for concurrent use and must not be copied after
+// first use.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID

@@ -19,24 +19,31 @@ import (
 // questions left pending.
 func runCall(t *testing.T, rp *ui.Replay, tool func(context.Context) string) (string, []ui.Pending) {
 	t.Helper()
-	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-	defer register(t, ctx, rp)()
-	return tool(ctx), rp.Pending()
+	return tool(scope(t, rp)), rp.Pending()
 }
 
 // replayFrom returns a new Replay for the next run: the kept record, then the
-// new outcomes recorded on it.
-func replayFrom(t *testing.T, record []byte, record2 func(*ui.Replay)) *ui.Replay {
+// new outcomes, which recordNew records on it.
+func replayFrom(t *testing.T, record []byte, recordNew func(*ui.Replay)) *ui.Replay {
 	t.Helper()
 	rp := &ui.Replay{}
 	if err := json.Unmarshal(record, rp); err != nil {
 		t.Fatalf("json.Unmarshal(%s, *Replay) error = %v", record, err)
 	}
-	if record2 != nil {
-		record2(rp)
+	if recordNew != nil {
+		recordNew(rp)
 	}
 	return rp
 }
+
+// firstID returns the ID of the first ask of req in a run.
+func firstID(req ui.Request) string {
+	var rp ui.Replay
+	_, _ = rp.Ask(context.Background(), req)
+	return rp.Pending()[0].ID
+}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func marshal(t *testing.T, v any) []byte {
 	t.Helper()
@@ -149,7 +156,7 @@ func TestReplayIDs(t *testing.T) {
 		for _, p := range pending {
 			key := string(marshal(t, p.Request))
 			out[key] = append(out[key], p.ID)
-			if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(p.ID) {
+			if !hexID.MatchString(p.ID) {
 				t.Errorf("ID %q, want 32 lower-case hex digits", p.ID)
 			}
 		}
@@ -176,11 +183,11 @@ func TestReplayIDs(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for i, req := range variants {
-		_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string { _, _ = ui.Ask(ctx, req); return "" })
-		if j, ok := seen[pending[0].ID]; ok {
-			t.Errorf("variants %d and %d share ID %s", j, i, pending[0].ID)
+		id := firstID(req)
+		if j, ok := seen[id]; ok {
+			t.Errorf("variants %d and %d share ID %s", j, i, id)
 		}
-		seen[pending[0].ID] = i
+		seen[id] = i
 	}
 }
 
@@ -206,9 +213,8 @@ func TestReplayRecordedErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string { _, _ = ui.Ask(ctx, question); return "" })
 			rp := &ui.Replay{}
-			rp.Record(pending[0].ID, ui.Answer{Text: "ignored when err is set"}, tt.err)
+			rp.Record(firstID(question), ui.Answer{Text: "ignored when err is set"}, tt.err)
 			for _, rp := range []*ui.Replay{rp, replayFrom(t, marshal(t, rp), nil)} {
 				var err error
 				_, pending := runCall(t, rp, func(ctx context.Context) string {
@@ -236,8 +242,7 @@ func TestReplayRecordedErrors(t *testing.T) {
 // the options.
 func TestReplayTamperedRecord(t *testing.T) {
 	permission := ui.Request{Question: "Run rm -rf build?", Options: []ui.Option{{Label: "Allow"}, {Label: "Deny"}}, DisallowCustom: true}
-	_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string { _, _ = ui.Ask(ctx, permission); return "" })
-	id := pending[0].ID
+	id := firstID(permission)
 	for _, entry := range []string{
 		`{"answer":"deny","option":{"label":"Allow"}}`,
 		`{"answer":"yes, and more"}`,
@@ -304,9 +309,8 @@ func TestReplayPendingAndRecord(t *testing.T) {
 
 // TestReplayAnswerIsACopy: an answer from the record never aliases it.
 func TestReplayAnswerIsACopy(t *testing.T) {
-	_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string { _, _ = ui.Ask(ctx, question); return "" })
 	rp := &ui.Replay{}
-	rp.Record(pending[0].ID, ui.Answer{Text: "y", Option: &ui.Option{Label: "y"}}, nil)
+	rp.Record(firstID(question), ui.Answer{Text: "y", Option: &ui.Option{Label: "y"}}, nil)
 	record := string(marshal(t, rp))
 	ans, err := rp.Ask(context.Background(), question)
 	if err != nil || ans.Option == nil {
@@ -416,9 +420,9 @@ func TestExampleRequestState(t *testing.T) {
 	}
 	forged := seal([]byte(`{}`))
 	forged = strings.Replace(forged, "e30", "e3x", 1)
-	for _, state := range []string{forged, first.RequestState + "x", "e30", "", "."} {
+	for _, state := range []string{forged, first.RequestState + "x", "e30", "."} {
 		_, err := serveToolCall(toolCall{Name: "delete_file", Arguments: map[string]string{"path": "a"}, RequestState: state}, tool)
-		if state != "" && err == nil {
+		if err == nil {
 			t.Errorf("serveToolCall(requestState %q) error = nil, want a verification error", state)
 		}
 	}

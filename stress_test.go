@@ -291,9 +291,11 @@ func TestInFlightBookkeeping(t *testing.T) {
 }
 
 // TestDisposedBeforeRecorded covers the window in which Ask has found a
-// registration that is disposed before Ask records the question on it: Ask
-// returns NO_PROVIDER at once, also when a newer provider is active, and the
-// provider is not called.
+// registration that is disposed before Ask records the question on it: the
+// disposed registration refuses the ask, and Ask returns NO_PROVIDER at once
+// without calling the provider or looking for the newer one. A registry whose
+// active registration is the disposed one stands for an Ask that loaded it
+// just before the dispose.
 func TestDisposedBeforeRecorded(t *testing.T) {
 	r := &Registry{}
 	called := false
@@ -314,7 +316,6 @@ func TestDisposedBeforeRecorded(t *testing.T) {
 		t.Fatalf("Register() error = %v", err)
 	}
 	defer newer()
-	// Ask as it runs when it loaded g just before the dispose.
 	stale := &Registry{}
 	stale.active.Store(g)
 	_, err = stale.Ask(context.Background(), Request{Question: "q"})
