@@ -3,6 +3,7 @@ package userinteraction
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // Error codes: the stable, machine-readable Code of a [HarnessError] that this
@@ -44,11 +45,16 @@ const errorName = "UserInteractionError"
 
 // HarnessError is the error shape an agent harness hands to the model: a class
 // Name, a stable Code and a human- and model-readable Message, plus an optional
-// cause that stays on the Go side. json.Marshal of a HarnessError gives exactly
-// {"name", "code", "message"}, so a tool runner that knows only HarnessError
-// can report any coded failure. Find it in an error chain with errors.As or
-// [CodeOf]. Like [io/fs.PathError], it is a plain value, safe for concurrent
-// use while nobody changes it. Error and Unwrap accept a nil receiver.
+// cause Err that stays on the Go side. json.Marshal of a HarnessError gives
+// exactly {"name", "code", "message"}, so a tool runner that knows only
+// HarnessError can report any coded failure; find it in a chain with errors.As
+// or [CodeOf]. Like [io/fs.PathError] it is a plain value, safe for concurrent
+// use while nobody changes it; Error and Unwrap accept a nil receiver.
+//
+// A plugin family that embeds HarnessError in an error type of its own must
+// give that type an Unwrap method returning &e.HarnessError, as
+// [UserInteractionError] does: the promoted Unwrap returns the cause and skips
+// the HarnessError, so errors.As and CodeOf would not see its code.
 type HarnessError struct {
 	Name    string `json:"name"`
 	Code    string `json:"code"`
@@ -56,8 +62,12 @@ type HarnessError struct {
 	Err     error  `json:"-"`
 }
 
-// Error returns "CODE: message", followed by ": cause" when Err is set, or
-// "<nil>" for a nil e.
+// Error returns "CODE: message: cause", without "CODE: " when Code is empty
+// and without ": cause" when Err is nil, or "<nil>" for a nil e. A message
+// that already ends with the cause's text, whole or cut short as
+// [CodeProviderFailed]'s does, ends with the cause's whole text instead of
+// repeating it. So Error carries the cause as fmt.Errorf's %w does, while
+// Message, the model-facing text, stays short.
 func (e *HarnessError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -67,7 +77,12 @@ func (e *HarnessError) Error() string {
 		s = e.Code + ": " + s
 	}
 	if e.Err != nil {
-		s += ": " + e.Err.Error()
+		cause := e.Err.Error()
+		if short := clip(cause, maxProviderText); strings.HasSuffix(s, short) {
+			s = strings.TrimSuffix(s, short) + cause
+		} else {
+			s += ": " + cause
+		}
 	}
 	return s
 }
@@ -123,16 +138,21 @@ func CodeOf(err error) string {
 	return ""
 }
 
-// maxQuoted is the number of runes of user or provider text that an error
-// message quotes at most, so that no message grows with its input.
-const maxQuoted = 64
+// maxQuoted is the number of runes of user text that an error message quotes
+// at most, and maxProviderText that of a provider's error text, so that no
+// message grows with its input. A provider's text is longer: its end often
+// says what to do.
+const (
+	maxQuoted       = 64
+	maxProviderText = 200
+)
 
-// clip returns s cut to its first maxQuoted runes, marked with an ellipsis
-// when it was cut. Invalid UTF-8 bytes count as one rune each.
-func clip(s string) string {
+// clip returns s cut to its first limit runes, marked with an ellipsis when it
+// was cut. Invalid UTF-8 bytes count as one rune each.
+func clip(s string, limit int) string {
 	n := 0
 	for i := range s {
-		if n == maxQuoted {
+		if n == limit {
 			return s[:i] + "…"
 		}
 		n++
@@ -140,7 +160,8 @@ func clip(s string) string {
 	return s
 }
 
-// quote returns clip(s) as a Go string literal, for error messages.
+// quote returns s, cut to maxQuoted runes, as a Go string literal, for error
+// messages.
 func quote(s string) string {
-	return strconv.Quote(clip(s))
+	return strconv.Quote(clip(s, maxQuoted))
 }

@@ -106,7 +106,7 @@ func validByRules(r ui.Request) bool {
 	labels := map[string]bool{}
 	recommended := 0
 	for _, o := range r.Options {
-		if strings.TrimSpace(o.Label) == "" || labels[o.Label] {
+		if strings.TrimSpace(o.Label) == "" || labels[o.Label] || o.Value != "" && strings.TrimSpace(o.Value) == "" {
 			return false
 		}
 		labels[o.Label] = true
@@ -134,6 +134,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("q", "", "a\nb\nc", "", uint64(5), false, true)
 	f.Add("q\xff", "", "", "", uint64(0), false, true)
 	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false, false)
+	f.Add("q", "", "Go\nSkip", "\n ", uint64(0), false, false)
 	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false, false)
 	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
@@ -189,6 +190,9 @@ func FuzzAskAnswer(f *testing.F) {
 		}
 		if !req.CustomAllowed() && !offeredText(req, ans.Text) {
 			t.Fatalf("Ask() = %s, want an offered option's value or label with custom answers disallowed", show(ans))
+		}
+		if again, err := askAnswer(t, req, ans); err != nil || !reflect.DeepEqual(again, ans) {
+			t.Fatalf("Ask() of its own result %s = %s, %v, want it unchanged", show(ans), show(again), err)
 		}
 	})
 }
@@ -266,6 +270,7 @@ func FuzzAskMultiSelect(f *testing.F) {
 	f.Add("a\nb", "x\nx", uint64(0), true, "x", []byte{}, -1)
 	f.Add("a\nb", "", uint64(0), false, "", []byte{0, 0}, -1)
 	f.Add("a\nb", "", uint64(0), false, "", []byte{9}, 1)
+	f.Add("a\nb\nc", "", uint64(0), false, "a, and c", []byte{0}, -1)
 	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow bool, text string, picks []byte, option int) {
 		req := fuzzRequest("q", "", labels, values, recommended, disallow)
 		req.MultiSelect = true
@@ -312,6 +317,9 @@ func FuzzAskMultiSelect(f *testing.F) {
 			t.Fatalf("Ask() = %s, want the text %q of the picks with custom answers disallowed", show(ans), join)
 		case len(ans.Options) > 0 && ans.Text != join && !strings.HasPrefix(ans.Text, join+", "):
 			t.Fatalf("Ask() = %s, want the join %q of the picks first", show(ans), join)
+		}
+		if again, err := askAnswer(t, req, ans); err != nil || !reflect.DeepEqual(again, ans) {
+			t.Fatalf("Ask() of its own result %s = %s, %v, want it unchanged", show(ans), show(again), err)
 		}
 	})
 }

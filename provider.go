@@ -15,25 +15,22 @@ import (
 // Provider answers questions on behalf of the human: a UI surface implements it
 // and becomes the active provider of a [Registry] with [Register].
 //
-// Ask is called on the asking tool's goroutine, once per question, and may be
-// called concurrently for several questions. ctx carries the caller's values
-// and is done when the caller gives up or when the registration is disposed;
-// Ask should return soon after that, typically with ctx.Err(). On success it
-// returns the human's choice as [Option.Answer] of an offered option, several
-// choices (for a MultiSelect request) as [Pick], or their own text as
-// Answer{Text: text}; [Registry.Ask] completes and checks the answer. When the human explicitly refuses it should return
-// NewError([CodeAskDeclined], …) and when the UI dismissed the question
-// NewError([CodeAskCancelled], …). Coded errors reach the caller unchanged;
-// other errors become [CodeAskAborted] when ctx is done, else
-// [CodeProviderFailed].
+// Ask may be called concurrently, once per question, on the asking tool's
+// goroutine. ctx carries the caller's values and is done when the caller gives
+// up or the registration is disposed; Ask should then return soon, typically
+// with ctx.Err(). It returns [Option.Answer] of the option the human picked,
+// [Pick] of several (for a MultiSelect request) or Answer{Text: typed} for
+// their own words, and [Registry.Ask] completes and checks it. A human who
+// refuses to answer is NewError([CodeAskDeclined], ...), a dismissed question
+// NewError([CodeAskCancelled], ...). Ask must not modify req or its options,
+// which belong to the caller, as an http.Handler must not modify its Request.
 type Provider interface {
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
 // ProviderFunc is an adapter to allow the use of ordinary functions as
 // providers. If f is a function with the appropriate signature,
-// ProviderFunc(f) is a [Provider] that calls f. A nil ProviderFunc is rejected
-// by [Registry.Register] with [CodeInvalidProvider].
+// ProviderFunc(f) is a [Provider] that calls f.
 type ProviderFunc func(ctx context.Context, req Request) (Answer, error)
 
 // Ask calls f(ctx, req).
@@ -46,20 +43,19 @@ var _ Provider = ProviderFunc(nil)
 // Registry holds the single active [Provider] of one scope, typically one
 // agent session; a host puts it in the session's context with [WithRegistry].
 //
-// The zero value is an empty registry ready to use. A nil *Registry is valid
-// too: it never has a provider, so Ask returns [CodeNoProvider] and Register
-// returns [CodeNoRegistry]. A Registry is safe for concurrent use and must not
-// be copied after first use.
+// The zero value is an empty registry ready to use. A nil *Registry never has
+// a provider: Ask returns [CodeNoProvider] and Register [CodeNoRegistry]. A
+// Registry is safe for concurrent use and must not be copied after first use.
 type Registry struct {
-	// active is the registration of the active provider, or nil. Atomic so that
-	// Ask finds the provider without a registry-wide lock.
+	// active is the registration of the active provider, or nil. Atomic so
+	// that Ask finds the provider without a registry-wide lock.
 	active atomic.Pointer[registration]
 }
 
 // registration is one successful Register: a provider and the asks it is
-// answering, so that disposing it can abort them. One mutex is enough, as for
-// the connections net/http's Server tracks for Shutdown: it is held for a map
-// update, while the human behind every ask takes seconds.
+// answering, so that disposing it can abort them. One mutex is enough, as
+// for the connections net/http's Server tracks for Shutdown: it is held for
+// a map update, while the human behind every ask takes seconds.
 type registration struct {
 	registry *Registry
 	provider Provider
@@ -78,104 +74,112 @@ type registration struct {
 var errDisposed = errors.New("provider disposed")
 
 // Register makes p the active provider of r and returns the func that
-// unregisters it.
+// unregisters it. It fails, leaving r as it was, with [CodeNoRegistry] when r
+// is nil, [CodeInvalidProvider] when p is nil (a nil ProviderFunc, *Replay or
+// *Terminal too), and [CodeDuplicateProvider] when another provider is active.
 //
-// Register fails, leaving r as it was, with [CodeNoRegistry] when r is nil,
-// [CodeInvalidProvider] when p is nil (or a nil [ProviderFunc]), and
-// [CodeDuplicateProvider] when another provider is active: a UI must dispose
-// its predecessor first.
-//
-// dispose is never nil; after a failed Register it does nothing. The first
-// call removes p and cancels the contexts of the asks p is still answering, so
-// that a p which honours its context returns; those Ask calls return
-// [CodeAskAborted], unless p still returns an answer, which Ask returns (the
-// human's input is never lost). Later calls do nothing, and neither does a
-// stale dispose after another provider has been registered. dispose may be
-// called from any goroutine, including from within p.Ask, and never waits for p.
+// dispose is never nil; after a failed Register it does nothing. Its first
+// call removes p and cancels the contexts of the asks p is answering, which
+// then return [CodeAskAborted] unless p still answers (the answer is kept);
+// p is not called again. Later calls, and a stale dispose after another
+// Register, do nothing. dispose may be called from any goroutine, p.Ask
+// included, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry; the host must call WithRegistry", nil)
 	}
-	if f, ok := p.(ProviderFunc); p == nil || ok && f == nil {
+	if isNilProvider(p) {
 		return noop, NewError(CodeInvalidProvider, "provider is nil", nil)
 	}
-	g := &registration{registry: r, provider: p}
-	if !r.active.CompareAndSwap(nil, g) {
+	reg := &registration{registry: r, provider: p}
+	if !r.active.CompareAndSwap(nil, reg) {
 		return noop, NewError(CodeDuplicateProvider, "another provider is already registered", nil)
 	}
-	return g.dispose, nil
+	return reg.dispose, nil
 }
 
 func noop() {}
 
+// isNilProvider reports whether p is nil or a nil value of a provider type of
+// this package, whose methods would panic. Other typed nils are accepted, as
+// their methods may work on a nil receiver.
+func isNilProvider(p Provider) bool {
+	switch p := p.(type) {
+	case nil:
+		return true
+	case ProviderFunc:
+		return p == nil
+	case *Replay:
+		return p == nil
+	}
+	return false
+}
+
 // Provider returns the active provider of r, or nil when there is none or r
 // is nil.
 func (r *Registry) Provider() Provider {
-	if g := r.registration(); g != nil {
-		return g.provider
+	if reg := r.registration(); reg != nil {
+		return reg.provider
 	}
 	return nil
 }
 
-// Ask asks the active provider of r the question req and waits for the answer.
-// It checks, in this order:
+// Ask asks the active provider of r the question req and waits for the
+// answer. It is safe for concurrent use, and checks in this order:
 //
-//  1. ctx is nil: [CodeInvalidRequest]. ctx is already done: [CodeAskAborted]
-//     wrapping ctx.Err() and context.Cause(ctx). The provider is not called.
-//  2. req.Validate fails: that [CodeInvalidRequest] error; the provider is not called.
-//  3. No provider is active (or r is nil): [CodeNoProvider]. So it is when the
-//     provider Ask found is disposed before Ask records the question on it;
-//     once recorded, a disposal aborts the question as in step 5, even if the
-//     provider has not been called yet. Ask never waits for a newer provider.
-//  4. The provider is called on the caller's goroutine with a context that
-//     carries ctx's values and is done when ctx is done or the registration is
-//     disposed. No lock is held meanwhile, so providers may ask nested
-//     questions, register and dispose.
-//  5. An error from the provider that carries a code ([CodeOf] is not "") is
-//     returned unchanged. Otherwise, when ctx is done by now, [CodeAskAborted]
-//     wrapping ctx.Err() and context.Cause(ctx), so that errors.Is finds both;
-//     when only the disposal ended the provider's context, [CodeAskAborted]
-//     whose cause is the disposal (errors.Is(err, context.Canceled) is false).
-//     Any other error, a typed nil included, becomes [CodeProviderFailed] with
-//     that error as cause and its text, cut short, in the message.
-//  6. The answer is completed and checked against req (see [Answer]); an answer
-//     that breaks a rule is [CodeInvalidAnswer]. Options in the result are
-//     copies, never pointers into req.Options.
+//  1. ctx is nil: [CodeInvalidRequest]; ctx is done: [CodeAskAborted].
+//  2. req.Validate fails: that [CodeInvalidRequest].
+//  3. No provider is active: [CodeNoProvider].
+//  4. The provider is called on the caller's goroutine, holding no lock, with
+//     a context that carries ctx's values and is done when ctx is done or the
+//     registration is disposed. It is not called once that context is done.
+//  5. A provider's error with a code ([CodeOf] is not "") is returned as it
+//     is, except an [CodeAskAborted] while ctx is live: that is this ask's
+//     disposal. A context that ended is [CodeAskAborted]: when ctx ended, it
+//     wraps ctx.Err() and context.Cause(ctx); when the disposal did,
+//     errors.Is(err, context.Canceled) is false. Any other error is
+//     [CodeProviderFailed], with that error as its cause.
+//  6. The answer is completed and checked against req as [Answer] says;
+//     [CodeInvalidAnswer] when it breaks a rule.
 //
-// An answer is returned even when ctx was cancelled or the provider disposed
-// while the provider was answering: the human's input is not lost. A panic in
-// the provider propagates to the caller of Ask and leaves r consistent. Ask is
-// safe for concurrent use.
-//
-// Every error that Ask creates is a *[UserInteractionError]; a coded error
-// from the provider passes through as it is. So use [CodeOf], or errors.As
-// with a *[HarnessError]: both work for every error out of Ask.
+// An answer is returned even when ctx ended or the provider was disposed
+// meanwhile: the human's input is never lost. A panic in the provider
+// propagates to the caller and leaves r consistent.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
-	if ctx == nil {
-		return Answer{}, NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
-	}
-	if ctx.Err() != nil {
-		return Answer{}, aborted(ctx, "ask aborted before the question was asked")
+	if err := usable(ctx); err != nil {
+		return Answer{}, err
 	}
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	g := r.registration()
-	if g == nil {
-		return Answer{}, noProvider()
-	}
-	askCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	n, ok := g.track(cancel)
-	if !ok {
-		return Answer{}, noProvider()
-	}
-	defer g.untrack(n)
-	ans, err := g.provider.Ask(askCtx, req)
+	a, err := r.start(ctx)
 	if err != nil {
-		return Answer{}, failure(ctx, askCtx, err)
+		return Answer{}, err
+	}
+	defer a.end()
+	// The provider is never called once its context is done. dispose cancels
+	// a.ctx under that context's lock, so a dispose that has returned is seen
+	// here; one that comes later aborts a question being asked, as any other.
+	if err := a.ended("asked"); err != nil {
+		return Answer{}, err
+	}
+	ans, err := a.reg.provider.Ask(a.ctx, req)
+	if err != nil {
+		return Answer{}, a.failure(err)
 	}
 	return resolve(req, ans)
+}
+
+// usable returns the error for a caller's ctx that Ask cannot ask with: nil,
+// or already done.
+func usable(ctx context.Context) error {
+	if ctx == nil {
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	}
+	if ctx.Err() != nil {
+		return aborted(ctx, "asked")
+	}
+	return nil
 }
 
 // registration returns the active registration, or nil; r may be nil.
@@ -186,38 +190,104 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
+// An ask is one Ask or AskAll call recorded on the registration whose
+// provider answers it.
+type ask struct {
+	reg    *registration
+	n      uint64                  // its number in reg.asks
+	caller context.Context         // the caller's ctx
+	ctx    context.Context         // handed to the provider
+	cancel context.CancelCauseFunc // cancels ctx
+}
+
+// start records an ask of the caller's ctx on the active registration, or
+// returns NO_PROVIDER. A registration that is disposed before the ask is
+// recorded refuses it: Ask never waits for, or retries with, a newer one.
+func (r *Registry) start(ctx context.Context) (ask, error) {
+	reg := r.registration()
+	if reg == nil {
+		return ask{}, noProvider()
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	n, ok := reg.track(cancel)
+	if !ok {
+		cancel(nil)
+		return ask{}, noProvider()
+	}
+	return ask{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
+}
+
+// end forgets the finished ask and releases its context.
+func (a ask) end() {
+	a.reg.untrack(a.n)
+	a.cancel(nil)
+}
+
+// ended returns the ASK_ABORTED error when the provider's context of a is
+// done, or nil; stage says what had happened to the question ("asked" or
+// "answered"). Disposal is judged from a's own two contexts: a's context is
+// done while the caller's is live only when a's registration was disposed.
+func (a ask) ended(stage string) error {
+	switch {
+	case a.caller.Err() != nil:
+		return aborted(a.caller, stage)
+	case a.ctx.Err() != nil:
+		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, context.Cause(a.ctx))
+	}
+	return nil
+}
+
+// failure maps err, returned by the provider of a, to the error Ask returns.
+func (a ask) failure(err error) error {
+	if isNil(err) {
+		return providerFailed(err)
+	}
+	switch code := CodeOf(err); {
+	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
+		// A nested ask that took this ask's disposal for its caller's
+		// cancellation: this ask knows the cause.
+		return a.ended("answered")
+	case code != "":
+		return err // the human's outcome, or another plugin family's
+	}
+	if err := a.ended("answered"); err != nil {
+		return err
+	}
+	return providerFailed(err)
+}
+
 // track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its number; it reports false when g is already disposed.
-func (g *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.disposed {
+// cancel, and returns its number; it reports false when reg is disposed.
+func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.disposed {
 		return 0, false
 	}
-	if g.asks == nil {
-		g.asks = make(map[uint64]context.CancelCauseFunc)
+	if reg.asks == nil {
+		reg.asks = make(map[uint64]context.CancelCauseFunc)
 	}
-	g.lastAsk++
-	g.asks[g.lastAsk] = cancel
-	return g.lastAsk, true
+	reg.lastAsk++
+	reg.asks[reg.lastAsk] = cancel
+	return reg.lastAsk, true
 }
 
 // untrack forgets the ask in flight numbered n.
-func (g *registration) untrack(n uint64) {
-	g.mu.Lock()
-	delete(g.asks, n)
-	g.mu.Unlock()
+func (reg *registration) untrack(n uint64) {
+	reg.mu.Lock()
+	delete(reg.asks, n)
+	reg.mu.Unlock()
 }
 
-// dispose unregisters g, if it is still the active registration, and aborts
-// the asks in flight on it. The cancel funcs run after g.mu is released: they
-// never call a provider, but holding no lock keeps dispose deadlock-free.
-func (g *registration) dispose() {
-	g.registry.active.CompareAndSwap(g, nil)
-	g.mu.Lock()
-	asks := g.asks
-	g.asks, g.disposed = nil, true
-	g.mu.Unlock()
+// dispose unregisters reg, if it is still the active registration, and aborts
+// the asks in flight on it. The cancel funcs run after reg.mu is released:
+// they never call a provider, but holding no lock keeps dispose deadlock-free.
+func (reg *registration) dispose() {
+	reg.registry.active.CompareAndSwap(reg, nil)
+	reg.mu.Lock()
+	asks := reg.asks
+	reg.asks, reg.disposed = nil, true
+	reg.mu.Unlock()
 	for _, cancel := range asks {
 		cancel(errDisposed)
 	}
@@ -227,25 +297,6 @@ func noProvider() error {
 	return NewError(CodeNoProvider, "no provider is registered to answer the question", nil)
 }
 
-// failure classifies err, returned by a provider that was handed askCtx, a
-// context derived from the caller's ctx. Disposal is judged from these two
-// contexts, so a nested ask whose caller's context was ended by another
-// registration's disposal reports its caller's cancellation.
-func failure(ctx, askCtx context.Context, err error) error {
-	switch {
-	case isNil(err):
-		return providerFailed(err)
-	case CodeOf(err) != "":
-		return err
-	case ctx.Err() != nil:
-		return aborted(ctx, "ask aborted before the question was answered")
-	case askCtx.Err() != nil:
-		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was answered", context.Cause(askCtx))
-	default:
-		return providerFailed(err)
-	}
-}
-
 // providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
 // from a provider. A typed nil is named, not kept: calling its methods could
 // panic in the caller.
@@ -253,7 +304,7 @@ func providerFailed(err error) *UserInteractionError {
 	if isNil(err) {
 		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
 	}
-	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error()), err)
+	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error(), maxProviderText), err)
 }
 
 // isNil reports whether err is a typed nil: a nil pointer, map, slice, func
@@ -266,16 +317,17 @@ func isNil(err error) bool {
 	return false
 }
 
-// aborted returns the ASK_ABORTED error for the done context ctx. It wraps
-// ctx.Err() and, when the caller set a cause of its own, context.Cause(ctx)
-// too, so that errors.Is finds both, also when the cause itself wraps
+// aborted returns the ASK_ABORTED error for the done caller's context ctx,
+// before the question was stage ("asked" or "answered"). It wraps ctx.Err()
+// and, when the caller set a cause of its own, context.Cause(ctx) too, so
+// that errors.Is finds both, also when the cause itself wraps
 // context.Canceled or context.DeadlineExceeded.
-func aborted(ctx context.Context, message string) error {
+func aborted(ctx context.Context, stage string) error {
 	err := ctx.Err()
 	if cause := context.Cause(ctx); cause != nil && cause != err {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	return NewError(CodeAskAborted, message, err)
+	return NewError(CodeAskAborted, "ask aborted before the question was "+stage, err)
 }
 
 // registryKey is the context key of the Registry; unexported so that only
@@ -461,7 +513,7 @@ func (p *Replay) MarshalJSON() ([]byte, error) {
 // the run's first Ask. An entry that is neither an answer nor an error is an
 // error, and p is left unchanged. JSON null leaves p unchanged.
 func (p *Replay) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	var entries map[string]json.RawMessage
@@ -525,7 +577,7 @@ func (o outcome) MarshalJSON() ([]byte, error) {
 func (o *outcome) UnmarshalJSON(data []byte) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return fmt.Errorf("an outcome is a JSON object, not %s", clip(string(data)))
+		return fmt.Errorf("an outcome is a JSON object, not %s", clip(string(data), maxQuoted))
 	}
 	_, isAnswer := fields["answer"]
 	_, isError := fields["code"]

@@ -49,6 +49,7 @@
 package userinteraction
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -131,14 +132,14 @@ func (r Request) CustomAllowed() bool {
 	return len(r.Options) == 0 || !r.DisallowCustom
 }
 
-// Validate reports whether r can be asked. It returns nil, or a
-// *[UserInteractionError] with code [CodeInvalidRequest] whose message names
-// the first problem found: an empty or white-space-only question, an option
-// with an empty or white-space-only label, two options with the same label,
-// more than one recommended option unless MultiSelect is set, or text (in any
-// field) that is not valid UTF-8. Two options may share a Value.
-// DisallowCustom or MultiSelect without options is valid and stays free-form.
-// Messages quote at most 64 runes of the request's text.
+// Validate reports whether r can be asked: nil, or a *[UserInteractionError]
+// with code [CodeInvalidRequest] whose message names the first problem. A
+// request is invalid when its question is empty or only white space, an
+// option's label is empty or only white space, an option's value is set but
+// only white space (it could never be answered), two options share a label,
+// more than one option is recommended without MultiSelect, or any text is not
+// valid UTF-8. Options may share a value. Messages quote at most 64 runes of
+// the request's text.
 func (r Request) Validate() error {
 	if msg := problem(&r); msg != "" {
 		return NewError(CodeInvalidRequest, "invalid request: "+msg, nil)
@@ -165,6 +166,8 @@ func problem(r *Request) string {
 		switch o := &r.Options[i]; {
 		case blank(o.Label):
 			return fmt.Sprintf("options[%d] has an empty label", i)
+		case o.Value != "" && blank(o.Value):
+			return fmt.Sprintf("options[%d] has a value of only white space", i)
 		case !utf8.ValidString(o.Label) || !utf8.ValidString(o.Value) || !utf8.ValidString(o.Description):
 			return fmt.Sprintf("options[%d] is not valid UTF-8", i)
 		case o.Recommended && recommended >= 0 && !r.MultiSelect:
@@ -246,7 +249,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 // ignored, an empty "options" array decodes as nil, and JSON null leaves r
 // unchanged, as it does for other types.
 func (r *Request) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	var w wireRequest
@@ -267,6 +270,11 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// isNull reports whether data is the JSON null, with any white space around it.
+func isNull(data []byte) bool {
+	return string(bytes.TrimSpace(data)) == "null"
+}
+
 // clone returns a copy of r that shares no memory with r.
 func (r Request) clone() Request {
 	r.Options = cloneOptions(r.Options)
@@ -285,38 +293,30 @@ func cloneOptions(opts []Option) []Option {
 	return append([]Option(nil), opts...)
 }
 
-// Answer is the human's answer to a [Request].
+// Answer is the human's answer to a [Request]. Text is the model-facing
+// answer, the one consumers use; Option is the option picked in a
+// single-select request, or nil for the human's own words; Options are the
+// options picked in a MultiSelect request, in offered order. Its JSON is
+// {"answer", "option"?, "options"?}; an empty "options" array decodes as nil.
 //
-// Text is the model-facing answer, the one consumers use. Option is the option
-// picked in a single-select request, or nil when the human typed an answer of
-// their own; Options are the options picked in a MultiSelect request, in
-// offered order. Option and Options are metadata for UIs, sessions and
-// diagnostics.
+// [Registry.Ask] completes a provider's answer and checks it against the
+// request, the source of truth; a broken rule is [CodeInvalidAnswer]:
 //
-// A provider returns [Option.Answer] of the picked option, [Pick] of several
-// picked options, or Answer{Text: typed} for the human's own words.
-// [Registry.Ask] then completes the answer and checks it against the request,
-// the source of truth; a rule broken is [CodeInvalidAnswer]:
+//   - Single-select: Option must name an offered option by Label; an empty
+//     Text becomes its value (Value, or Label when Value is empty), and any
+//     other Text disagrees with it. Without Option, a Text equal to an
+//     offered value picks the first such option. One element of Options is
+//     read as Option; more are invalid.
+//   - MultiSelect: Options, and Option when set, are the picks, each offered
+//     and none twice. Text becomes their values, in offered order, joined with
+//     ", "; the human's own words (a Text that is not the join, and does not
+//     already start with the join and ", ") follow the join after ", ".
+//     Without picks, a Text equal to an offered value picks that option.
+//   - Both: an empty or white-space Text is invalid, and so are the human's
+//     own words when [Request.CustomAllowed] is false.
 //
-//   - Single-select (no MultiSelect, or no options): Option must name an
-//     offered option by Label; an empty Text becomes its Value (or Label when
-//     it has no Value), and any other Text disagrees with it. With Option nil,
-//     a Text equal to an offered option's Value (or Label) picks the first
-//     such option. Options with one element is read as Option (when both are
-//     set they must name the same Label); with more it is invalid.
-//   - MultiSelect: Options, and Option when set, are the picks: each must
-//     name an offered option by Label, none twice. Text becomes the picks'
-//     values (or labels), in offered order, joined with ", "; a non-blank Text
-//     that differs from that join is the human's own words and is appended to
-//     it after ", ". With no picks, a Text equal to an offered option's value
-//     (or label) picks that option, and any other Text is the human's own.
-//   - Both: an empty or white-space Text is invalid, and so, when custom
-//     answers are not allowed ([Request.CustomAllowed]), are the human's own
-//     words.
-//
-// The result holds copies of the offered options, never the provider's or the
-// request's. An Answer encodes to JSON as {"answer", "option"?, "options"?};
-// an empty "options" array decodes as nil.
+// Completing is idempotent: Ask's own result comes out unchanged. The result
+// holds copies of the offered options, never the provider's or the request's.
 type Answer struct {
 	Text    string   `json:"answer"`
 	Option  *Option  `json:"option,omitempty"`
@@ -327,7 +327,7 @@ type Answer struct {
 // replacing every field. An empty "options" array decodes as nil, and JSON
 // null leaves a unchanged, as it does for other types.
 func (a *Answer) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	var w wireAnswer
@@ -412,28 +412,25 @@ func resolveSingle(req Request, ans Answer) (Answer, error) {
 }
 
 func resolveMulti(req Request, ans Answer) (Answer, error) {
-	labels := make([]string, 0, len(ans.Options)+1) // of the picks
-	for _, o := range ans.Options {
-		labels = append(labels, o.Label)
-	}
+	picks := ans.Options
 	if ans.Option != nil {
-		labels = append(labels, ans.Option.Label)
+		picks = append(picks[:len(picks):len(picks)], *ans.Option)
 	}
 	picked := make([]bool, len(req.Options))
-	for _, label := range labels {
-		i := labelIndex(req.Options, label)
-		switch {
-		case i < 0:
-			return Answer{}, invalidAnswer("option " + quote(label) + " was not offered")
-		case picked[i]:
-			return Answer{}, invalidAnswer("option " + quote(label) + " is picked twice")
-		}
-		picked[i] = true
-	}
-	if len(labels) == 0 {
-		if i := textIndex(req.Options, ans.Text); i >= 0 {
+	if len(picks) > 0 {
+		index := labelIndexes(req.Options)
+		for _, o := range picks {
+			i, ok := index[o.Label]
+			switch {
+			case !ok:
+				return Answer{}, invalidAnswer("option " + quote(o.Label) + " was not offered")
+			case picked[i]:
+				return Answer{}, invalidAnswer("option " + quote(o.Label) + " is picked twice")
+			}
 			picked[i] = true
 		}
+	} else if i := textIndex(req.Options, ans.Text); i >= 0 {
+		picked[i] = true
 	}
 	var result Answer
 	var texts []string
@@ -444,22 +441,44 @@ func resolveMulti(req Request, ans Answer) (Answer, error) {
 		}
 	}
 	join := strings.Join(texts, ", ")
-	custom := !blank(ans.Text) && ans.Text != join // the human's own words
-	switch {
-	case custom && join != "":
-		result.Text = join + ", " + ans.Text
-	case custom:
-		result.Text = ans.Text
-	default:
-		result.Text = join
+	result.Text = join
+	if own := ownWords(ans.Text, join); !blank(own) {
+		if !req.CustomAllowed() {
+			return Answer{}, invalidAnswer(quote(own) + " is not one of the offered options")
+		}
+		if join != "" {
+			result.Text = join + ", " + own
+		} else {
+			result.Text = own
+		}
 	}
 	if blank(result.Text) {
 		return Answer{}, invalidAnswer("the answer is empty")
 	}
-	if custom && !req.CustomAllowed() {
-		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
-	}
 	return result, nil
+}
+
+// ownWords returns the human's own words in text, the Text of a MultiSelect
+// answer whose picks' values join to join: none when text is the join, the
+// rest when text starts with the join and ", " (an answer Ask already
+// completed), else all of text.
+func ownWords(text, join string) string {
+	switch {
+	case text == join:
+		return ""
+	case join != "":
+		return strings.TrimPrefix(text, join+", ")
+	}
+	return text
+}
+
+// labelIndexes returns the index of each option by its label.
+func labelIndexes(opts []Option) map[string]int {
+	index := make(map[string]int, len(opts))
+	for i, o := range opts {
+		index[o.Label] = i
+	}
+	return index
 }
 
 // labelIndex returns the index of the option labelled label, or -1.

@@ -1,0 +1,164 @@
+package userinteraction_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+func TestErrors(t *testing.T) {
+	cause := errors.New("eof")
+	err := ui.NewError(ui.CodeAskCancelled, "input closed", cause)
+	if got, want := err.Error(), "ASK_CANCELLED: input closed: eof"; got != want {
+		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+	if got, want := ui.NewError(ui.CodeNoProvider, "none", nil).Error(), "NO_PROVIDER: none"; got != want {
+		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+	if got, want := (&ui.HarnessError{Message: "bare"}).Error(), "bare"; got != want {
+		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+	// A message that ends with its cause's text does not repeat it.
+	if got, want := ui.NewError(ui.CodeAskCancelled, "input closed: EOF", io.EOF).Error(), "ASK_CANCELLED: input closed: EOF"; got != want {
+		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+	wrapped := fmt.Errorf("tool: %w", err)
+	var he *ui.HarnessError
+	if !errors.As(wrapped, &he) || he != &err.HarnessError {
+		t.Fatalf("errors.As(%v, *HarnessError) = %v, want the embedded HarnessError", wrapped, he)
+	}
+	var uie *ui.UserInteractionError
+	if !errors.As(wrapped, &uie) || uie != err {
+		t.Fatalf("errors.As(%v, *UserInteractionError) = %v, want err", wrapped, uie)
+	}
+	if !errors.Is(wrapped, cause) {
+		t.Fatalf("errors.Is(%v, cause) = false, want true", wrapped)
+	}
+	for _, v := range []any{he, err} {
+		b, jerr := json.Marshal(v)
+		want := `{"name":"UserInteractionError","code":"ASK_CANCELLED","message":"input closed"}`
+		if jerr != nil || string(b) != want {
+			t.Fatalf("json.Marshal(%T) = %s, %v, want %s", v, b, jerr, want)
+		}
+	}
+}
+
+func TestCodeOf(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{errors.New("plain"), ""},
+		{ui.NewError(ui.CodeAskDeclined, "no", nil), ui.CodeAskDeclined},
+		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", ui.NewError(ui.CodeInvalidAnswer, "x", nil))), ui.CodeInvalidAnswer},
+		{&ui.HarnessError{Code: "CUSTOM"}, "CUSTOM"},
+		{errors.Join(errors.New("first"), ui.NewError(ui.CodeNoProvider, "x", nil)), ui.CodeNoProvider},
+	}
+	for _, tt := range tests {
+		if got := ui.CodeOf(tt.err); got != tt.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestErrorCodeValues(t *testing.T) {
+	codes := map[string]string{
+		ui.CodeNoProvider: "NO_PROVIDER", ui.CodeDuplicateProvider: "DUPLICATE_PROVIDER",
+		ui.CodeInvalidProvider: "INVALID_PROVIDER", ui.CodeNoRegistry: "NO_REGISTRY",
+		ui.CodeAskAborted: "ASK_ABORTED", ui.CodeInvalidRequest: "INVALID_REQUEST",
+		ui.CodeInvalidAnswer: "INVALID_ANSWER", ui.CodeProviderFailed: "PROVIDER_FAILED",
+		ui.CodeAskDeclined: "ASK_DECLINED", ui.CodeAskCancelled: "ASK_CANCELLED",
+		ui.CodeInputRequired: "INPUT_REQUIRED",
+	}
+	if len(codes) != 11 {
+		t.Fatalf("%d distinct codes, want 11", len(codes))
+	}
+	for got, want := range codes {
+		if got != want {
+			t.Errorf("code constant = %q, want %q", got, want)
+		}
+	}
+}
+
+func TestNilErrorReceivers(t *testing.T) {
+	var he *ui.HarnessError
+	var uie *ui.UserInteractionError
+	if got := ui.CodeOf(he); got != "" {
+		t.Errorf("CodeOf((*HarnessError)(nil)) = %q, want \"\"", got)
+	}
+	if got := ui.CodeOf(uie); got != "" {
+		t.Errorf("CodeOf((*UserInteractionError)(nil)) = %q, want \"\"", got)
+	}
+	if got := ui.CodeOf(fmt.Errorf("wrapped: %w", uie)); got != "" {
+		t.Errorf("CodeOf(wrapped (*UserInteractionError)(nil)) = %q, want \"\"", got)
+	}
+	if he.Error() != "<nil>" || uie.Error() != "<nil>" || he.Unwrap() != nil || uie.Unwrap() != nil {
+		t.Errorf("nil receivers: Error() = %q, %q, Unwrap() = %v, %v, want <nil> and nil", he.Error(), uie.Error(), he.Unwrap(), uie.Unwrap())
+	}
+}
+
+// TestProviderFailedCarriesCause: the model learns why the provider failed.
+func TestProviderFailedCarriesCause(t *testing.T) {
+	go2026 := "elicitation/create cannot be sent while serving a request on protocol version 2026-07-28: return an InputRequests map instead (multi round-trip requests, SEP-2322)"
+	long := strings.Repeat("x", 300)
+	tests := []struct {
+		cause, message, text string // text is what Error() holds
+	}{
+		{"boom", "provider failed: boom", "PROVIDER_FAILED: provider failed: boom"},
+		{go2026, "provider failed: " + go2026, "PROVIDER_FAILED: provider failed: " + go2026},
+		{long, "provider failed: " + long[:200] + "…", "PROVIDER_FAILED: provider failed: " + long},
+	}
+	for _, tt := range tests {
+		cause := errors.New(tt.cause)
+		_, err := ui.Ask(scope(t, failing(cause)), question)
+		var he *ui.HarnessError
+		if !errors.As(err, &he) || he.Code != ui.CodeProviderFailed || he.Message != tt.message {
+			t.Fatalf("Ask() error = %v, want PROVIDER_FAILED with message %q", err, tt.message)
+		}
+		if err.Error() != tt.text || !errors.Is(err, cause) {
+			t.Errorf("Ask() error = %q, want %q, wrapping the cause", err, tt.text)
+		}
+	}
+}
+
+// TestErrorMessagesStayShort: an error quotes user and provider text only as
+// a short prefix, so that no model-facing error grows with its input.
+func TestErrorMessagesStayShort(t *testing.T) {
+	huge := strings.Repeat("é", 1<<19) // 1 MiB
+	label := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}, {Label: huge}}}
+	tests := []struct {
+		name string
+		err  error
+		code string
+	}{
+		{"duplicate label", label.Validate(), ui.CodeInvalidRequest},
+		{"option not offered", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}}, ui.Answer{Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
+		{"custom text disallowed", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true}, ui.Answer{Text: huge}), ui.CodeInvalidAnswer},
+		{"text disagrees with option", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: huge}}}, ui.Answer{Text: huge + "!", Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
+		{"provider failed", func() error { _, err := ui.Ask(scope(t, failing(errors.New(huge))), question); return err }(), ui.CodeProviderFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantCode(t, "error", tt.err, tt.code)
+			var he *ui.HarnessError
+			errors.As(tt.err, &he)
+			b, err := json.Marshal(he)
+			if err != nil || len(b) >= 4096 {
+				t.Fatalf("json.Marshal(error) = %d bytes, %v, want under 4 KiB", len(b), err)
+			}
+			cut := 64
+			if tt.code == ui.CodeProviderFailed {
+				cut = 200
+			}
+			if !strings.Contains(he.Message, strings.Repeat("é", cut)+"…") || strings.Contains(he.Message, strings.Repeat("é", cut+1)) {
+				t.Fatalf("message = %q, want the text cut after %d runes with an ellipsis", he.Message, cut)
+			}
+		})
+	}
+}

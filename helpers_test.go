@@ -1,0 +1,121 @@
+package userinteraction_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// answering is a provider that always answers text.
+func answering(text string) ui.Provider {
+	return ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+		return ui.Answer{Text: text}, nil
+	})
+}
+
+// fixed is a comparable provider that always answers text.
+type fixed struct{ text string }
+
+func (f *fixed) Ask(context.Context, ui.Request) (ui.Answer, error) {
+	return ui.Answer{Text: f.text}, nil
+}
+
+// failing is a provider that always returns err.
+func failing(err error) ui.Provider {
+	return ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+		return ui.Answer{}, err
+	})
+}
+
+// scope returns a context carrying a new registry with p registered; the
+// registration is disposed when the test ends.
+func scope(t *testing.T, p ui.Provider) context.Context {
+	t.Helper()
+	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+	t.Cleanup(register(t, ctx, p))
+	return ctx
+}
+
+// register registers p in the registry of ctx and returns its dispose func,
+// failing the test when Register fails.
+func register(t *testing.T, ctx context.Context, p ui.Provider) (dispose func()) {
+	t.Helper()
+	dispose, err := ui.Register(ctx, p)
+	if err != nil {
+		t.Fatalf("Register() error = %v, want nil", err)
+	}
+	return dispose
+}
+
+// wantCode fails the test unless err is a *UserInteractionError with code.
+func wantCode(t *testing.T, call string, err error, code string) {
+	t.Helper()
+	var uie *ui.UserInteractionError
+	if !errors.As(err, &uie) {
+		t.Fatalf("%s error = %v, want a *UserInteractionError with code %s", call, err, code)
+	}
+	if uie.Code != code || uie.Name != "UserInteractionError" {
+		t.Fatalf("%s error = {%s %s %q}, want code %s", call, uie.Name, uie.Code, uie.Message, code)
+	}
+	if m := uie.Message; m == "" || strings.ToLower(m[:1]) != m[:1] || strings.HasSuffix(m, ".") {
+		t.Fatalf("%s error message = %q, want lower-case text without a trailing period", call, m)
+	}
+}
+
+var question = ui.Request{Question: "Proceed?"}
+
+// askAsync asks req on a goroutine of its own and returns the channel that
+// receives Ask's error.
+func askAsync(ctx context.Context, req ui.Request) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := ui.Ask(ctx, req)
+		done <- err
+	}()
+	return done
+}
+
+// blocking returns a provider that reports each call on started and then
+// waits for its context to be done.
+func blocking(started chan<- struct{}) ui.Provider {
+	return ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ui.Answer{}, ctx.Err()
+	})
+}
+
+// askAnswer asks req of a provider that answers ans.
+func askAnswer(t *testing.T, req ui.Request, ans ui.Answer) (ui.Answer, error) {
+	t.Helper()
+	return ui.Ask(scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) { return ans, nil })), req)
+}
+
+// askWith asks req of a provider that answers ans and returns Ask's error.
+func askWith(t *testing.T, req ui.Request, ans ui.Answer) error {
+	_, err := askAnswer(t, req, ans)
+	return err
+}
+
+// show formats an Answer with its Option, not the Option's address.
+func show(a ui.Answer) string {
+	s := fmt.Sprintf("{%q", a.Text)
+	if a.Option != nil {
+		s += fmt.Sprintf(" option %+v", *a.Option)
+	}
+	if a.Options != nil {
+		s += fmt.Sprintf(" options %+v", a.Options)
+	}
+	return s + "}"
+}
+
+// myError is an error type whose methods need a non-nil receiver.
+type myError struct{ msg string }
+
+func (e *myError) Error() string { return e.msg }
+
+func (e *myError) Unwrap() error { return errors.New(e.msg) }
