@@ -222,3 +222,35 @@ func TestAskAllocations(t *testing.T) {
 		}
 	}
 }
+
+// benchFour is a four-option request, as the form benchmarks map it.
+var benchFour = ui.Request{
+	Header:   "Deploy",
+	Question: "Deploy where?",
+	Options: []ui.Option{
+		{Label: "Staging", Description: "the test cluster", Recommended: true},
+		{Label: "Production"}, {Label: "Both"}, {Label: "Neither"},
+	},
+}
+
+// BenchmarkElicitation maps a four-option request to its form.
+func BenchmarkElicitation(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if f := benchFour.Elicitation(); f.Mode != "form" {
+			b.Fatal(f)
+		}
+	}
+}
+
+// BenchmarkElicitationAnswer maps a form's response back, as it arrives
+// decoded from JSON.
+func BenchmarkElicitationAnswer(b *testing.B) {
+	content := map[string]any{"choice": "Production", "text": ""}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if ans, err := ui.ElicitationAnswer("accept", content); err != nil || ans.Option == nil {
+			b.Fatal(ans, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package userinteraction_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -182,19 +183,55 @@ func FuzzAskAnswer(f *testing.F) {
 			}
 			return
 		}
-		if strings.TrimSpace(ans.Text) == "" {
-			t.Fatalf("Ask() = %s, want a non-empty answer", show(ans))
-		}
+		checkAnswer(t, req, ans)
+	})
+}
+
+// checkAnswer fails the test unless ans, which Ask returned for req, keeps
+// every rule of Answer: a text that is not empty, options that were offered,
+// distinct, in offered order and copies, a text that starts with the join of
+// the picks' values, nothing but offered answers when custom answers are
+// disallowed, and Ask returning ans unchanged when a provider gives it back.
+func checkAnswer(t *testing.T, req ui.Request, ans ui.Answer) {
+	t.Helper()
+	if strings.TrimSpace(ans.Text) == "" {
+		t.Fatalf("Ask() = %s, want a non-empty answer", show(ans))
+	}
+	if !req.MultiSelect || len(req.Options) == 0 {
 		if ans.Option != nil && indexOf(req.Options, *ans.Option) < 0 || ans.Options != nil {
 			t.Fatalf("Ask() = %s, want no Options and an Option of %+v", show(ans), req.Options)
 		}
 		if !req.CustomAllowed() && !offeredText(req, ans.Text) {
 			t.Fatalf("Ask() = %s, want an offered option's value or label with custom answers disallowed", show(ans))
 		}
-		if again, err := askAnswer(t, req, ans); err != nil || !reflect.DeepEqual(again, ans) {
-			t.Fatalf("Ask() of its own result %s = %s, %v, want it unchanged", show(ans), show(again), err)
+	} else {
+		if ans.Option != nil {
+			t.Fatalf("Ask() = %s, want no Option for a MultiSelect request", show(ans))
 		}
-	})
+		last := -1
+		var texts []string
+		for i := range ans.Options {
+			j := indexOf(req.Options, ans.Options[i])
+			if j <= last {
+				t.Fatalf("Ask() = %s, want offered options, distinct, in offered order", show(ans))
+			}
+			if &ans.Options[i] == &req.Options[j] {
+				t.Fatalf("Ask() = %s, want copies of the options", show(ans))
+			}
+			last = j
+			texts = append(texts, ans.Options[i].Answer().Text)
+		}
+		join := strings.Join(texts, ", ")
+		switch {
+		case !req.CustomAllowed() && (ans.Text != join || len(ans.Options) == 0):
+			t.Fatalf("Ask() = %s, want the text %q of the picks with custom answers disallowed", show(ans), join)
+		case len(ans.Options) > 0 && ans.Text != join && !strings.HasPrefix(ans.Text, join+", "):
+			t.Fatalf("Ask() = %s, want the join %q of the picks first", show(ans), join)
+		}
+	}
+	if again, err := askAnswer(t, req, ans); err != nil || !reflect.DeepEqual(again, ans) {
+		t.Fatalf("Ask() of its own result %s = %s, %v, want it unchanged", show(ans), show(again), err)
+	}
 }
 
 func offeredText(req ui.Request, text string) bool {
@@ -295,32 +332,48 @@ func FuzzAskMultiSelect(f *testing.F) {
 			}
 			return
 		}
-		if strings.TrimSpace(ans.Text) == "" || ans.Option != nil {
-			t.Fatalf("Ask() = %s, want a non-empty text and no Option", show(ans))
+		checkAnswer(t, req, ans)
+	})
+}
+
+// FuzzElicitationAnswer checks the form mapping: for any valid request and
+// any content of the form's response, Request.Elicitation encodes,
+// ElicitationAnswer never panics, and Ask returns an answer that keeps every
+// rule or a coded error.
+func FuzzElicitationAnswer(f *testing.F) {
+	f.Add("Yes\nNo", "y", uint64(1), false, false, "accept", []byte(`{"choice":"Yes","text":""}`))
+	f.Add("Yes\nNo", "", uint64(0), true, false, "accept", []byte(`{"choice":"Maybe"}`))
+	f.Add("a\nb\nc", "A\n\nC", uint64(5), true, true, "accept", []byte(`{"choice":["c","a"]}`))
+	f.Add("a\nb\nc", "", uint64(0), false, true, "accept", []byte(`{"choice":["a"],"text":"and more"}`))
+	f.Add("a\nb", "", uint64(0), false, true, "accept", []byte(`{"choice":["a",1,null]}`))
+	f.Add("", "", uint64(0), false, false, "accept", []byte(`{"text":"free"}`))
+	f.Add("", "", uint64(0), false, false, "accept", []byte(`{"text":{"x":1},"choice":true}`))
+	f.Add("a", "", uint64(0), false, false, "decline", []byte(`{}`))
+	f.Add("a", "", uint64(0), false, false, "cancel", []byte(`null`))
+	f.Add("a", "", uint64(0), false, false, "ACCEPT", []byte(`{"choice":"a"}`))
+	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow, multi bool, action string, content []byte) {
+		req := fuzzRequest("q", "h", labels, values, recommended, disallow)
+		req.MultiSelect = multi
+		if req.Validate() != nil {
+			return
 		}
-		last := -1
-		var texts []string
-		for i := range ans.Options {
-			j := indexOf(req.Options, ans.Options[i])
-			if j <= last {
-				t.Fatalf("Ask() = %s, want offered options, distinct, in offered order", show(ans))
+		if _, err := json.Marshal(req.Elicitation()); err != nil {
+			t.Fatalf("json.Marshal(Elicitation()) error = %v", err)
+		}
+		var fields map[string]any
+		if json.Unmarshal(content, &fields) != nil {
+			return
+		}
+		ans, err := ui.Ask(scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+			return ui.ElicitationAnswer(action, fields)
+		})), req)
+		if err != nil {
+			if ui.CodeOf(err) == "" {
+				t.Fatalf("Ask() error = %v, want a coded error", err)
 			}
-			if &ans.Options[i] == &req.Options[j] {
-				t.Fatalf("Ask() = %s, want copies of the options", show(ans))
-			}
-			last = j
-			texts = append(texts, ans.Options[i].Answer().Text)
+			return
 		}
-		join := strings.Join(texts, ", ")
-		switch {
-		case !req.CustomAllowed() && (ans.Text != join || len(ans.Options) == 0):
-			t.Fatalf("Ask() = %s, want the text %q of the picks with custom answers disallowed", show(ans), join)
-		case len(ans.Options) > 0 && ans.Text != join && !strings.HasPrefix(ans.Text, join+", "):
-			t.Fatalf("Ask() = %s, want the join %q of the picks first", show(ans), join)
-		}
-		if again, err := askAnswer(t, req, ans); err != nil || !reflect.DeepEqual(again, ans) {
-			t.Fatalf("Ask() of its own result %s = %s, %v, want it unchanged", show(ans), show(again), err)
-		}
+		checkAnswer(t, req, ans)
 	})
 }
 

@@ -1,15 +1,20 @@
 package userinteraction
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Provider answers questions on behalf of the human: a UI surface implements it
@@ -26,6 +31,19 @@ import (
 // which belong to the caller, as an http.Handler must not modify its Request.
 type Provider interface {
 	Ask(ctx context.Context, req Request) (Answer, error)
+}
+
+// BatchProvider is implemented by a provider that can show several questions
+// at once: one dialog, one form, one round trip. It is optional, as
+// io.WriterTo is for an io.Writer; [Registry.AskAll] uses it when the active
+// provider has it.
+//
+// AskAll answers reqs, in order, under the same rules as Ask: it returns one
+// answer per request, or the answers of the questions answered before the
+// one that failed and that question's error. It must not keep or modify reqs.
+type BatchProvider interface {
+	Provider
+	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
 // ProviderFunc is an adapter to allow the use of ordinary functions as
@@ -110,6 +128,8 @@ func isNilProvider(p Provider) bool {
 	case ProviderFunc:
 		return p == nil
 	case *Replay:
+		return p == nil
+	case *Terminal:
 		return p == nil
 	}
 	return false
@@ -591,4 +611,321 @@ func (o *outcome) UnmarshalJSON(data []byte) error {
 	default:
 		return errors.New(`an outcome has either an "answer" or a "code"`)
 	}
+}
+
+// Terminal is a [Provider] that asks on a text terminal, or on any reader and
+// writer: a TTY, a pipe, a test. It writes the header, the question, the
+// options numbered from 1 (each with its description and a "(recommended)"
+// mark) and a line saying what it accepts, then reads the human's reply,
+// one line, trimmed:
+//
+//   - a number picks that option, and for a MultiSelect request several
+//     numbers separated by commas or spaces ("1,3", "1 3") pick several;
+//     with options, a line of only digits, commas and spaces is always
+//     read as numbers;
+//   - an option's label, in any case, picks that option;
+//   - an empty line picks the recommended option (or options), if any;
+//   - any other text is the human's own answer, when [Request.CustomAllowed].
+//
+// Anything else (a number that is no option or is given twice, text where
+// custom answers are not allowed, a line over 1 MiB) is refused with a line
+// that says why, and the question is asked again. End of input, also in the
+// middle of a line, is [CodeAskCancelled], and so is a read error, with that
+// error as cause; a write error ends the ask with that error.
+//
+// A Terminal reads only while a question waits, so answers piped in answer
+// the questions in order. When ctx is done, Ask returns ctx.Err() at once;
+// a read in flight then answers the next question, whose output starts on a
+// fresh line. A Terminal installs no signal handler: a host that wants
+// Ctrl-C to cancel the question runs the tool step under
+// signal.NotifyContext. It is safe for concurrent use: asks take turns,
+// each waiting under its own ctx. Make one with [NewTerminal].
+type Terminal struct {
+	in   *bufio.Reader
+	out  io.Writer
+	turn chan struct{} // holds a token while a question or a batch is asked
+
+	// Guarded by turn:
+	read    chan line // the read in flight, or nil
+	midLine bool      // the last output is a prompt that no line answered
+}
+
+var _ BatchProvider = (*Terminal)(nil)
+
+// line is a line read from a Terminal's input, or why there is none.
+type line struct {
+	text    string
+	tooLong bool
+	err     error // ASK_CANCELLED at the end of the input or on a read error
+}
+
+// maxLine is the longest line, in bytes, that a Terminal reads.
+const maxLine = 1 << 20
+
+// NewTerminal returns a Terminal that reads the human's replies from in, through
+// a buffer of its own (in is for this Terminal only), and writes to out. A nil
+// in is an input that has ended, a nil out discards what is written.
+func NewTerminal(in io.Reader, out io.Writer) *Terminal {
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
+}
+
+// Ask asks req on the terminal and returns the human's reply; see
+// [Terminal].
+func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := t.take(ctx); err != nil {
+		return Answer{}, err
+	}
+	defer t.give()
+	return t.ask(ctx, req, "")
+}
+
+// AskAll asks reqs one after another, each headed with its place ("Question
+// 2 of 3"), with no other question in between, and returns the answers up to
+// the first error; see [BatchProvider].
+func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := t.take(ctx); err != nil {
+		return nil, err
+	}
+	defer t.give()
+	answers := make([]Answer, 0, len(reqs))
+	for i, req := range reqs {
+		ans, err := t.ask(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
+		if err != nil {
+			return answers, err
+		}
+		answers = append(answers, ans)
+	}
+	return answers, nil
+}
+
+// take waits for the terminal's turn, or for ctx.
+func (t *Terminal) take(ctx context.Context) error {
+	if t.turn == nil {
+		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
+	}
+	select {
+	case t.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// give ends the turn that take began.
+func (t *Terminal) give() { <-t.turn }
+
+// ask shows req, headed by place, and reads replies until one answers it.
+func (t *Terminal) ask(ctx context.Context, req Request, place string) (Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{}, err
+	}
+	if err := t.write(place + render(req) + prompt(req)); err != nil {
+		return Answer{}, err
+	}
+	for {
+		l, err := t.readLine(ctx)
+		if err != nil {
+			return Answer{}, err
+		}
+		ans, refusal := reply(req, l)
+		if refusal == "" {
+			return ans, nil
+		}
+		if err := t.write(refusal + "\n" + prompt(req)); err != nil {
+			return Answer{}, err
+		}
+	}
+}
+
+// write writes s, first ending a line left open by a prompt that no line
+// answered. A prompt ends with "> " and leaves the line open.
+func (t *Terminal) write(s string) error {
+	if t.midLine {
+		s = "\n" + s
+	}
+	_, err := io.WriteString(t.out, s)
+	t.midLine = strings.HasSuffix(s, "> ")
+	return err
+}
+
+// readLine returns the next line of input, reading it on a goroutine of its
+// own so that ctx can end the wait; a read that ctx interrupts stays in
+// flight for the next question.
+func (t *Terminal) readLine(ctx context.Context) (line, error) {
+	if t.read == nil {
+		read := make(chan line, 1)
+		go func() { read <- t.next() }()
+		t.read = read
+	}
+	select {
+	case l := <-t.read:
+		t.read, t.midLine = nil, false
+		return l, l.err
+	case <-ctx.Done():
+		return line{}, ctx.Err()
+	}
+}
+
+// next reads the next line of input, without its "\n" or "\r\n", trimmed. It
+// keeps at most maxLine bytes of a line and skips the rest.
+func (t *Terminal) next() line {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := t.in.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) <= maxLine {
+			buf = append(buf, chunk...)
+		} else {
+			buf, tooLong = nil, true
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == nil:
+			return line{text: strings.TrimSpace(string(buf)), tooLong: tooLong}
+		case err == io.EOF && len(buf) == 0 && !tooLong:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input ended", nil)}
+		case err == io.EOF:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input ended in the middle of a line", nil)}
+		default:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input failed", err)}
+		}
+	}
+}
+
+// render returns req as the terminal writes it, before the prompt.
+func render(req Request) string {
+	var b strings.Builder
+	if req.Header != "" {
+		b.WriteString(req.Header + "\n")
+	}
+	b.WriteString(req.Question + "\n")
+	for i, o := range req.Options {
+		fmt.Fprintf(&b, "  %d. %s", i+1, o.Label)
+		if o.Recommended {
+			b.WriteString(" (recommended)")
+		}
+		if o.Description != "" {
+			b.WriteString(" - " + o.Description)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// prompt returns the line that says what the terminal accepts for req, and
+// the prompt "> ".
+func prompt(req Request) string {
+	n := len(req.Options)
+	if n == 0 {
+		return "Type your answer.\n> "
+	}
+	numbers := "1"
+	if n > 1 {
+		numbers = fmt.Sprintf("1-%d", n)
+	}
+	var ways []string
+	switch {
+	case req.MultiSelect && n > 1:
+		ways = append(ways, fmt.Sprintf("one or more of %s, such as 1,%d", numbers, n))
+	default:
+		ways = append(ways, numbers)
+	}
+	var recommended []string
+	for _, o := range req.Options {
+		if o.Recommended {
+			recommended = append(recommended, o.Label)
+		}
+	}
+	if len(recommended) > 0 {
+		ways = append(ways, "Enter for "+strings.Join(recommended, " and "))
+	}
+	if req.CustomAllowed() {
+		ways = append(ways, "type your own answer")
+	}
+	if last := len(ways) - 1; last > 0 {
+		ways[last] = "or " + ways[last]
+	}
+	return strings.Join(ways, ", ") + "\n> "
+}
+
+// reply reads l, the human's reply to req, as the answer a provider returns,
+// or returns the refusal to show.
+func reply(req Request, l line) (Answer, string) {
+	text := l.text
+	switch {
+	case l.tooLong:
+		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+	case !utf8.ValidString(text):
+		return Answer{}, "That line is not valid UTF-8."
+	case len(req.Options) == 0 && text == "":
+		return Answer{}, "Type an answer."
+	case len(req.Options) == 0:
+		return Answer{Text: text}, ""
+	case text == "":
+		return recommendedAnswer(req)
+	case strings.Trim(text, "0123456789, \t") == "":
+		return numbered(req, text)
+	}
+	for _, o := range req.Options {
+		if strings.EqualFold(text, o.Label) {
+			return o.Answer(), ""
+		}
+	}
+	if !req.CustomAllowed() {
+		return Answer{}, quote(text) + " is not an option: type its number."
+	}
+	return Answer{Text: text}, ""
+}
+
+// recommendedAnswer picks the recommended options of req, which has options,
+// for an empty line.
+func recommendedAnswer(req Request) (Answer, string) {
+	var picks []Option
+	for _, o := range req.Options {
+		if o.Recommended {
+			picks = append(picks, o)
+		}
+	}
+	switch {
+	case len(picks) == 0:
+		return Answer{}, "No option is recommended: type a number."
+	case req.MultiSelect:
+		return Pick(picks...), ""
+	}
+	return picks[0].Answer(), ""
+}
+
+// numbered picks the options of req that text numbers.
+func numbered(req Request, text string) (Answer, string) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	switch {
+	case len(fields) == 0:
+		return Answer{}, "Type the number of an option."
+	case len(fields) > 1 && !req.MultiSelect:
+		return Answer{}, "Pick one option."
+	}
+	picked := make([]bool, len(req.Options))
+	var picks []Option
+	for _, f := range fields {
+		i, err := strconv.Atoi(f)
+		switch {
+		case err != nil || i < 1 || i > len(req.Options):
+			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
+		case picked[i-1]:
+			return Answer{}, fmt.Sprintf("Option %d is given twice.", i)
+		}
+		picked[i-1] = true
+		picks = append(picks, req.Options[i-1])
+	}
+	if !req.MultiSelect {
+		return picks[0].Answer(), ""
+	}
+	return Pick(picks...), ""
 }

@@ -1,39 +1,219 @@
 package userinteraction_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
 	ui "github.com/dsh-go/userinteraction"
 )
 
+var (
+	deployWhere = ui.Request{
+		Header:   "Deploy",
+		Question: "Deploy where?",
+		Options: []ui.Option{
+			{Label: "Staging", Description: "the test cluster", Recommended: true},
+			{Label: "Production"},
+			{Label: "Both"},
+		},
+	}
+	steps = ui.Request{
+		Question:       "Which steps?",
+		Options:        []ui.Option{{Label: "lint", Recommended: true}, {Label: "test", Value: "unit"}, {Label: "build"}, {Label: "deploy", Recommended: true}},
+		MultiSelect:    true,
+		DisallowCustom: true,
+	}
+	deleteIt = ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true}
+	freeForm = ui.Request{Question: "Name the branch."}
+)
+
+// askTerminal asks req on a Terminal reading input through a Registry, and
+// returns the answer, the error and what the terminal wrote.
+func askTerminal(t *testing.T, req ui.Request, input string) (ui.Answer, error, string) {
+	t.Helper()
+	var out bytes.Buffer
+	ans, err := ui.Ask(scope(t, ui.NewTerminal(strings.NewReader(input), &out)), req)
+	return ans, err, out.String()
+}
+
+func TestTerminalShowsQuestion(t *testing.T) {
+	tests := []struct {
+		req  ui.Request
+		want string
+	}{
+		{deployWhere, "Deploy\nDeploy where?\n  1. Staging (recommended) - the test cluster\n  2. Production\n  3. Both\n1-3, Enter for Staging, or type your own answer\n> "},
+		{steps, "Which steps?\n  1. lint (recommended)\n  2. test\n  3. build\n  4. deploy (recommended)\none or more of 1-4, such as 1,4, or Enter for lint and deploy\n> "},
+		{deleteIt, "Delete notes.txt?\n  1. Delete\n  2. Keep\n1-2\n> "},
+		{ui.Request{Question: "Go?", Options: []ui.Option{{Label: "Go"}}}, "Go?\n  1. Go\n1, or type your own answer\n> "},
+		{freeForm, "Name the branch.\nType your answer.\n> "},
+	}
+	for _, tt := range tests {
+		_, err, out := askTerminal(t, tt.req, "")
+		wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
+		if out != tt.want {
+			t.Errorf("terminal wrote %q, want %q", out, tt.want)
+		}
+	}
+}
+
+// TestTerminalReplies checks how the terminal reads each reply, through Ask:
+// the answer after Ask completed it, or the refusals it wrote before the
+// line that answered.
+func TestTerminalReplies(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      ui.Request
+		input    string
+		want     string   // the answer's text
+		refusals []string // lines written after refused replies, in order
+	}{
+		{"number", deployWhere, "2\n", "Production", nil},
+		{"number with spaces and CRLF", deployWhere, "  3 \r\n", "Both", nil},
+		{"label in any case", deployWhere, "pRoDuCtIoN\n", "Production", nil},
+		{"Enter for the recommended option", deployWhere, "\n", "Staging", nil},
+		{"own words", deployWhere, "the canary\n", "the canary", nil},
+		{"a number is always an option's", deployWhere, "7\n1\n", "Staging", []string{"There is no option 7."}},
+		{"zero", deployWhere, "0\n1\n", "Staging", []string{"There is no option 0."}},
+		{"several numbers on a single-select", deployWhere, "1,2\n2\n", "Production", []string{"Pick one option."}},
+		{"commas only", deployWhere, ",\n2\n", "Production", []string{"Type the number of an option."}},
+		{"negative number is text", deployWhere, "-1\n", "-1", nil},
+		{"custom text disallowed", deleteIt, "later\n1\n", "Delete", []string{`"later" is not an option: type its number.`}},
+		{"no recommendation for Enter", deleteIt, "\n2\n", "Keep", []string{"No option is recommended: type a number."}},
+		{"several numbers", steps, "4,1\n", "lint, deploy", nil},
+		{"several numbers with spaces", steps, "2 3\n", "unit, build", nil},
+		{"Enter for the recommended options", steps, "\n", "lint, deploy", nil},
+		{"a label picks one", steps, "BUILD\n", "build", nil},
+		{"a number twice", steps, "1,1\n1\n", "lint", []string{"Option 1 is given twice."}},
+		{"out of range among several", steps, "1,5\n1 2\n", "lint, unit", []string{"There is no option 5."}},
+		{"free-form takes numbers as text", freeForm, "42\n", "42", nil},
+		{"free-form needs text", freeForm, "\n  \nfeature/x\n", "feature/x", []string{"Type an answer.", "Type an answer."}},
+		{"invalid UTF-8", freeForm, "caf\xe9\ncafé\n", "café", []string{"That line is not valid UTF-8."}},
+		{"a line over 1 MiB", freeForm, strings.Repeat("x", 1<<20+1) + "\nshort\n", "short", []string{"That line is longer than 1048576 bytes."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans, err, out := askTerminal(t, tt.req, tt.input)
+			if err != nil || ans.Text != tt.want {
+				t.Fatalf("Ask() = %s, %v, want %q", show(ans), err, tt.want)
+			}
+			var refusals []string
+			for _, l := range strings.Split(out, "\n") {
+				if refusal := strings.TrimPrefix(l, "> "); refusal != l && refusal != "" {
+					refusals = append(refusals, refusal)
+				}
+			}
+			if strings.Join(refusals, "|") != strings.Join(tt.refusals, "|") {
+				t.Fatalf("refusals = %q, want %q; the terminal wrote:\n%s", refusals, tt.refusals, out)
+			}
+		})
+	}
+}
+
+// TestTerminalEndOfInput: input that ends before a whole line, even with a
+// number typed, is ASK_CANCELLED: typing "1" and then Ctrl-D must not
+// confirm a deletion.
+func TestTerminalEndOfInput(t *testing.T) {
+	for _, input := range []string{"", "1", "Delete", "9\n"} {
+		ans, err, _ := askTerminal(t, deleteIt, input)
+		wantCode(t, "Ask() with input "+input, err, ui.CodeAskCancelled)
+		if ans.Text != "" {
+			t.Fatalf("Ask() = %s, want no answer", show(ans))
+		}
+	}
+}
+
+// TestTerminalReadError: a read error is ASK_CANCELLED with the error as
+// cause, not a silent end of input.
+func TestTerminalReadError(t *testing.T) {
+	errDisk := errors.New("read /dev/tty: input/output error")
+	_, err := ui.Ask(scope(t, ui.NewTerminal(iotest.ErrReader(errDisk), io.Discard)), question)
+	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("Ask() error = %v, want it to wrap the read error", err)
+	}
+}
+
+// TestTerminalWriteError: a write error ends the ask with that error, which
+// Ask reports as PROVIDER_FAILED.
+func TestTerminalWriteError(t *testing.T) {
+	errGone := errors.New("write /dev/tty: broken pipe")
+	term := ui.NewTerminal(strings.NewReader("1\n"), writerFunc(func([]byte) (int, error) { return 0, errGone }))
+	if _, err := term.Ask(context.Background(), deleteIt); err != errGone {
+		t.Fatalf("Terminal.Ask() error = %v, want the write error", err)
+	}
+	_, err := ui.Ask(scope(t, term), deleteIt)
+	wantCode(t, "Ask()", err, ui.CodeProviderFailed)
+	if !errors.Is(err, errGone) {
+		t.Fatalf("Ask() error = %v, want it to wrap the write error", err)
+	}
+}
+
+// TestTerminalPipedAnswers: answers piped in answer the questions in order,
+// one line each.
+func TestTerminalPipedAnswers(t *testing.T) {
+	ctx := scope(t, ui.NewTerminal(strings.NewReader("2\n\nfeature/x\n"), io.Discard))
+	for _, tt := range []struct {
+		req  ui.Request
+		want string
+	}{{deleteIt, "Keep"}, {deployWhere, "Staging"}, {freeForm, "feature/x"}} {
+		if ans, err := ui.Ask(ctx, tt.req); err != nil || ans.Text != tt.want {
+			t.Fatalf("Ask(%q) = %s, %v, want %q", tt.req.Question, show(ans), err, tt.want)
+		}
+	}
+	_, err := ui.Ask(ctx, freeForm)
+	wantCode(t, "Ask() after the input ended", err, ui.CodeAskCancelled)
+}
+
 // writerFunc is an io.Writer that calls itself.
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-// TestTerminalHonoursContext checks the terminal provider of the examples: a
-// cancelled step returns at once although no input comes, and a line typed
-// later answers the next question.
+// promptWriter collects what a terminal writes and reports each prompt on
+// prompted.
+type promptWriter struct {
+	mu       sync.Mutex // guards out
+	out      strings.Builder
+	prompted chan struct{}
+}
+
+func newPromptWriter() *promptWriter { return &promptWriter{prompted: make(chan struct{}, 8)} }
+
+func (w *promptWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.out.Write(p)
+	w.mu.Unlock()
+	if bytes.HasSuffix(p, []byte("> ")) {
+		w.prompted <- struct{}{}
+	}
+	return len(p), nil
+}
+
+func (w *promptWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String()
+}
+
+// TestTerminalHonoursContext: a cancelled step returns at once although no
+// input comes; the line typed later answers the next question, whose output
+// starts on a fresh line.
 func TestTerminalHonoursContext(t *testing.T) {
 	in, typing := io.Pipe()
 	defer typing.Close()
-	prompted := make(chan struct{}, 1)
-	term := newTerminal(in, writerFunc(func(p []byte) (int, error) {
-		if strings.HasPrefix(string(p), "> ") {
-			prompted <- struct{}{}
-		}
-		return len(p), nil
-	}))
-	session := scope(t, term)
+	out := newPromptWriter()
+	session := scope(t, ui.NewTerminal(in, out))
 
 	ctx, cancel := context.WithCancel(session)
-	done := askAsync(ctx, question)
-	<-prompted
+	done := askAsync(ctx, freeForm)
+	<-out.prompted
 	cancel()
 	err := <-done
 	wantCode(t, "Ask()", err, ui.CodeAskAborted)
@@ -42,57 +222,123 @@ func TestTerminalHonoursContext(t *testing.T) {
 	}
 
 	go func() {
-		<-prompted
-		_, _ = typing.Write([]byte("later\n"))
+		<-out.prompted
+		_, _ = io.WriteString(typing, "later\n")
 	}()
 	if ans, err := ui.Ask(session, question); err != nil || ans.Text != "later" {
-		t.Fatalf("Ask() = %+v, %v, want the line typed later", ans, err)
+		t.Fatalf("Ask() = %s, %v, want the line typed later", show(ans), err)
+	}
+	if want := "Type your answer.\n> \nProceed?\n"; !strings.Contains(out.String(), want) {
+		t.Fatalf("terminal wrote %q, want the next question on a fresh line (%q)", out, want)
 	}
 }
 
-// TestTerminalReadError: a read error ends the input as ASK_CANCELLED with the
-// error as cause, not as a silent end of input.
-func TestTerminalReadError(t *testing.T) {
-	errDisk := errors.New("read /dev/tty: input/output error")
-	session := scope(t, newTerminal(iotest.ErrReader(errDisk), io.Discard))
-	_, err := ui.Ask(session, question)
-	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
-	if !errors.Is(err, errDisk) {
-		t.Fatalf("Ask() error = %v, want it to wrap the read error", err)
+// TestTerminalTakesTurns: concurrent asks are asked one at a time, each
+// whole, and one that waits for its turn honours its own context.
+func TestTerminalTakesTurns(t *testing.T) {
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	session := scope(t, ui.NewTerminal(in, out))
+
+	first := make(chan ui.Answer, 1)
+	go func() {
+		ans, _ := ui.Ask(session, deleteIt)
+		first <- ans
+	}()
+	<-out.prompted // the first question has the turn
+
+	ctx, cancel := context.WithCancel(session)
+	waiting := askAsync(ctx, deployWhere)
+	cancel()
+	if err := <-waiting; ui.CodeOf(err) != ui.CodeAskAborted || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ask() waiting for its turn = %v, want ASK_ABORTED wrapping context.Canceled", err)
+	}
+
+	second := make(chan ui.Answer, 1)
+	go func() {
+		ans, _ := ui.Ask(session, freeForm)
+		second <- ans
+	}()
+	_, _ = io.WriteString(typing, "2\n")
+	if ans := <-first; ans.Text != "Keep" {
+		t.Fatalf("first Ask() = %s, want Keep", show(ans))
+	}
+	<-out.prompted
+	_, _ = io.WriteString(typing, "main\n")
+	if ans := <-second; ans.Text != "main" {
+		t.Fatalf("second Ask() = %s, want main", show(ans))
+	}
+	if want := "1-2\n> Name the branch.\n"; !strings.Contains(out.String(), want) {
+		t.Fatalf("terminal wrote %q, want the questions one after the other", out)
+	}
+	if strings.Contains(out.String(), deployWhere.Question) {
+		t.Fatalf("terminal wrote %q, want nothing of the cancelled question", out)
 	}
 }
 
-// TestTerminalParseLine checks the terminal example's reading of input lines,
-// since UIs copy it: a typo must never become an answer.
-func TestTerminalParseLine(t *testing.T) {
-	opts := []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}
-	single := ui.Request{Question: "q", Options: opts[:2], DisallowCustom: true}
-	custom := ui.Request{Question: "q", Options: opts[:2]}
-	multi := ui.Request{Question: "q", Options: opts, MultiSelect: true, DisallowCustom: true}
-	free := ui.Request{Question: "q"}
-	tests := []struct {
-		req  ui.Request
-		line string
-		want string // the answer's text after Ask, or "" when the line is refused
-	}{
-		{single, "2", "b"}, {single, " 1 ", "a"}, {single, "", "a"}, {single, "3", ""}, {single, "0", ""},
-		{single, "1,2", ""}, {single, "b", ""}, {single, "-1", ""},
-		{custom, "7", ""}, {custom, "later", "later"}, {custom, "", "a"},
-		{multi, "3,1", "a, c"}, {multi, "", "a, c"}, {multi, "1, 2", "a, b"}, {multi, "1,1", ""}, {multi, "1,4", ""},
-		{multi, "1,", ""}, {multi, "x", ""},
-		{free, "42", "42"}, {free, "", ""}, {free, "  spaced  ", "spaced"},
+// endlessLine is a reader of a line of n bytes of 'x', then "\n1\n".
+type endlessLine struct{ n int }
+
+func (r *endlessLine) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return copy(p, "\n1\n"), io.EOF
 	}
-	for _, tt := range tests {
-		ans, ok := parseLine(tt.req, tt.line)
-		if !ok {
-			if tt.want != "" {
-				t.Errorf("parseLine(%q) refused, want %q", tt.line, tt.want)
-			}
-			continue
+	k := len(p)
+	if k > r.n {
+		k = r.n
+	}
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	r.n -= k
+	return k, nil
+}
+
+// TestTerminalLongLineMemory: a line far over 1 MiB is refused without
+// being buffered: reading a 64 MiB line allocates a small part of that.
+func TestTerminalLongLineMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ans, err := ui.NewTerminal(&endlessLine{n: 64 << 20}, io.Discard).Ask(context.Background(), deleteIt)
+	runtime.ReadMemStats(&after)
+	if err != nil || ans.Option == nil || ans.Option.Label != "Delete" {
+		t.Fatalf("Terminal.Ask() = %s, %v, want Delete after the long line", show(ans), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Fatalf("reading a 64 MiB line allocated %d bytes, want at most 8 MiB", got)
+	}
+}
+
+// TestTerminalNotMadeByNewTerminal: a zero Terminal fails instead of
+// hanging, and a nil one is refused by Register.
+func TestTerminalNotMadeByNewTerminal(t *testing.T) {
+	_, err := ui.Ask(scope(t, &ui.Terminal{}), question)
+	wantCode(t, "Ask() of a zero Terminal", err, ui.CodeProviderFailed)
+	_, err = ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), (*ui.Terminal)(nil))
+	wantCode(t, "Register(nil *Terminal)", err, ui.CodeInvalidProvider)
+	_, err = ui.Ask(scope(t, ui.NewTerminal(nil, nil)), question)
+	wantCode(t, "Ask() of NewTerminal(nil, nil)", err, ui.CodeAskCancelled)
+}
+
+// TestTerminalAskAll: a batch is asked one question after another, each
+// headed with its place, and answered in order.
+func TestTerminalAskAll(t *testing.T) {
+	var out bytes.Buffer
+	term := ui.NewTerminal(strings.NewReader("2\n\nfeature/x\n"), &out)
+	answers, err := term.AskAll(context.Background(), []ui.Request{deleteIt, steps, freeForm})
+	if err != nil || len(answers) != 3 || answers[0].Option.Label != "Keep" || len(answers[1].Options) != 2 || answers[2].Text != "feature/x" {
+		t.Fatalf("Terminal.AskAll() = %+v, %v, want Keep, the recommended steps, feature/x", answers, err)
+	}
+	for i, heading := range []string{"Question 1 of 3\nDelete notes.txt?", "> Question 2 of 3\nWhich steps?", "> Question 3 of 3\nName the branch."} {
+		if !strings.Contains(out.String(), heading) {
+			t.Errorf("question %d: terminal wrote %q, want %q", i+1, out.String(), heading)
 		}
-		got, err := askAnswer(t, tt.req, ans)
-		if err != nil || got.Text != tt.want {
-			t.Errorf("parseLine(%q) then Ask() = %s, %v, want %q", tt.line, show(got), err, tt.want)
-		}
+	}
+	// The answers before a failure are kept.
+	answers, err = ui.NewTerminal(strings.NewReader("1\n"), io.Discard).AskAll(context.Background(), []ui.Request{deleteIt, freeForm})
+	wantCode(t, "Terminal.AskAll() at end of input", err, ui.CodeAskCancelled)
+	if len(answers) != 1 || answers[0].Option.Label != "Delete" {
+		t.Fatalf("Terminal.AskAll() = %+v, want the first answer before the error", answers)
 	}
 }

@@ -505,3 +505,164 @@ func textIndex(opts []Option, text string) int {
 func invalidAnswer(message string) error {
 	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
 }
+
+// Elicitation is a [Request] as the params of a form-mode elicitation/create,
+// which MCP and ACP clients render as a form: the JSON of
+// req.Elicitation() is those params. ACP's params also carry the session
+// and, for a question of a tool call, the tool call: a struct that embeds
+// Elicitation beside fields tagged "sessionId" and "toolCallId,omitempty"
+// encodes to them.
+//
+// Mode is "form". Message is the question, followed by one line
+// "Label: description" for each option with a description. RequestedSchema
+// is the form: an object with up to two properties. "choice", when there are
+// options, takes option labels: a string whose "oneOf" lists them (with the
+// recommended label as "default"), or for a MultiSelect request an array
+// whose items' "anyOf" lists them. Only when custom answers are not allowed
+// does the array have "minItems": 1 and the recommended labels as "default":
+// clients fill defaults into fields the human left alone, and would add picks
+// to an answer typed as text. "text", when [Request.CustomAllowed], takes the
+// human's own words. The one property is "required" when there is one.
+type Elicitation struct {
+	Mode            string         `json:"mode"`
+	Message         string         `json:"message"`
+	RequestedSchema map[string]any `json:"requestedSchema"`
+}
+
+// Elicitation returns r as a form elicitation; see [Elicitation]. Map the
+// response back with [ElicitationAnswer].
+func (r Request) Elicitation() Elicitation {
+	message := r.Question
+	for _, o := range r.Options {
+		if o.Description != "" {
+			message += "\n" + o.Label + ": " + o.Description
+		}
+	}
+	properties := map[string]any{}
+	schema := map[string]any{"type": "object", "properties": properties}
+	if len(r.Options) > 0 {
+		properties["choice"] = r.choiceSchema()
+	}
+	if r.CustomAllowed() {
+		text := map[string]any{"type": "string"}
+		title := r.Header
+		if len(r.Options) > 0 {
+			title = "Other"
+		}
+		if title != "" {
+			text["title"] = title
+		}
+		properties["text"] = text
+	}
+	switch {
+	case !r.CustomAllowed():
+		schema["required"] = []string{"choice"}
+	case len(r.Options) == 0:
+		schema["required"] = []string{"text"}
+	}
+	return Elicitation{Mode: "form", Message: message, RequestedSchema: schema}
+}
+
+// choiceSchema returns the "choice" property of r's form, for a request with
+// options.
+func (r Request) choiceSchema() map[string]any {
+	labels := make([]any, len(r.Options))
+	var recommended []string
+	for i, o := range r.Options {
+		labels[i] = map[string]any{"const": o.Label, "title": o.Label}
+		if o.Recommended {
+			recommended = append(recommended, o.Label)
+		}
+	}
+	choice := map[string]any{"type": "string", "oneOf": labels}
+	if r.MultiSelect {
+		choice = map[string]any{"type": "array", "items": map[string]any{"anyOf": labels}}
+	}
+	if r.Header != "" {
+		choice["title"] = r.Header
+	}
+	switch {
+	case len(recommended) == 0:
+	case !r.MultiSelect:
+		choice["default"] = recommended[0]
+	case !r.CustomAllowed():
+		choice["default"] = recommended
+	}
+	if r.MultiSelect && !r.CustomAllowed() {
+		choice["minItems"] = 1
+	}
+	return choice
+}
+
+// ElicitationAnswer maps the response to a form from [Request.Elicitation],
+// its action and content, to what a provider returns; it needs no request,
+// so a host can map a response that arrives after its request is gone.
+//
+// "accept" gives, for a "choice" array (of strings, as []any or []string),
+// [Pick] of those labels with the "text" as Text; for a non-blank "text", its
+// Answer{Text: text} (text wins: clients fill in the choice's default); else
+// the Option labelled "choice". "decline" is [CodeAskDeclined] and "cancel"
+// [CodeAskCancelled]. Another action, or a "choice" or "text" of another
+// type, is [CodeInvalidAnswer] naming it. [Registry.Ask] then checks the
+// answer against the request, as any provider's.
+func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
+	switch action {
+	case "accept":
+	case "decline":
+		return Answer{}, NewError(CodeAskDeclined, "the user declined to answer", nil)
+	case "cancel":
+		return Answer{}, NewError(CodeAskCancelled, "the user dismissed the question", nil)
+	default:
+		return Answer{}, invalidAnswer("unknown elicitation action " + quote(action))
+	}
+	text, ok := content["text"].(string)
+	if !ok && content["text"] != nil {
+		return Answer{}, invalidAnswer(`"text" is ` + jsonType(content["text"]) + `, not a string`)
+	}
+	var labels []string
+	switch choice := content["choice"].(type) {
+	case nil:
+		return Answer{Text: text}, nil
+	case string:
+		if !blank(text) {
+			return Answer{Text: text}, nil
+		}
+		return Answer{Option: &Option{Label: choice}}, nil
+	case []string:
+		labels = choice
+	case []any:
+		for i, v := range choice {
+			label, ok := v.(string)
+			if !ok {
+				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
+			}
+			labels = append(labels, label)
+		}
+	default:
+		return Answer{}, invalidAnswer(`"choice" is ` + jsonType(choice) + `, not a string or an array of strings`)
+	}
+	var picks []Option
+	for _, label := range labels {
+		picks = append(picks, Option{Label: label})
+	}
+	return Answer{Text: text, Options: picks}, nil
+}
+
+// jsonType names the JSON type of v, a value of decoded JSON, for messages.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number, int:
+		return "a number"
+	case string:
+		return "a string"
+	case []any, []string:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}

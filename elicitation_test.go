@@ -1,0 +1,133 @@
+package userinteraction_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// TestElicitationJSON pins the form of each kind of request, as MCP and ACP
+// clients receive it.
+func TestElicitationJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		req  ui.Request
+		want string
+	}{
+		{"single-select with custom text", ui.Request{Header: "Env", Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Recommended: true}, {Label: "Production", Value: "prod"}}},
+			`{"mode":"form","message":"Deploy where?","requestedSchema":{"properties":{"choice":{"default":"Staging","oneOf":[{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"}],"title":"Env","type":"string"},"text":{"title":"Other","type":"string"}},"type":"object"}}`},
+		{"single-select, options only", ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true},
+			`{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
+		{"multi-select, options only", ui.Request{Header: "Steps", Question: "Which steps?", Options: []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}, {Label: "build", Recommended: true}}, MultiSelect: true, DisallowCustom: true},
+			`{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{"choice":{"default":["lint","build"],"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"},{"const":"build","title":"build"}]},"minItems":1,"title":"Steps","type":"array"}},"required":["choice"],"type":"object"}}`},
+		{"multi-select with custom text: no default, no minItems", ui.Request{Question: "Which steps?", Options: []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}}, MultiSelect: true},
+			`{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{"choice":{"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"}]},"type":"array"},"text":{"title":"Other","type":"string"}},"type":"object"}}`},
+		{"free-form", ui.Request{Header: "Branch", Question: "Name the branch."},
+			`{"mode":"form","message":"Name the branch.","requestedSchema":{"properties":{"text":{"title":"Branch","type":"string"}},"required":["text"],"type":"object"}}`},
+		{"free-form without header, DisallowCustom and MultiSelect ignored", ui.Request{Question: "Why?", DisallowCustom: true, MultiSelect: true},
+			`{"mode":"form","message":"Why?","requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`},
+		{"shared values: labels identify options", ui.Request{Question: "Which?", Options: []ui.Option{{Label: "Yes", Value: "y"}, {Label: "Sure", Value: "y"}}, DisallowCustom: true},
+			`{"mode":"form","message":"Which?","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Yes","title":"Yes"},{"const":"Sure","title":"Sure"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
+		{"descriptions join the message", ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Description: "the test cluster"}, {Label: "Production"}, {Label: "Both", Description: "staging first"}}, DisallowCustom: true},
+			`{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"},{"const":"Both","title":"Both"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := marshal(t, tt.req.Elicitation()); string(got) != tt.want {
+				t.Fatalf("json.Marshal(Elicitation()) =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestElicitationACP: ACP's params are the form's with the session and the
+// tool call beside it, which a struct embedding Elicitation encodes.
+func TestElicitationACP(t *testing.T) {
+	params := struct {
+		SessionID  string `json:"sessionId"`
+		ToolCallID string `json:"toolCallId,omitempty"`
+		ui.Elicitation
+	}{"sess-1", "call-7", freeForm.Elicitation()}
+	want := `{"sessionId":"sess-1","toolCallId":"call-7","mode":"form","message":"Name the branch.","requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`
+	if got := marshal(t, params); string(got) != want {
+		t.Fatalf("json.Marshal(ACP params) = %s, want %s", got, want)
+	}
+}
+
+// TestElicitationAnswer maps responses, as they arrive decoded from JSON,
+// directly and then through Ask for the request of the form.
+func TestElicitationAnswer(t *testing.T) {
+	env := ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Value: "stg", Recommended: true}, {Label: "Production"}}}
+	multi := ui.Request{Question: "Which steps?", Options: []ui.Option{{Label: "lint"}, {Label: "test", Value: "unit"}, {Label: "build"}}, MultiSelect: true}
+	strictMulti := multi
+	strictMulti.DisallowCustom = true
+	tests := []struct {
+		name    string
+		req     ui.Request
+		action  string
+		content string    // JSON
+		direct  ui.Answer // what ElicitationAnswer returns, when code is ""
+		want    string    // the text of Ask's answer, when code is ""
+		code    string
+	}{
+		{"choice", env, "accept", `{"choice":"Production"}`, ui.Answer{Option: &ui.Option{Label: "Production"}}, "Production", ""},
+		{"text wins over a default choice", env, "accept", `{"choice":"Staging","text":"the canary"}`, ui.Answer{Text: "the canary"}, "the canary", ""},
+		{"blank text and a choice", env, "accept", `{"choice":"Staging","text":"  "}`, ui.Answer{Option: &ui.Option{Label: "Staging"}}, "stg", ""},
+		{"text alone", freeForm, "accept", `{"text":"feature/x"}`, ui.Answer{Text: "feature/x"}, "feature/x", ""},
+		{"choice array", multi, "accept", `{"choice":["build","test"]}`, ui.Pick(ui.Option{Label: "build"}, ui.Option{Label: "test"}), "unit, build", ""},
+		{"choice array and text", multi, "accept", `{"choice":["lint"],"text":"and the logs"}`, ui.Answer{Text: "and the logs", Options: []ui.Option{{Label: "lint"}}}, "lint, and the logs", ""},
+		{"empty choice array and text", multi, "accept", `{"choice":[],"text":"none"}`, ui.Answer{Text: "none"}, "none", ""},
+		{"extra keys are ignored", env, "accept", `{"choice":"Production","note":1}`, ui.Answer{Option: &ui.Option{Label: "Production"}}, "Production", ""},
+		{"decline", env, "decline", `{}`, ui.Answer{}, "", ui.CodeAskDeclined},
+		{"cancel", env, "cancel", `null`, ui.Answer{}, "", ui.CodeAskCancelled},
+		{"unknown action", env, "later", `{}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
+		{"choice of another type", env, "accept", `{"choice":3}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
+		{"text of another type", env, "accept", `{"text":["a"]}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
+		{"choice array of another type", multi, "accept", `{"choice":["lint",2]}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var content map[string]any
+			if err := json.Unmarshal([]byte(tt.content), &content); err != nil {
+				t.Fatal(err)
+			}
+			direct, err := ui.ElicitationAnswer(tt.action, content)
+			if tt.code != "" {
+				wantCode(t, "ElicitationAnswer()", err, tt.code)
+			} else if err != nil || !reflect.DeepEqual(direct, tt.direct) {
+				t.Fatalf("ElicitationAnswer() = %s, %v, want %s", show(direct), err, show(tt.direct))
+			}
+			ans, err := ui.Ask(scope(t, elicitingProvider(tt.action, content)), tt.req)
+			if tt.code != "" {
+				wantCode(t, "Ask()", err, tt.code)
+				return
+			}
+			if err != nil || ans.Text != tt.want {
+				t.Fatalf("Ask() = %s, %v, want %q", show(ans), err, tt.want)
+			}
+		})
+	}
+
+	// Ask checks what the form returned against the request.
+	for _, content := range []map[string]any{
+		{"choice": "Nope"},
+		{"choice": []any{"lint", "lint"}},
+		{},
+		{"choice": []string{}},
+		{"choice": []string{"lint"}, "text": "and more"},
+	} {
+		_, err := ui.Ask(scope(t, elicitingProvider("accept", content)), strictMulti)
+		wantCode(t, "Ask() with content "+string(marshal(t, content)), err, ui.CodeInvalidAnswer)
+	}
+}
+
+// elicitingProvider stands for a form provider whose human answered the form
+// with action and content.
+func elicitingProvider(action string, content map[string]any) ui.Provider {
+	return ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+		return ui.ElicitationAnswer(action, content)
+	})
+}
