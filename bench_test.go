@@ -2,8 +2,10 @@ package userinteraction_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -103,28 +105,93 @@ func BenchmarkAskParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkReplayAsk is one run of a one-question call on a Replay host,
-// comparable with BenchmarkAskOptions: a registry scoped to the call, a new
-// Replay with the question's answer recorded, and Ask, which the Replay
-// answers from its record (hashing the request's JSON for its ID).
-func BenchmarkReplayAsk(b *testing.B) {
-	id := firstID(benchOptions)
-	parent, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		rp := &ui.Replay{}
-		rp.Record(id, ui.Answer{Text: "no"}, nil)
-		ctx := ui.WithRegistry(parent, &ui.Registry{})
-		dispose, err := ui.Register(ctx, rp)
-		if err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkReplayRun is one run of a one-question call whose answer is
+// recorded, through Replay.Run, comparable with BenchmarkAskOptions.
+func BenchmarkReplayRun(b *testing.B) {
+	rp := &ui.Replay{}
+	rp.Record(firstID(benchOptions), ui.Answer{Text: "no"}, nil)
+	ctx := context.Background()
+	call := func(ctx context.Context) {
 		if ans, err := ui.Ask(ctx, benchOptions); err != nil || ans.Option == nil {
 			b.Fatal(ans, err)
 		}
-		dispose()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rp.Run(ctx, call)
+	}
+}
+
+// tenAnswers returns a Replay whose record holds ten answers, and its state
+// sealed for an hour.
+func tenAnswers(b *testing.B) (*ui.Replay, string) {
+	rp := &ui.Replay{}
+	for i := 0; i < 10; i++ {
+		rp.Record(firstID(ui.Request{Question: fmt.Sprint("Question ", i)}), ui.Option{Label: "Production", Value: "production"}.Answer(), nil)
+	}
+	state, err := rp.Seal(benchKey, "alice\ndeploy\n{}", time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return rp, state
+}
+
+var benchKey = []byte("0123456789abcdef0123456789abcdef")
+
+// BenchmarkSeal seals a record of ten answers; state-bytes is the length of
+// the sealed state.
+func BenchmarkSeal(b *testing.B) {
+	rp, state := tenAnswers(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := rp.Seal(benchKey, "alice\ndeploy\n{}", time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(state)), "state-bytes")
+}
+
+// BenchmarkOpenReplay opens the sealed state of a record of ten answers.
+func BenchmarkOpenReplay(b *testing.B) {
+	_, state := tenAnswers(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ui.OpenReplay(benchKey, "alice\ndeploy\n{}", state); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchFourQuestions are the questions of the AskAll benchmarks.
+var benchFourQuestions = []ui.Request{benchFree, benchOptions, benchFree, benchOptions}
+
+// BenchmarkAskAll asks four questions in one AskAll of a plain provider;
+// compare BenchmarkAskFour, the same four questions as four Asks.
+func BenchmarkAskAll(b *testing.B) {
+	ctx := benchScope(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ui.AskAll(ctx, benchFourQuestions); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAskFour asks the four questions of BenchmarkAskAll with Ask.
+func BenchmarkAskFour(b *testing.B) {
+	ctx := benchScope(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, req := range benchFourQuestions {
+			if _, err := ui.Ask(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -38,6 +38,10 @@ const (
 	// CodeInputRequired: returned by Replay when the question has no recorded
 	// outcome yet; the host collects it out of band and runs the call again.
 	CodeInputRequired = "INPUT_REQUIRED"
+	// CodeInvalidState: OpenReplay was given sealed state that was tampered
+	// with, expired, sealed for another call or under another key, or is
+	// malformed; or a Replay's key is too short to seal with.
+	CodeInvalidState = "INVALID_STATE"
 )
 
 // errorName is the Name of every error this package creates.

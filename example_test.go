@@ -201,6 +201,49 @@ func ExampleRequest_multiSelect() {
 	// deleted build/ and debug.log
 }
 
+// migrate is a tool that needs two answers before it acts: where to run,
+// and which migrations.
+func migrate(ctx context.Context) string {
+	answers, err := userinteraction.AskAll(ctx, []userinteraction.Request{{
+		Header:         "Target",
+		Question:       "Which environment?",
+		Options:        []userinteraction.Option{{Label: "Staging", Value: "staging", Recommended: true}, {Label: "Production", Value: "production"}},
+		DisallowCustom: true,
+	}, {
+		Header:         "Migrations",
+		Question:       "Which migrations?",
+		Options:        []userinteraction.Option{{Label: "41_add_index"}, {Label: "42_drop_column"}},
+		MultiSelect:    true,
+		DisallowCustom: true,
+	}})
+	if err != nil {
+		return "migrated nothing: " + userinteraction.CodeOf(err)
+	}
+	return "run " + answers[1].Text + " on " + answers[0].Text
+}
+
+// This example shows a tool that asks two questions at once: a UI with a
+// dialog for several questions (a BatchProvider) shows them together, any
+// other provider is asked them one after another.
+func ExampleAskAll() {
+	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+	dispose, _ := userinteraction.Register(session, userinteraction.ProviderFunc(
+		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+			fmt.Println("asked:", req.Question)
+			if req.MultiSelect {
+				return userinteraction.Pick(req.Options...), nil // the human ticks every box
+			}
+			return req.Options[0].Answer(), nil
+		}))
+	defer dispose()
+
+	fmt.Println(migrate(session))
+	// Output:
+	// asked: Which environment?
+	// asked: Which migrations?
+	// run 41_add_index, 42_drop_column on staging
+}
+
 // This example shows a hot reload: the UI is disposed while a question is
 // pending, that question fails with ASK_ABORTED, and the next question reaches
 // the reloaded UI.

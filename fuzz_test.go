@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
@@ -385,4 +386,36 @@ func indexOf(opts []ui.Option, o ui.Option) int {
 		}
 	}
 	return -1
+}
+
+// FuzzOpenReplay checks that OpenReplay never panics and opens no state but
+// what Seal sealed (or "", the first round); every other state is
+// INVALID_STATE. Each fuzzing process seals anew, with another expiry, so a
+// state that opens must hold what this Replay holds.
+func FuzzOpenReplay(f *testing.F) {
+	rp := &ui.Replay{}
+	rp.Record(firstID(whereTo), ui.Answer{Text: "staging"}, nil)
+	run(rp, deployTool)
+	sealed, err := rp.Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := ui.OpenReplay(sealKey, "call", sealed); err != nil {
+		f.Fatal(err)
+	}
+	payload, mac, _ := strings.Cut(sealed, ".")
+	for _, seed := range []string{sealed, "", payload, payload + ".", "." + mac, sealed + "=", strings.ToUpper(sealed), "e30.e30", "x.y.z"} {
+		f.Add(seed)
+	}
+	record, pending := marshal(f, rp), rp.Pending()
+	f.Fuzz(func(t *testing.T, state string) {
+		opened, err := ui.OpenReplay(sealKey, "call", state)
+		switch {
+		case err != nil && (ui.CodeOf(err) != ui.CodeInvalidState || opened != nil):
+			t.Fatalf("OpenReplay(%q) = %v, %v, want nil and INVALID_STATE", state, opened, err)
+		case err != nil || state == "":
+		case string(marshal(t, opened)) != string(record) || !reflect.DeepEqual(opened.Pending(), pending):
+			t.Fatalf("OpenReplay(%q) opened state that Seal did not seal", state)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package userinteraction_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -119,3 +120,13 @@ type myError struct{ msg string }
 func (e *myError) Error() string { return e.msg }
 
 func (e *myError) Unwrap() error { return errors.New(e.msg) }
+
+// marshal returns the JSON of v, failing the test when it has none.
+func marshal(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("json.Marshal(%T) error = %v", v, err)
+	}
+	return b
+}

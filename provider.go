@@ -3,17 +3,21 @@ package userinteraction
 import (
 	"bufio"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 )
 
@@ -177,17 +181,66 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer a.end()
-	// The provider is never called once its context is done. dispose cancels
-	// a.ctx under that context's lock, so a dispose that has returned is seen
-	// here; one that comes later aborts a question being asked, as any other.
-	if err := a.ended("asked"); err != nil {
-		return Answer{}, err
+	return a.ask(req, "")
+}
+
+// AskAll asks the active provider of r several questions at once, as a
+// dialog of several questions does, and returns their answers in order. It
+// is Ask for a batch: steps 1 to 3 apply to the whole call, with
+// [CodeInvalidRequest] for no requests or naming the first invalid one
+// ("questions[2]: ..."). A [BatchProvider] is asked once, and must answer
+// every request; any other provider is asked one request after another. Each
+// answer is checked against its request ([CodeInvalidAnswer] names the
+// question), errors are mapped as by Ask, and a disposal aborts the rest of
+// the batch. On an error, AskAll returns it with the answers of the questions
+// answered before it, a prefix of reqs, possibly empty: the human's input is
+// never lost. The provider must not keep or modify reqs.
+func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := usable(ctx); err != nil {
+		return nil, err
 	}
-	ans, err := a.reg.provider.Ask(a.ctx, req)
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	a, err := r.start(ctx)
 	if err != nil {
-		return Answer{}, a.failure(err)
+		return nil, err
 	}
-	return resolve(req, ans)
+	defer a.end()
+	bp, ok := a.reg.provider.(BatchProvider)
+	if !ok {
+		answers := make([]Answer, 0, len(reqs))
+		for i, req := range reqs {
+			ans, err := a.ask(req, fmt.Sprintf("questions[%d]: ", i))
+			if err != nil {
+				return answers, err
+			}
+			answers = append(answers, ans)
+		}
+		return answers, nil
+	}
+	if err := a.ended("asked"); err != nil {
+		return nil, err
+	}
+	given, err := bp.AskAll(a.ctx, reqs)
+	if len(given) > len(reqs) {
+		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	}
+	answers := make([]Answer, 0, len(given))
+	for i, ans := range given {
+		ans, why := resolve(reqs[i], ans)
+		if why != "" {
+			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, why))
+		}
+		answers = append(answers, ans)
+	}
+	switch {
+	case err != nil:
+		return answers, a.failure(err)
+	case len(answers) < len(reqs):
+		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
+	}
+	return answers, nil
 }
 
 // usable returns the error for a caller's ctx that Ask cannot ask with: nil,
@@ -274,6 +327,26 @@ func (a ask) failure(err error) error {
 		return err
 	}
 	return providerFailed(err)
+}
+
+// ask asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
+// which names the question in an INVALID_ANSWER, as "questions[2]: " does.
+func (a ask) ask(req Request, which string) (Answer, error) {
+	// The provider is never called once its context is done. dispose cancels
+	// a.ctx under that context's lock, so a dispose that has returned is seen
+	// here; one that comes later aborts a question being asked, as any other.
+	if err := a.ended("asked"); err != nil {
+		return Answer{}, err
+	}
+	ans, err := a.reg.provider.Ask(a.ctx, req)
+	if err != nil {
+		return Answer{}, a.failure(err)
+	}
+	ans, why := resolve(req, ans)
+	if why != "" {
+		return Answer{}, invalidAnswer(which + why)
+	}
+	return ans, nil
 }
 
 // track records an ask in flight, whose provider context is cancelled by
@@ -382,6 +455,13 @@ func Register(ctx context.Context, p Provider) (dispose func(), err error) {
 	return FromContext(ctx).Register(p)
 }
 
+// AskAll is FromContext(ctx).AskAll(ctx, reqs): it asks the active provider
+// of the registry that ctx carries several questions at once. See
+// [Registry.AskAll].
+func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	return FromContext(ctx).AskAll(ctx, reqs)
+}
+
 // Ask is FromContext(ctx).Ask(ctx, req): it asks the active provider of the
 // registry that ctx carries and returns [CodeNoProvider] when there is none.
 // See [Registry.Ask] for the full semantics.
@@ -389,106 +469,137 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 	return FromContext(ctx).Ask(ctx, req)
 }
 
-// Replay is a [Provider] for hosts that cannot keep a tool call open while the
-// human thinks: an MCP server on protocol 2026-07-28, whose tools must return
-// their questions in the tool result (multi round-trip requests); a web
-// backend whose human answers an hour later; an agent that must survive a
-// restart with a question pending. The tool does not change: it still calls
-// [Ask] and gets an answer or an error.
+// Replay is a [Provider] for hosts that cannot keep a tool call open while
+// the human thinks: it answers questions from a record of outcomes, and
+// collects the others as pending. The host runs the call with [Replay.Run],
+// asks the pending questions out of band, records their outcomes with
+// [Replay.Record], and runs the call again until nothing is pending. The
+// tools do not change: they call [Ask] as always.
 //
-// The host runs the call with a new Replay as the provider of a [Registry]
-// scoped to that call, and re-runs the call until nothing is pending:
+// A question is identified by an ID that any process and any language
+// computes alike: the first 16 bytes, in lower-case hex, of the SHA-256 of
+// the request's wire shape as RFC 8785 canonical JSON (JSON.stringify with
+// sorted keys), a newline, and the decimal count of equal requests the run
+// asked before it. So the call must reach the same questions in the same
+// order on every run, and ask before it acts: what it does before an Ask
+// happens again on every run.
 //
-//   - Ask answers a question from the record when the question's ID has an
-//     outcome there: a recorded answer is returned (and [Registry.Ask] checks it
-//     against the request as for any provider), a recorded error as that coded
-//     error. Otherwise the question joins [Replay.Pending] and Ask returns
-//     [CodeInputRequired].
-//   - After the run, the host checks Pending, not the tool's result (a tool
-//     that swallows INPUT_REQUIRED cannot fool it). When questions are pending,
-//     the host asks the human out of band, for example as the inputRequests of
-//     an MCP result, and keeps the record: json.Marshal of the *Replay.
-//   - With the outcomes, the host starts the next run from a new Replay:
-//     json.Unmarshal of the kept record, then [Replay.Record] of each new
-//     outcome under its question's ID. One Replay serves one run of one call.
-//
-// A question's ID depends only on the request's JSON and on how many equal
-// requests (equal JSON) the run asked before it, so it is the same in every
-// run, in another process, on another machine and after a restart. Two
-// different questions never share an ID, and the same question asked twice in
-// one run gets two. IDs are 32 lower-case hex digits, safe as JSON object
-// keys (MCP uses them as inputRequests keys) and in URLs and file names.
-//
-// The record's JSON is one object that maps IDs to outcomes: an answer as
-// {"answer", "option"?, "options"?}, as [Answer] encodes, or an error as
-// {"name", "code", "message"}, as [HarnessError] encodes. It is stable, so a
-// host may keep it in MCP's requestState, a database row or a file. It is not
-// authenticated: a host that hands it to an untrusted client (MCP's
-// requestState goes through the client) must sign or encrypt it and reject
-// state that fails the check, or the client can answer on the human's behalf.
-//
-// Replay only works for a call that is deterministic up to its questions: every
-// run must reach the same questions (equal in every field, Agent included) in
-// the same order, and the call must ask before it acts. Whatever the call does before an Ask happens again on every
-// run, so it must not have side effects there; questions asked from several
-// goroutines at once get their IDs in the order they arrive.
-//
-// The zero value is an empty record ready to use; its methods need a non-nil
-// *Replay. A Replay is safe for concurrent use and must not be copied after
-// first use.
+// The record's JSON maps IDs to outcomes: an answer as [Answer] encodes it,
+// an error as [HarnessError] does; keys are read exactly, in any case.
+// [Replay.Seal] packs the record with the pending questions for a trip
+// through a client. The zero value is an empty record ready to use; a Replay
+// is safe for concurrent use, and its methods need a non-nil *Replay.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID
 	pending []Pending          // questions of this run without an outcome, in the order asked
-	asked   map[string]int     // how many times this run asked each request, by its JSON
+	asked   map[string]int     // how many times this run asked each request, by its canonical JSON
 }
 
-var _ Provider = (*Replay)(nil)
+var _ BatchProvider = (*Replay)(nil)
 
-// Pending is a question that a run asked and that had no recorded outcome. The
-// host asks the human and records the outcome under ID before the next run.
+// Pending is a question that a run asked and that had no recorded outcome.
+// The host asks the human and records the outcome under ID. Its JSON is
+// {"id", "request"}.
 type Pending struct {
 	ID      string  `json:"id"`
 	Request Request `json:"request"`
 }
 
-// Ask answers req from the record, or records req as pending and returns
-// [CodeInputRequired]; see [Replay]. An invalid req is [CodeInvalidRequest]
-// and does not count as asked. ctx is not used: Ask never waits.
+// Ask answers req from the record: a recorded answer, which [Registry.Ask]
+// then checks as any provider's, or a recorded error. A question without an
+// outcome joins [Replay.Pending] and Ask returns [CodeInputRequired]. An
+// invalid req is [CodeInvalidRequest] and is not asked. Ask never waits, and
+// ignores ctx.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	key, _ := json.Marshal(req) // a valid Request always encodes
+	answers, err := p.replay([]Request{req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+// AskAll answers reqs from the record as Ask does, in order, up to the first
+// recorded error; it puts every question up to there without an outcome into
+// Pending at once, and then returns [CodeInputRequired]. A question's ID is
+// the same whether it is asked by Ask or within AskAll.
+func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	return p.replay(reqs)
+}
+
+// replay answers the valid requests reqs from the record, as AskAll says.
+func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var answers []Answer // of the questions before the first without an outcome
+	var missing []string // the IDs of the questions without an outcome
+	var failed error     // the first recorded error
+	for _, req := range reqs {
+		id := p.id(req)
+		o, ok := p.record[id]
+		if !ok {
+			missing = append(missing, id)
+			p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
+			continue
+		}
+		if o.err != nil {
+			failed = o.error() // the human's outcome ends the batch
+			break
+		}
+		if len(missing) == 0 {
+			answers = append(answers, o.answer.clone())
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return answers, failed
+	case 1:
+		return answers, NewError(CodeInputRequired, "input required: question "+missing[0]+
+			" has no recorded answer; the host asks it and runs the call again", nil)
+	}
+	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
+		"the host asks them and runs the call again", len(missing), missing[0]), nil)
+}
+
+// id returns the ID of req, one more ask of it in this run; p.mu is held.
+func (p *Replay) id(req Request) string {
+	key := req.canonicalJSON()
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
-	n := p.asked[string(key)]
-	p.asked[string(key)] = n + 1
-	id := questionID(key, n)
-	if o, ok := p.record[id]; ok {
-		return o.result()
-	}
-	p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
-	return Answer{}, NewError(CodeInputRequired, "input required: question "+id+" has no recorded answer; the host asks it and runs the call again", nil)
+	n := p.asked[key]
+	p.asked[key] = n + 1
+	sum := sha256.Sum256([]byte(key + "\n" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:16])
 }
 
-// questionID returns the ID of the ask number n (from 0) in a run of the
-// request whose JSON is key: the first 16 bytes of a SHA-256, in hex. JSON
-// holds no raw newline, so the hashed text, key and n after a newline, is
-// different for every pair of key and n.
-func questionID(key []byte, n int) string {
-	h := sha256.New()
-	h.Write(key)
-	fmt.Fprintf(h, "\n%d", n)
-	return hex.EncodeToString(h.Sum(nil)[:16])
+// Run runs call once as a run of a tool call: it starts a new run on p (the
+// record stays; the previous run's asks and pending questions are
+// forgotten), makes p the provider of a new [Registry] in a context derived
+// from ctx, so that the caller's registry and its UI are never asked, calls
+// call with that context, disposes p, and returns the questions left pending.
+// One Replay can serve every run of a call.
+func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
+	p.mu.Lock()
+	p.pending, p.asked = nil, nil
+	p.mu.Unlock()
+	r := &Registry{}
+	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
+	defer dispose()
+	call(WithRegistry(ctx, r))
+	return p.Pending()
 }
 
 // Pending returns the questions this run asked that had no recorded outcome
-// when asked, in the order asked; a later Record does not change it. The
-// result is a copy: it shares no memory with p or with the requests asked.
+// when asked, in the order asked (after [OpenReplay], those pending when the
+// state was sealed); a later Record does not change it. The result shares no
+// memory with p.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -499,16 +610,19 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// Record records the outcome of the question id, as a live provider returns
-// it: ans when err is nil, else err, which is kept as its {name, code, message}
-// (an uncoded error as [CodeProviderFailed] with its text, cut short). It
-// replaces an earlier outcome of id. id need not be pending: the record may
-// come from an earlier run. Record only outcomes the human gave; a question
-// whose asking failed on the host's side stays unrecorded and is asked again.
+// Record records the outcome of question id, as a live provider returns it:
+// ans when err is nil, else err, kept as its {name, code, message} (an
+// uncoded error as [CodeProviderFailed]). It replaces an earlier outcome of
+// id, which need not be pending: the record may come from an earlier run. An
+// error of code [CodeInputRequired] is no outcome and records nothing, and an
+// id that is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
 		o = outcome{err: recorded(err)}
+	}
+	if !utf8.ValidString(id) || o.err != nil && o.err.Code == CodeInputRequired {
+		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -518,8 +632,8 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// MarshalJSON encodes the record, the recorded outcomes by ID, as described on
-// [Replay]; the pending questions are not part of it.
+// MarshalJSON encodes the record: the recorded outcomes by ID, not the
+// pending questions.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -529,29 +643,149 @@ func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.record)
 }
 
-// UnmarshalJSON replaces the record with the one data encodes; call it before
-// the run's first Ask. An entry that is neither an answer nor an error is an
-// error, and p is left unchanged. JSON null leaves p unchanged.
+// UnmarshalJSON replaces the record with the one data encodes; call it
+// before the run's first Ask. On an error p is left as it was. JSON null
+// changes nothing.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return fmt.Errorf("userinteraction: Replay record: %w", err)
-	}
-	record := make(map[string]outcome, len(entries))
-	for id, raw := range entries {
-		var o outcome
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
-		}
-		record[id] = o
+	record, err := decodeRecord(data)
+	if err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record = record
 	return nil
+}
+
+// Seal returns the record and the pending questions of p as state for a
+// trip through a client, such as MCP's requestState: URL-safe ASCII, valid
+// for ttl (none when ttl is not positive), authenticated with HMAC-SHA256
+// under key and bound to binding, which identifies the call (the principal,
+// the tool's name and its arguments, for example; only its digest is
+// stored). The state is sealed, not encrypted: the client can read the
+// human's answers it holds. A key shorter than 32 bytes is [CodeInvalidState].
+func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
+	if len(key) < minKey {
+		return "", invalidState(errShortKey)
+	}
+	record, err := p.MarshalJSON()
+	if err != nil {
+		return "", err
+	}
+	s := sealed{
+		Version: sealVersion,
+		Expires: time.Now().Add(ttl).UnixMilli(),
+		Binding: digest(binding),
+		Record:  record,
+		Pending: p.Pending(),
+	}
+	payload, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
+}
+
+// OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
+// and for binding: its record, and as Pending the questions that were pending
+// then, so that the host records the responses to exactly those. An empty
+// state is the first round: a new, empty Replay. State that is tampered
+// with, expired, sealed for another binding or under another key, or
+// malformed is [CodeInvalidState], whose message says no more than "invalid
+// state" and whose cause says which.
+func OpenReplay(key []byte, binding, state string) (*Replay, error) {
+	if len(key) < minKey {
+		return nil, invalidState(errShortKey)
+	}
+	if state == "" {
+		return &Replay{}, nil
+	}
+	data, sum, ok := strings.Cut(state, ".")
+	payload, err1 := stateEncoding.DecodeString(data)
+	got, err2 := stateEncoding.DecodeString(sum)
+	if !ok || err1 != nil || err2 != nil {
+		return nil, invalidState(errors.New("malformed state"))
+	}
+	if !hmac.Equal(got, mac(key, payload)) {
+		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
+	}
+	var s sealed
+	if err := json.Unmarshal(payload, &s); err != nil || s.Version != sealVersion {
+		return nil, invalidState(errors.New("malformed state"))
+	}
+	if s.Binding != digest(binding) {
+		return nil, invalidState(errors.New("state sealed for another call"))
+	}
+	if time.Now().UnixMilli() >= s.Expires {
+		return nil, invalidState(errors.New("state expired"))
+	}
+	record, err := decodeRecord(s.Record)
+	if err != nil {
+		return nil, invalidState(err)
+	}
+	return &Replay{record: record, pending: s.Pending}, nil
+}
+
+// sealed is the payload of sealed state, authenticated by its MAC.
+type sealed struct {
+	Version int             `json:"v"`
+	Expires int64           `json:"exp"`  // Unix milliseconds
+	Binding string          `json:"bind"` // digest of the binding
+	Record  json.RawMessage `json:"record"`
+	Pending []Pending       `json:"pending,omitempty"`
+}
+
+const (
+	sealVersion = 1
+	minKey      = 32 // bytes of a sealing key, at least
+)
+
+// stateEncoding encodes sealed state; Strict, so that each state has one
+// spelling.
+var stateEncoding = base64.RawURLEncoding.Strict()
+
+var errShortKey = errors.New("the key is shorter than 32 bytes")
+
+// mac returns the HMAC-SHA256 of sealed state's payload under key.
+func mac(key, payload []byte) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("userinteraction replay state\n"))
+	h.Write(payload)
+	return h.Sum(nil)
+}
+
+// digest returns the SHA-256 of a binding, in hex.
+func digest(binding string) string {
+	sum := sha256.Sum256([]byte(binding))
+	return hex.EncodeToString(sum[:])
+}
+
+func invalidState(cause error) error {
+	return NewError(CodeInvalidState, "invalid state", cause)
+}
+
+// decodeRecord decodes a record's JSON. Its objects must have exactly the
+// keys of an outcome, case and all, since encoding/json would also match
+// "Answer" to "answer" where other languages read only "answer".
+func decodeRecord(data []byte) (map[string]outcome, error) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
+	}
+	record := make(map[string]outcome, len(entries))
+	for id, raw := range entries {
+		var o outcome
+		if err := o.decode(raw); err != nil {
+			return nil, fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+		}
+		if o.err == nil || o.err.Code != CodeInputRequired {
+			record[id] = o
+		}
+	}
+	return record, nil
 }
 
 // outcome is a recorded outcome: an answer, or the coded error in its place.
@@ -573,18 +807,14 @@ func recorded(err error) *HarnessError {
 	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
 }
 
-// result returns the outcome as Replay.Ask returns it: a copy of the answer,
-// or the error, a *UserInteractionError when it is named so.
-func (o outcome) result() (Answer, error) {
-	switch {
-	case o.err == nil:
-		return o.answer.clone(), nil
-	case o.err.Name == errorName:
-		return Answer{}, NewError(o.err.Code, o.err.Message, nil)
-	default:
-		he := *o.err
-		return Answer{}, &he
+// error returns the recorded error as Ask returns it: a *UserInteractionError
+// when it is named so.
+func (o outcome) error() error {
+	if o.err.Name == errorName {
+		return NewError(o.err.Code, o.err.Message, nil)
 	}
+	he := *o.err
+	return &he
 }
 
 func (o outcome) MarshalJSON() ([]byte, error) {
@@ -594,23 +824,73 @@ func (o outcome) MarshalJSON() ([]byte, error) {
 	return json.Marshal(o.answer)
 }
 
-func (o *outcome) UnmarshalJSON(data []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return fmt.Errorf("an outcome is a JSON object, not %s", clip(string(data), maxQuoted))
+// Keys of a record's objects.
+var (
+	answerKeys = []string{"answer", "option", "options"}
+	errorKeys  = []string{"name", "code", "message"}
+	optionKeys = []string{"label", "value", "description", "recommended"}
+)
+
+// decode decodes an outcome's JSON, strictly: see decodeRecord.
+func (o *outcome) decode(data []byte) error {
+	fields, err := object(data)
+	if err != nil {
+		return err
 	}
 	_, isAnswer := fields["answer"]
 	_, isError := fields["code"]
 	switch {
 	case isAnswer && !isError:
+		if err := onlyKeys(fields, answerKeys); err != nil {
+			return err
+		}
+		var opts []json.RawMessage
+		if raw := fields["option"]; raw != nil && !isNull(raw) {
+			opts = append(opts, raw)
+		}
+		var more []json.RawMessage
+		if json.Unmarshal(fields["options"], &more) == nil {
+			opts = append(opts, more...)
+		}
+		for _, raw := range opts {
+			option, err := object(raw)
+			if err == nil {
+				err = onlyKeys(option, optionKeys)
+			}
+			if err != nil {
+				return fmt.Errorf("option: %w", err)
+			}
+		}
 		*o = outcome{}
 		return json.Unmarshal(data, &o.answer)
 	case isError && !isAnswer:
+		if err := onlyKeys(fields, errorKeys); err != nil {
+			return err
+		}
 		*o = outcome{err: new(HarnessError)}
 		return json.Unmarshal(data, o.err)
-	default:
-		return errors.New(`an outcome has either an "answer" or a "code"`)
 	}
+	return errors.New(`an outcome has either an "answer" or a "code"`)
+}
+
+// object decodes data as a JSON object, keeping its keys as they are.
+func object(data []byte) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return nil, fmt.Errorf("want a JSON object, not %s", clip(string(data), maxQuoted))
+	}
+	return fields, nil
+}
+
+// onlyKeys reports an error unless every key of fields is among keys,
+// exactly.
+func onlyKeys(fields map[string]json.RawMessage, keys []string) error {
+	for k := range fields {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("unknown key %s", quote(k))
+		}
+	}
+	return nil
 }
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and

@@ -14,24 +14,20 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
-// runCall runs tool once as a Replay host does: in a registry scoped to the
-// call, with rp as its provider. It returns the tool's result and the
-// questions left pending.
-func runCall(t *testing.T, rp *ui.Replay, tool func(context.Context) string) (string, []ui.Pending) {
-	t.Helper()
-	return tool(scope(t, rp)), rp.Pending()
+// run runs tool once on rp and returns the tool's result and the questions
+// left pending.
+func run(rp *ui.Replay, tool func(context.Context) string) (string, []ui.Pending) {
+	var result string
+	pending := rp.Run(context.Background(), func(ctx context.Context) { result = tool(ctx) })
+	return result, pending
 }
 
-// replayFrom returns a new Replay for the next run: the kept record, then the
-// new outcomes, which recordNew records on it.
-func replayFrom(t *testing.T, record []byte, recordNew func(*ui.Replay)) *ui.Replay {
+// replayFrom returns a Replay whose record json.Unmarshal read from record.
+func replayFrom(t *testing.T, record []byte) *ui.Replay {
 	t.Helper()
 	rp := &ui.Replay{}
 	if err := json.Unmarshal(record, rp); err != nil {
 		t.Fatalf("json.Unmarshal(%s, *Replay) error = %v", record, err)
-	}
-	if recordNew != nil {
-		recordNew(rp)
 	}
 	return rp
 }
@@ -44,15 +40,6 @@ func firstID(req ui.Request) string {
 }
 
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-func marshal(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("json.Marshal(%T) error = %v", v, err)
-	}
-	return b
-}
 
 var (
 	whereTo = ui.Request{
@@ -80,73 +67,109 @@ func deployTool(ctx context.Context) string {
 // TestReplayThreeRuns: a call with two questions completes in exactly three
 // runs, the record carried between them as JSON.
 func TestReplayThreeRuns(t *testing.T) {
-	// Run 1: the first question is pending.
 	rp := &ui.Replay{}
-	got, pending := runCall(t, rp, deployTool)
+	got, pending := run(rp, deployTool)
 	if got != "not deployed: INPUT_REQUIRED" || len(pending) != 1 || !reflect.DeepEqual(pending[0].Request, whereTo) {
 		t.Fatalf("run 1 = %q, pending %+v, want INPUT_REQUIRED with %q pending", got, pending, whereTo.Question)
 	}
-	record := marshal(t, rp)
-	if string(record) != "{}" {
+	if record := marshal(t, rp); string(record) != "{}" {
 		t.Fatalf("run 1 record = %s, want {}", record)
 	}
 
-	// Run 2: the human picked Production; the second question is pending.
+	// The human picked Production; a new Replay from the record asks the second question.
 	first := pending[0].ID
-	rp = replayFrom(t, record, func(rp *ui.Replay) {
-		rp.Record(first, ui.Answer{Option: &ui.Option{Label: "Production"}}, nil)
-	})
-	got, pending = runCall(t, rp, deployTool)
-	if got != "not deployed: INPUT_REQUIRED" || len(pending) != 1 || pending[0].Request.Question != "Deploy to production now?" {
-		t.Fatalf("run 2 = %q, pending %+v, want the second question pending", got, pending)
-	}
-	if pending[0].ID == first {
-		t.Fatalf("second question has the first one's ID %s", first)
+	rp = replayFrom(t, marshal(t, rp))
+	rp.Record(first, ui.Answer{Option: &ui.Option{Label: "Production"}}, nil)
+	got, pending = run(rp, deployTool)
+	if got != "not deployed: INPUT_REQUIRED" || len(pending) != 1 || pending[0].Request.Question != "Deploy to production now?" || pending[0].ID == first {
+		t.Fatalf("run 2 = %q, pending %+v, want the second question pending under a new ID", got, pending)
 	}
 
-	// Run 3: the human said Yes; the call completes.
-	second := pending[0].ID
-	rp = replayFrom(t, marshal(t, rp), func(rp *ui.Replay) {
-		rp.Record(second, ui.Answer{Text: "Yes"}, nil)
-	})
-	got, pending = runCall(t, rp, deployTool)
+	// The human said Yes; the same Replay runs the call again, which completes.
+	rp.Record(pending[0].ID, ui.Answer{Text: "Yes"}, nil)
+	got, pending = run(rp, deployTool)
 	if got != "deploy to production: Yes" || len(pending) != 0 {
 		t.Fatalf("run 3 = %q, pending %+v, want the call complete", got, pending)
 	}
 }
 
-// TestReplayGoldenID fixes the ID scheme: a change of it breaks every record
-// that hosts keep, so it must be a visible, deliberate change. The IDs were
-// computed apart from this package, as the first 32 hex digits of the SHA-256
-// of the request's JSON, a newline and the ask's number in the run (from 0):
+// TestReplayRunUsesItsOwnRegistry: Run never asks the caller's registry, and
+// disposes its own when the call returns.
+func TestReplayRunUsesItsOwnRegistry(t *testing.T) {
+	session := scope(t, failing(errors.New("the session's UI must not be asked")))
+	var inside context.Context
+	rp := &ui.Replay{}
+	pending := rp.Run(session, func(ctx context.Context) {
+		inside = ctx
+		if _, err := ui.Ask(ctx, question); ui.CodeOf(err) != ui.CodeInputRequired {
+			t.Errorf("Ask() in Run = %v, want INPUT_REQUIRED", err)
+		}
+	})
+	if len(pending) != 1 {
+		t.Fatalf("Run() = %+v, want the question pending", pending)
+	}
+	if _, err := ui.Ask(inside, question); ui.CodeOf(err) != ui.CodeNoProvider {
+		t.Fatalf("Ask() after Run = %v, want NO_PROVIDER: Run disposes its registry", err)
+	}
+	if ui.FromContext(session).Provider() == nil {
+		t.Fatal("the session lost its provider to Run")
+	}
+}
+
+// TestReplayGoldenID pins the IDs: records that hosts keep depend on them, in
+// any language. The expected IDs were computed apart from this package, in
+// Node.js, from the recipe: the first 32 hex digits of the SHA-256 of
+// JSON.stringify of the request's wire shape with sorted keys, "\n" and the
+// ask's number in the run (from 0). With `sorted` sorting object keys
+// recursively:
 //
-//	python3 -c 'import hashlib; print(hashlib.sha256(b"{\"question\":\"Proceed?\"}\n0").hexdigest()[:32])'
+//	crypto.createHash('sha256').update(JSON.stringify(sorted(req)) + '\n' + n).digest('hex').slice(0, 32)
 func TestReplayGoldenID(t *testing.T) {
 	tests := []struct {
 		req  ui.Request
 		want []string // the IDs of the first and second ask of req in a run
 	}{
-		{ui.Request{Question: "Proceed?"}, []string{"64fc3ff23b84066998beb28b80892086", "c06dd81c76651d9f2520a9de52171b59"}},
-		{whereTo, []string{"1865bb984e908edc62f52e86c187b8b5", "fff61e7e5fb76edfe54f4e2abd53f8b9"}},
+		{ui.Request{Question: "Proceed?"},
+			[]string{"64fc3ff23b84066998beb28b80892086", "c06dd81c76651d9f2520a9de52171b59"}},
+		{ui.Request{Question: "Page one\fpage two: continue?"},
+			[]string{"c54fda7b494e7730a51ffeeaac27cdd2", "07ccd33e8addbab67ee4274f58dc86fa"}},
+		{ui.Request{Question: "Back\bspace <b>&amp;</b> \u2028line\u2029sep", Header: "Ünïcødé ✓ 日本 🚀"},
+			[]string{"ba73f62a69dc4db83db13c69d3edd3f4", "40c6f1701bb543c0f0813bed11d04fff"}},
+		{ui.Request{
+			Question:       "Deploy \"prod\"\\now?\n\r\t\u0001\u001f\u007f",
+			Header:         "Deploy",
+			Options:        []ui.Option{{Label: "Yes", Value: "y", Description: "go <now>", Recommended: true}, {Label: "No"}},
+			DisallowCustom: true,
+			MultiSelect:    true,
+			Agent:          &ui.Agent{ID: "a1", Name: "coder"},
+		}, []string{"d75d5b1aa191fd391f980809dc68c5e2", "d749f0051ede9cab3aa03c3044535858"}},
+		{ui.Request{Question: "q", Agent: &ui.Agent{}},
+			[]string{"a780c4468a4525f31f446601fc87ea8a", "bf4d8911b53b1e3aa45973beaa628889"}},
 	}
 	for _, tt := range tests {
-		_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string {
+		_, byAsk := run(&ui.Replay{}, func(ctx context.Context) string {
 			_, _ = ui.Ask(ctx, tt.req)
 			_, _ = ui.Ask(ctx, tt.req)
 			return ""
 		})
-		if got := []string{pending[0].ID, pending[1].ID}; !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("IDs of %s = %q, want %q", marshal(t, tt.req), got, tt.want)
+		_, byAskAll := run(&ui.Replay{}, func(ctx context.Context) string {
+			_, _ = ui.AskAll(ctx, []ui.Request{tt.req, tt.req})
+			return ""
+		})
+		for _, pending := range [][]ui.Pending{byAsk, byAskAll} {
+			if got := []string{pending[0].ID, pending[1].ID}; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("IDs of %q = %q, want %q", tt.req.Question, got, tt.want)
+			}
 		}
 	}
 }
 
-// TestReplayIDs: an ID depends only on the request's JSON and on how many
-// equal requests the run asked before it.
+// TestReplayIDs: an ID depends only on the request and on how many equal
+// requests the run asked before it.
 func TestReplayIDs(t *testing.T) {
 	x, y := ui.Request{Question: "x?"}, ui.Request{Question: "y?"}
-	ids := func(reqs ...ui.Request) map[string][]string { // request JSON -> IDs in order
-		_, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string {
+	ids := func(reqs ...ui.Request) map[string][]string { // question -> IDs in order
+		_, pending := run(&ui.Replay{}, func(ctx context.Context) string {
 			for _, req := range reqs {
 				_, _ = ui.Ask(ctx, req)
 			}
@@ -154,8 +177,7 @@ func TestReplayIDs(t *testing.T) {
 		})
 		out := map[string][]string{}
 		for _, p := range pending {
-			key := string(marshal(t, p.Request))
-			out[key] = append(out[key], p.ID)
+			out[p.Request.Question] = append(out[p.Request.Question], p.ID)
 			if !hexID.MatchString(p.ID) {
 				t.Errorf("ID %q, want 32 lower-case hex digits", p.ID)
 			}
@@ -166,8 +188,7 @@ func TestReplayIDs(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("IDs of x, y, x = %v; of y, x, x = %v; want the same", a, b)
 	}
-	xs := a[string(marshal(t, x))]
-	if len(xs) != 2 || xs[0] == xs[1] {
+	if xs := a[x.Question]; len(xs) != 2 || xs[0] == xs[1] {
 		t.Fatalf("IDs of x asked twice = %q, want two different IDs", xs)
 	}
 
@@ -178,7 +199,12 @@ func TestReplayIDs(t *testing.T) {
 		{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}}},
 		{Question: "q", Options: []ui.Option{{Label: "b"}, {Label: "a"}}},
 		{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}}, DisallowCustom: true},
+		{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}}, MultiSelect: true},
 		{Question: "q", Options: []ui.Option{{Label: "a", Value: "1"}, {Label: "b"}}},
+		{Question: "q", Options: []ui.Option{{Label: "a", Description: "d"}, {Label: "b"}}},
+		{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}}},
+		{Question: "q", Agent: &ui.Agent{}},
+		{Question: "q", Agent: &ui.Agent{ID: "coder"}},
 		{Question: "q", Agent: &ui.Agent{Name: "coder"}},
 	}
 	seen := map[string]int{}
@@ -215,9 +241,9 @@ func TestReplayRecordedErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rp := &ui.Replay{}
 			rp.Record(firstID(question), ui.Answer{Text: "ignored when err is set"}, tt.err)
-			for _, rp := range []*ui.Replay{rp, replayFrom(t, marshal(t, rp), nil)} {
+			for _, rp := range []*ui.Replay{rp, replayFrom(t, marshal(t, rp))} {
 				var err error
-				_, pending := runCall(t, rp, func(ctx context.Context) string {
+				_, pending := run(rp, func(ctx context.Context) string {
 					_, err = ui.Ask(ctx, question)
 					return ""
 				})
@@ -237,6 +263,24 @@ func TestReplayRecordedErrors(t *testing.T) {
 	}
 }
 
+// TestReplayRecordsNoInputRequired: INPUT_REQUIRED is no outcome, so a
+// recorded one would reach the tool while nothing is pending; Record and the
+// record's JSON keep none, and the question is asked again.
+func TestReplayRecordsNoInputRequired(t *testing.T) {
+	id := firstID(question)
+	rp := &ui.Replay{}
+	rp.Record(id, ui.Answer{}, ui.NewError(ui.CodeInputRequired, "input required", nil))
+	fromJSON := replayFrom(t, []byte(`{"`+id+`":{"name":"UserInteractionError","code":"INPUT_REQUIRED","message":"input required"}}`))
+	for _, rp := range []*ui.Replay{rp, fromJSON} {
+		if record := marshal(t, rp); string(record) != "{}" {
+			t.Fatalf("record = %s, want {}", record)
+		}
+		if _, pending := run(rp, func(ctx context.Context) string { _, _ = ui.Ask(ctx, question); return "" }); len(pending) != 1 {
+			t.Fatalf("Pending() = %+v, want the question pending again", pending)
+		}
+	}
+}
+
 // TestReplayTamperedRecord: a recorded answer is checked against the request
 // like any provider's answer, so a changed record cannot slip an answer past
 // the options.
@@ -249,9 +293,9 @@ func TestReplayTamperedRecord(t *testing.T) {
 		`{"answer":"","option":{"label":"Always"}}`,
 		`{"answer":" "}`,
 	} {
-		rp := replayFrom(t, []byte(`{"`+id+`":`+entry+`}`), nil)
+		rp := replayFrom(t, []byte(`{"`+id+`":`+entry+`}`))
 		var err error
-		runCall(t, rp, func(ctx context.Context) string { _, err = ui.Ask(ctx, permission); return "" })
+		run(rp, func(ctx context.Context) string { _, err = ui.Ask(ctx, permission); return "" })
 		wantCode(t, "Ask() with record "+entry, err, ui.CodeInvalidAnswer)
 	}
 }
@@ -259,7 +303,7 @@ func TestReplayTamperedRecord(t *testing.T) {
 // TestReplaySwallowedInputRequired: a tool that ignores INPUT_REQUIRED and
 // acts anyway cannot hide its question: the host checks Pending.
 func TestReplaySwallowedInputRequired(t *testing.T) {
-	got, pending := runCall(t, &ui.Replay{}, func(ctx context.Context) string {
+	got, pending := run(&ui.Replay{}, func(ctx context.Context) string {
 		_, _ = ui.Ask(ctx, question)
 		return "acted anyway"
 	})
@@ -288,9 +332,11 @@ func TestReplayPendingAndRecord(t *testing.T) {
 		t.Fatalf("Pending() = %+v, want the request as asked", again)
 	}
 
-	// A later Record does not change Pending; an ID that is not pending may be recorded.
+	// A later Record does not change Pending; an ID that is not pending may be
+	// recorded; one that is not valid UTF-8 is ignored.
 	rp.Record(p[0].ID, ui.Answer{Text: "a"}, nil)
 	rp.Record("from-an-earlier-run", ui.Answer{Text: "kept"}, nil)
+	rp.Record("bad\xff", ui.Answer{Text: "dropped"}, nil)
 	if got := rp.Pending(); len(got) != 1 {
 		t.Fatalf("Pending() after Record = %+v, want the one question asked", got)
 	}
@@ -333,21 +379,30 @@ func TestReplayRecordJSON(t *testing.T) {
 	if got := marshal(t, rp); string(got) != want {
 		t.Fatalf("json.Marshal(Replay) = %s, want %s", got, want)
 	}
-	again := replayFrom(t, []byte(want), nil)
+	again := replayFrom(t, []byte(want))
 	if got := marshal(t, again); string(got) != want {
 		t.Fatalf("round trip = %s, want %s", got, want)
 	}
 
 	// UnmarshalJSON replaces the record; null leaves it; a bad record leaves it too.
-	if err := json.Unmarshal([]byte(`{"z":{"answer":"only"}}`), again); err != nil {
+	if err := json.Unmarshal([]byte(`{"z":{"answer":"only","options":[{"label":"a","recommended":true}]}}`), again); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(`null`), again); err != nil {
-		t.Fatal(err)
+	for _, null := range []string{"null", " null\n"} {
+		if err := again.UnmarshalJSON([]byte(null)); err != nil {
+			t.Fatalf("UnmarshalJSON(%q) error = %v", null, err)
+		}
 	}
 	for _, bad := range []string{
 		`[]`, `"x"`, `{"z":1}`, `{"z":null}`, `{"z":{}}`, `{"z":{"answer":"a","code":"B"}}`,
 		`{"z":{"answer":5}}`, `{"z":{"code":5}}`, `{"z":{"answer":"a","option":[]}}`, `{`,
+		// Keys are exact: encoding/json alone would read "Answer" as "answer".
+		`{"z":{"answer":"deny","Answer":"allow"}}`,
+		`{"z":{"Answer":"allow"}}`,
+		`{"z":{"answer":"x","option":{"label":"Deny","Label":"Allow"}}}`,
+		`{"z":{"answer":"x","options":[{"label":"a"},{"LABEL":"b"}]}}`,
+		`{"z":{"answer":"x","note":"unknown"}}`,
+		`{"z":{"name":"E","code":"C","message":"m","Code":"D"}}`,
 	} {
 		err := json.Unmarshal([]byte(bad), again)
 		if err == nil {
@@ -358,7 +413,7 @@ func TestReplayRecordJSON(t *testing.T) {
 			t.Errorf("json.Unmarshal(%s, *Replay) error = %q, want it to say it is about the Replay record", bad, err)
 		}
 	}
-	if got := marshal(t, again); string(got) != `{"z":{"answer":"only"}}` {
+	if got := marshal(t, again); string(got) != `{"z":{"answer":"only","options":[{"label":"a","recommended":true}]}}` {
 		t.Fatalf("record after failed decodes = %s, want the last good one", got)
 	}
 }
@@ -367,28 +422,27 @@ func TestReplayRecordJSON(t *testing.T) {
 func TestReplayConcurrent(t *testing.T) {
 	const workers, asks = 8, 40
 	rp := &ui.Replay{}
-	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-	defer register(t, ctx, rp)()
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < asks; i++ {
-				req := ui.Request{Question: fmt.Sprintf("q%d", i%5)} // equal requests across workers
-				if _, err := ui.Ask(ctx, req); ui.CodeOf(err) != ui.CodeInputRequired {
-					t.Errorf("Ask() error = %v, want INPUT_REQUIRED", err)
+	pending := rp.Run(context.Background(), func(ctx context.Context) {
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := 0; i < asks; i++ {
+					req := ui.Request{Question: fmt.Sprintf("q%d", i%5)} // equal requests across workers
+					if _, err := ui.Ask(ctx, req); ui.CodeOf(err) != ui.CodeInputRequired {
+						t.Errorf("Ask() error = %v, want INPUT_REQUIRED", err)
+					}
+					rp.Record(fmt.Sprint("w", w, "-", i), ui.Answer{Text: "x"}, nil)
+					if i%8 == 0 {
+						_ = rp.Pending()
+						_ = marshal(t, rp)
+					}
 				}
-				rp.Record(fmt.Sprint("w", w, "-", i), ui.Answer{Text: "x"}, nil)
-				if i%8 == 0 {
-					_ = rp.Pending()
-					_ = marshal(t, rp)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	pending := rp.Pending()
+			}(w)
+		}
+		wg.Wait()
+	})
 	ids := map[string]bool{}
 	for _, p := range pending {
 		ids[p.ID] = true
@@ -397,7 +451,7 @@ func TestReplayConcurrent(t *testing.T) {
 		t.Fatalf("%d pending with %d distinct IDs, want %d of each", len(pending), len(ids), workers*asks)
 	}
 	// A sequential run of the same multiset of questions yields the same IDs.
-	_, again := runCall(t, &ui.Replay{}, func(ctx context.Context) string {
+	_, again := run(&ui.Replay{}, func(ctx context.Context) string {
 		for i := 0; i < workers*asks; i++ {
 			_, _ = ui.Ask(ctx, ui.Request{Question: fmt.Sprintf("q%d", i%5)})
 		}
@@ -407,26 +461,5 @@ func TestReplayConcurrent(t *testing.T) {
 		if !ids[p.ID] {
 			t.Fatalf("sequential run has ID %s, which the concurrent run did not", p.ID)
 		}
-	}
-}
-
-// TestExampleRequestState checks the sealing that ExampleReplay shows, since
-// servers copy it: a requestState that was changed in any way is refused.
-func TestExampleRequestState(t *testing.T) {
-	tool := func(ctx context.Context, args map[string]string) string { return deleteFile(ctx, args["path"]) }
-	first, err := serveToolCall(toolCall{Name: "delete_file", Arguments: map[string]string{"path": "a"}}, tool)
-	if err != nil || first.ResultType != "input_required" {
-		t.Fatalf("serveToolCall() = %+v, %v, want input_required", first, err)
-	}
-	forged := seal([]byte(`{}`))
-	forged = strings.Replace(forged, "e30", "e3x", 1)
-	for _, state := range []string{forged, first.RequestState + "x", "e30", "."} {
-		_, err := serveToolCall(toolCall{Name: "delete_file", Arguments: map[string]string{"path": "a"}, RequestState: state}, tool)
-		if err == nil {
-			t.Errorf("serveToolCall(requestState %q) error = nil, want a verification error", state)
-		}
-	}
-	if _, err := unseal(first.RequestState); err != nil {
-		t.Fatalf("unseal(sealed state) error = %v, want nil", err)
 	}
 }

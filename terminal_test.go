@@ -34,13 +34,13 @@ var (
 	freeForm = ui.Request{Question: "Name the branch."}
 )
 
-// askTerminal asks req on a Terminal reading input through a Registry, and
-// returns the answer, the error and what the terminal wrote.
-func askTerminal(t *testing.T, req ui.Request, input string) (ui.Answer, error, string) {
+// askTerminal asks req through a Registry of a Terminal that reads input,
+// and returns the answer, what the terminal wrote and the error.
+func askTerminal(t *testing.T, req ui.Request, input string) (ui.Answer, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	ans, err := ui.Ask(scope(t, ui.NewTerminal(strings.NewReader(input), &out)), req)
-	return ans, err, out.String()
+	return ans, out.String(), err
 }
 
 func TestTerminalShowsQuestion(t *testing.T) {
@@ -55,7 +55,7 @@ func TestTerminalShowsQuestion(t *testing.T) {
 		{freeForm, "Name the branch.\nType your answer.\n> "},
 	}
 	for _, tt := range tests {
-		_, err, out := askTerminal(t, tt.req, "")
+		_, out, err := askTerminal(t, tt.req, "")
 		wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
 		if out != tt.want {
 			t.Errorf("terminal wrote %q, want %q", out, tt.want)
@@ -99,7 +99,7 @@ func TestTerminalReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ans, err, out := askTerminal(t, tt.req, tt.input)
+			ans, out, err := askTerminal(t, tt.req, tt.input)
 			if err != nil || ans.Text != tt.want {
 				t.Fatalf("Ask() = %s, %v, want %q", show(ans), err, tt.want)
 			}
@@ -121,7 +121,7 @@ func TestTerminalReplies(t *testing.T) {
 // confirm a deletion.
 func TestTerminalEndOfInput(t *testing.T) {
 	for _, input := range []string{"", "1", "Delete", "9\n"} {
-		ans, err, _ := askTerminal(t, deleteIt, input)
+		ans, _, err := askTerminal(t, deleteIt, input)
 		wantCode(t, "Ask() with input "+input, err, ui.CodeAskCancelled)
 		if ans.Text != "" {
 			t.Fatalf("Ask() = %s, want no answer", show(ans))

@@ -147,6 +147,20 @@ func (r Request) Validate() error {
 	return nil
 }
 
+// validateAll validates reqs, the questions of one AskAll: INVALID_REQUEST
+// when there are none, or naming the first that is invalid.
+func validateAll(reqs []Request) error {
+	if len(reqs) == 0 {
+		return NewError(CodeInvalidRequest, "invalid request: no questions", nil)
+	}
+	for i := range reqs {
+		if msg := problem(&reqs[i]); msg != "" {
+			return NewError(CodeInvalidRequest, fmt.Sprintf("invalid request: questions[%d]: %s", i, msg), nil)
+		}
+	}
+	return nil
+}
+
 // problem describes the first rule r breaks, or returns "".
 func problem(r *Request) string {
 	if blank(r.Question) {
@@ -362,56 +376,56 @@ func (a Answer) clone() Answer {
 }
 
 // resolve completes the provider's answer ans to req and checks it, as
-// [Answer] documents.
-func resolve(req Request, ans Answer) (Answer, error) {
+// [Answer] documents: it returns the result, or the rule ans breaks.
+func resolve(req Request, ans Answer) (Answer, string) {
 	if req.MultiSelect && len(req.Options) > 0 {
 		return resolveMulti(req, ans)
 	}
 	return resolveSingle(req, ans)
 }
 
-func resolveSingle(req Request, ans Answer) (Answer, error) {
+func resolveSingle(req Request, ans Answer) (Answer, string) {
 	switch len(ans.Options) {
 	case 0:
 	case 1:
 		if ans.Option != nil && ans.Option.Label != ans.Options[0].Label {
-			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " and options " + quote(ans.Options[0].Label) + " disagree")
+			return Answer{}, "option " + quote(ans.Option.Label) + " and options " + quote(ans.Options[0].Label) + " disagree"
 		}
 		ans.Option = &ans.Options[0]
 	default:
-		return Answer{}, invalidAnswer(fmt.Sprintf("%d options picked; the question takes one", len(ans.Options)))
+		return Answer{}, fmt.Sprintf("%d options picked; the question takes one", len(ans.Options))
 	}
 	picked := -1 // the index of the offered option that ans picks
 	if ans.Option != nil {
 		picked = labelIndex(req.Options, ans.Option.Label)
 		if picked < 0 {
-			return Answer{}, invalidAnswer("option " + quote(ans.Option.Label) + " was not offered")
+			return Answer{}, "option " + quote(ans.Option.Label) + " was not offered"
 		}
 		switch text := req.Options[picked].text(); ans.Text {
 		case "":
 			ans.Text = text
 		case text:
 		default:
-			return Answer{}, invalidAnswer("text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label))
+			return Answer{}, "text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label)
 		}
 	} else {
 		picked = textIndex(req.Options, ans.Text)
 	}
 	if blank(ans.Text) {
-		return Answer{}, invalidAnswer("the answer is empty")
+		return Answer{}, "the answer is empty"
 	}
 	if picked < 0 && !req.CustomAllowed() {
-		return Answer{}, invalidAnswer(quote(ans.Text) + " is not one of the offered options")
+		return Answer{}, quote(ans.Text) + " is not one of the offered options"
 	}
 	result := Answer{Text: ans.Text}
 	if picked >= 0 {
 		o := req.Options[picked]
 		result.Option = &o
 	}
-	return result, nil
+	return result, ""
 }
 
-func resolveMulti(req Request, ans Answer) (Answer, error) {
+func resolveMulti(req Request, ans Answer) (Answer, string) {
 	picks := ans.Options
 	if ans.Option != nil {
 		picks = append(picks[:len(picks):len(picks)], *ans.Option)
@@ -423,9 +437,9 @@ func resolveMulti(req Request, ans Answer) (Answer, error) {
 			i, ok := index[o.Label]
 			switch {
 			case !ok:
-				return Answer{}, invalidAnswer("option " + quote(o.Label) + " was not offered")
+				return Answer{}, "option " + quote(o.Label) + " was not offered"
 			case picked[i]:
-				return Answer{}, invalidAnswer("option " + quote(o.Label) + " is picked twice")
+				return Answer{}, "option " + quote(o.Label) + " is picked twice"
 			}
 			picked[i] = true
 		}
@@ -444,7 +458,7 @@ func resolveMulti(req Request, ans Answer) (Answer, error) {
 	result.Text = join
 	if own := ownWords(ans.Text, join); !blank(own) {
 		if !req.CustomAllowed() {
-			return Answer{}, invalidAnswer(quote(own) + " is not one of the offered options")
+			return Answer{}, quote(own) + " is not one of the offered options"
 		}
 		if join != "" {
 			result.Text = join + ", " + own
@@ -453,9 +467,9 @@ func resolveMulti(req Request, ans Answer) (Answer, error) {
 		}
 	}
 	if blank(result.Text) {
-		return Answer{}, invalidAnswer("the answer is empty")
+		return Answer{}, "the answer is empty"
 	}
-	return result, nil
+	return result, ""
 }
 
 // ownWords returns the human's own words in text, the Text of a MultiSelect
@@ -502,8 +516,10 @@ func textIndex(opts []Option, text string) int {
 	return -1
 }
 
-func invalidAnswer(message string) error {
-	return NewError(CodeInvalidAnswer, "invalid answer: "+message, nil)
+// invalidAnswer returns the INVALID_ANSWER error for an answer that breaks
+// the rule why.
+func invalidAnswer(why string) error {
+	return NewError(CodeInvalidAnswer, "invalid answer: "+why, nil)
 }
 
 // Elicitation is a [Request] as the params of a form-mode elicitation/create,
@@ -518,11 +534,12 @@ func invalidAnswer(message string) error {
 // is the form: an object with up to two properties. "choice", when there are
 // options, takes option labels: a string whose "oneOf" lists them (with the
 // recommended label as "default"), or for a MultiSelect request an array
-// whose items' "anyOf" lists them. Only when custom answers are not allowed
-// does the array have "minItems": 1 and the recommended labels as "default":
-// clients fill defaults into fields the human left alone, and would add picks
-// to an answer typed as text. "text", when [Request.CustomAllowed], takes the
-// human's own words. The one property is "required" when there is one.
+// whose items' "anyOf" lists them. "text", when [Request.CustomAllowed],
+// takes the human's own words. A form with one property requires it. Only a
+// MultiSelect form without "text" has "minItems": 1 and the recommended
+// labels as "default": beside "text", "choice" is not required, and clients
+// fill a default into a field that is not required and left empty, which
+// would add picks to an answer the human typed.
 type Elicitation struct {
 	Mode            string         `json:"mode"`
 	Message         string         `json:"message"`
@@ -665,4 +682,87 @@ func jsonType(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
+}
+
+// canonicalJSON returns r's wire shape, as MarshalJSON encodes it, in the
+// canonical form of RFC 8785 (JSON Canonicalization Scheme): keys sorted, no
+// white space, strings escaped as ECMAScript's JSON.stringify escapes them.
+// Any language computes the same text, as JSON.stringify of the wire shape
+// with its keys sorted. Request's wire shape holds only strings, booleans,
+// objects and arrays: no numbers, whose canonical form is the hard part.
+func (r Request) canonicalJSON() string {
+	var fields []string // in key order
+	if a := r.Agent; a != nil {
+		var agent []string
+		if a.ID != "" {
+			agent = append(agent, `"id":`+canonicalString(a.ID))
+		}
+		if a.Name != "" {
+			agent = append(agent, `"name":`+canonicalString(a.Name))
+		}
+		fields = append(fields, `"agent":{`+strings.Join(agent, ",")+"}")
+	}
+	if r.DisallowCustom {
+		fields = append(fields, `"allowCustom":false`)
+	}
+	if r.Header != "" {
+		fields = append(fields, `"header":`+canonicalString(r.Header))
+	}
+	if r.MultiSelect {
+		fields = append(fields, `"multiSelect":true`)
+	}
+	if len(r.Options) > 0 {
+		options := make([]string, len(r.Options))
+		for i, o := range r.Options {
+			var option []string
+			if o.Description != "" {
+				option = append(option, `"description":`+canonicalString(o.Description))
+			}
+			option = append(option, `"label":`+canonicalString(o.Label))
+			if o.Recommended {
+				option = append(option, `"recommended":true`)
+			}
+			if o.Value != "" {
+				option = append(option, `"value":`+canonicalString(o.Value))
+			}
+			options[i] = "{" + strings.Join(option, ",") + "}"
+		}
+		fields = append(fields, `"options":[`+strings.Join(options, ",")+"]")
+	}
+	fields = append(fields, `"question":`+canonicalString(r.Question))
+	return "{" + strings.Join(fields, ",") + "}"
+}
+
+// canonicalString returns s, valid UTF-8, as a JSON string the way
+// JSON.stringify writes it: \" \\ \b \f \n \r \t, other control characters
+// as \u00xx, and everything else, < > & and U+2028 included, as it is.
+func canonicalString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, c)
+			} else {
+				b.WriteRune(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -1,0 +1,263 @@
+package userinteraction_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+var (
+	target     = ui.Request{Header: "Target", Question: "Which environment?", Options: []ui.Option{{Label: "Staging", Value: "staging", Recommended: true}, {Label: "Production", Value: "production"}}, DisallowCustom: true}
+	migrations = ui.Request{Header: "Migrations", Question: "Which migrations?", Options: []ui.Option{{Label: "41"}, {Label: "42"}, {Label: "43"}}, MultiSelect: true}
+	reason     = ui.Request{Question: "Why now?"}
+	three      = []ui.Request{target, migrations, reason}
+)
+
+// texts returns the Text of each answer.
+func texts(answers []ui.Answer) []string {
+	out := []string{}
+	for _, a := range answers {
+		out = append(out, a.Text)
+	}
+	return out
+}
+
+// batch is a BatchProvider that records its calls and answers with answer.
+type batch struct {
+	mu     sync.Mutex // guards calls
+	calls  [][]ui.Request
+	answer func(ctx context.Context, reqs []ui.Request) ([]ui.Answer, error)
+}
+
+func (b *batch) Ask(ctx context.Context, req ui.Request) (ui.Answer, error) {
+	answers, err := b.AskAll(ctx, []ui.Request{req})
+	if len(answers) == 0 {
+		return ui.Answer{}, err
+	}
+	return answers[0], err
+}
+
+func (b *batch) AskAll(ctx context.Context, reqs []ui.Request) ([]ui.Answer, error) {
+	b.mu.Lock()
+	b.calls = append(b.calls, reqs)
+	b.mu.Unlock()
+	return b.answer(ctx, reqs)
+}
+
+func TestAskAllValidates(t *testing.T) {
+	called := false
+	ctx := scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+		called = true
+		return ui.Answer{Text: "x"}, nil
+	}))
+	for _, tt := range []struct {
+		reqs []ui.Request
+		want string
+	}{
+		{nil, "invalid request: no questions"},
+		{[]ui.Request{}, "invalid request: no questions"},
+		{[]ui.Request{target, reason, {Question: "q", Options: []ui.Option{{Label: " "}}}}, "invalid request: questions[2]: options[0] has an empty label"},
+		{[]ui.Request{{}, target}, "invalid request: questions[0]: question is empty"},
+	} {
+		answers, err := ui.AskAll(ctx, tt.reqs)
+		wantCode(t, "AskAll()", err, ui.CodeInvalidRequest)
+		var he *ui.HarnessError
+		if errors.As(err, &he); he.Message != tt.want || answers != nil {
+			t.Errorf("AskAll() = %v, %q, want no answers and %q", answers, he.Message, tt.want)
+		}
+	}
+	if called {
+		t.Fatal("provider called for an invalid batch")
+	}
+	// Steps 1 and 3 of Ask apply to the whole call.
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := ui.AskAll(done, three)
+	wantCode(t, "AskAll(done ctx)", err, ui.CodeAskAborted)
+	_, err = ui.AskAll(ui.WithRegistry(context.Background(), &ui.Registry{}), three)
+	wantCode(t, "AskAll() without provider", err, ui.CodeNoProvider)
+	var r *ui.Registry
+	//lint:ignore SA1012 a nil context is the input under test
+	_, err = r.AskAll(nil, three)
+	wantCode(t, "AskAll(nil ctx)", err, ui.CodeInvalidRequest)
+}
+
+// TestAskAllOneByOne: a provider without AskAll is asked each question in
+// turn, each checked as Ask checks it; the answers before a failure are
+// returned with it.
+func TestAskAllOneByOne(t *testing.T) {
+	var asked []string
+	script := map[string]ui.Answer{
+		target.Question:     {Text: "production"},
+		migrations.Question: ui.Pick(ui.Option{Label: "43"}, ui.Option{Label: "41"}),
+		reason.Question:     {Text: "the release"},
+	}
+	ctx := scope(t, ui.ProviderFunc(func(_ context.Context, req ui.Request) (ui.Answer, error) {
+		asked = append(asked, req.Question)
+		if ans, ok := script[req.Question]; ok {
+			return ans, nil
+		}
+		return ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil)
+	}))
+	answers, err := ui.AskAll(ctx, three)
+	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) || answers[0].Option.Label != "Production" {
+		t.Fatalf("AskAll() = %v, %v, want production, 41, 43, the release", texts(answers), err)
+	}
+	if !reflect.DeepEqual(asked, []string{target.Question, migrations.Question, reason.Question}) {
+		t.Fatalf("provider asked %q, want the three questions in order", asked)
+	}
+
+	asked = nil
+	answers, err = ui.AskAll(ctx, []ui.Request{target, {Question: "Sure?"}, reason})
+	wantCode(t, "AskAll() with a refusal", err, ui.CodeAskDeclined)
+	if !reflect.DeepEqual(texts(answers), []string{"production"}) || len(asked) != 2 {
+		t.Fatalf("AskAll() = %v after asking %q, want the first answer and no third question", texts(answers), asked)
+	}
+
+	script[reason.Question] = ui.Answer{Text: " "}
+	answers, err = ui.AskAll(ctx, three)
+	wantCode(t, "AskAll() with an empty answer", err, ui.CodeInvalidAnswer)
+	if !strings.Contains(err.Error(), "questions[2]: the answer is empty") || len(answers) != 2 {
+		t.Fatalf("AskAll() = %v, %v, want two answers and an error naming questions[2]", texts(answers), err)
+	}
+}
+
+func TestAskAllBatchProvider(t *testing.T) {
+	b := &batch{answer: func(ctx context.Context, reqs []ui.Request) ([]ui.Answer, error) {
+		return []ui.Answer{{Text: "staging"}, ui.Pick(ui.Option{Label: "42"}), {Text: "tests pass"}}, nil
+	}}
+	answers, err := ui.AskAll(scope(t, b), three)
+	if err != nil || !reflect.DeepEqual(texts(answers), []string{"staging", "42", "tests pass"}) || answers[0].Option == nil {
+		t.Fatalf("AskAll() = %v, %v, want staging, 42, tests pass, completed", texts(answers), err)
+	}
+	if len(b.calls) != 1 || len(b.calls[0]) != 3 {
+		t.Fatalf("BatchProvider called %d times, want once with the three questions", len(b.calls))
+	}
+
+	errBroken := errors.New("dialog broke")
+	tests := []struct {
+		name  string
+		given []ui.Answer
+		err   error
+		code  string
+		want  []string // texts of the answers returned
+		says  string   // part of the error
+	}{
+		{"too few", []ui.Answer{{Text: "staging"}}, nil, ui.CodeInvalidAnswer, []string{"staging"}, "questions[1]: no answer"},
+		{"too many", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: "x"}, {Text: "y"}}, nil, ui.CodeInvalidAnswer, []string{}, "4 answers to 3 questions"},
+		{"a broken rule", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: " "}}, nil, ui.CodeInvalidAnswer, []string{"staging", "41"}, "questions[2]: the answer is empty"},
+		{"a disallowed answer", []ui.Answer{{Text: "the moon"}}, nil, ui.CodeInvalidAnswer, []string{}, `questions[0]: "the moon" is not one of the offered options`},
+		{"declined after one", []ui.Answer{{Text: "staging"}}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), ui.CodeAskDeclined, []string{"staging"}, "declined"},
+		{"an uncoded error", nil, errBroken, ui.CodeProviderFailed, []string{}, "dialog broke"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &batch{answer: func(context.Context, []ui.Request) ([]ui.Answer, error) { return tt.given, tt.err }}
+			answers, err := ui.AskAll(scope(t, b), three)
+			wantCode(t, "AskAll()", err, tt.code)
+			if !reflect.DeepEqual(texts(answers), tt.want) || !strings.Contains(err.Error(), tt.says) {
+				t.Fatalf("AskAll() = %q, %v, want %q and an error saying %q", texts(answers), err, tt.want, tt.says)
+			}
+		})
+	}
+}
+
+// TestAskAllDisposedMidBatch: a dispose while a batch is asked aborts the
+// rest of it, for a plain provider and for a BatchProvider, keeping the
+// answers given before.
+func TestAskAllDisposedMidBatch(t *testing.T) {
+	session := ui.WithRegistry(context.Background(), &ui.Registry{})
+	var dispose func()
+	dispose = register(t, session, ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		if req.Question == migrations.Question {
+			go dispose() // the UI goes away while the second question is shown
+			<-ctx.Done()
+			return ui.Answer{}, ctx.Err()
+		}
+		return ui.Answer{Text: "staging"}, nil
+	}))
+	answers, err := ui.AskAll(session, three)
+	wantDisposal(t, err)
+	if !reflect.DeepEqual(texts(answers), []string{"staging"}) {
+		t.Fatalf("AskAll() = %q, want the first answer", texts(answers))
+	}
+
+	session = ui.WithRegistry(context.Background(), &ui.Registry{})
+	started := make(chan struct{})
+	dispose = register(t, session, &batch{answer: func(ctx context.Context, reqs []ui.Request) ([]ui.Answer, error) {
+		close(started)
+		<-ctx.Done()
+		return []ui.Answer{{Text: "production"}}, ctx.Err()
+	}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		answers, err = ui.AskAll(session, three)
+	}()
+	<-started
+	dispose()
+	<-done
+	wantDisposal(t, err)
+	if !reflect.DeepEqual(texts(answers), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer given before the disposal", texts(answers))
+	}
+}
+
+// TestAskAllReplay: on a Replay, a three-question AskAll completes in two
+// runs: the first has all three pending at once, the second completes.
+func TestAskAllReplay(t *testing.T) {
+	var got []ui.Answer
+	var gotErr error
+	tool := func(ctx context.Context) string {
+		got, gotErr = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, pending := run(rp, tool)
+	wantCode(t, "AskAll() in run 1", gotErr, ui.CodeInputRequired)
+	if len(pending) != 3 || len(got) != 0 {
+		t.Fatalf("run 1: %d pending, %d answers, want 3 pending and none answered", len(pending), len(got))
+	}
+	for i, q := range pending {
+		if q.ID != firstID(three[i]) || q.Request.Question != three[i].Question {
+			t.Fatalf("pending[%d] = %+v, want %q under the ID Ask would give it", i, q, three[i].Question)
+		}
+	}
+	asked := pending
+	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
+	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}), nil)
+	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
+	if _, pending = run(rp, tool); len(pending) != 0 || gotErr != nil || !reflect.DeepEqual(texts(got), []string{"production", "42", "the release"}) {
+		t.Fatalf("run 2 = %q, %v, pending %d, want the three answers", texts(got), gotErr, len(pending))
+	}
+
+	// A recorded refusal ends the batch there, with the answers before it.
+	rp.Record(asked[1].ID, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
+	run(rp, tool)
+	wantCode(t, "AskAll() with a recorded refusal", gotErr, ui.CodeAskDeclined)
+	if !reflect.DeepEqual(texts(got), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer before the refusal", texts(got))
+	}
+}
+
+// TestAskAllTerminal: the Terminal asks a batch one question after another,
+// each headed with its place.
+func TestAskAllTerminal(t *testing.T) {
+	var out bytes.Buffer
+	ctx := scope(t, ui.NewTerminal(strings.NewReader("2\n1,3\nthe release\n"), &out))
+	answers, err := ui.AskAll(ctx, three)
+	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) {
+		t.Fatalf("AskAll() = %q, %v, want production, 41, 43, the release", texts(answers), err)
+	}
+	for _, heading := range []string{"Question 1 of 3\nTarget\n", "Question 2 of 3\nMigrations\n", "Question 3 of 3\nWhy now?\n"} {
+		if !strings.Contains(out.String(), heading) {
+			t.Errorf("terminal wrote %q, want %q", out.String(), heading)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package userinteraction_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+var (
+	sealKey  = []byte("0123456789abcdef0123456789abcdef") // 32 bytes
+	otherKey = []byte("fedcba9876543210fedcba9876543210")
+)
+
+// sealedRun runs tool on a new Replay with outcomes recorded and returns the
+// Replay, sealed for binding.
+func sealedRun(t *testing.T, binding string, tool func(context.Context) string, outcomes map[string]ui.Answer) (string, *ui.Replay) {
+	t.Helper()
+	rp := &ui.Replay{}
+	for id, ans := range outcomes {
+		rp.Record(id, ans, nil)
+	}
+	run(rp, tool)
+	state, err := rp.Seal(sealKey, binding, time.Hour)
+	if err != nil {
+		t.Fatalf("Seal() error = %v", err)
+	}
+	return state, rp
+}
+
+func TestSealRoundTrip(t *testing.T) {
+	state, rp := sealedRun(t, "alice\ndeploy\n{}", deployTool, map[string]ui.Answer{firstID(whereTo): {Text: "staging"}})
+	if !regexp.MustCompile(`^[A-Za-z0-9_.-]+$`).MatchString(state) {
+		t.Fatalf("Seal() = %q, want URL-safe ASCII", state)
+	}
+	opened, err := ui.OpenReplay(sealKey, "alice\ndeploy\n{}", state)
+	if err != nil {
+		t.Fatalf("OpenReplay() error = %v", err)
+	}
+	if got, want := marshal(t, opened), marshal(t, rp); string(got) != string(want) {
+		t.Fatalf("opened record = %s, want %s", got, want)
+	}
+	if got, want := opened.Pending(), rp.Pending(); len(got) != 1 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("opened Pending() = %+v, want the question pending when sealed, %+v", got, want)
+	}
+	// The sealed state holds the record readably: sealed, not encrypted.
+	payload, _, _ := strings.Cut(state, ".")
+	if raw, err := base64.RawURLEncoding.DecodeString(payload); err != nil || !strings.Contains(string(raw), `"answer":"staging"`) {
+		t.Fatalf("state payload = %s, %v, want the record readable", raw, err)
+	}
+}
+
+// TestOpenReplayFirstRound: no state is the first round, a new empty Replay.
+func TestOpenReplayFirstRound(t *testing.T) {
+	rp, err := ui.OpenReplay(sealKey, "anything", "")
+	if err != nil || string(marshal(t, rp)) != "{}" || len(rp.Pending()) != 0 {
+		t.Fatalf("OpenReplay(\"\") = %s, %v, want a new empty Replay", marshal(t, rp), err)
+	}
+}
+
+// TestOpenReplayRefuses: every state that Seal did not seal, for this call
+// and key, and in time, is INVALID_STATE, with a message that tells the
+// model no more than that and a cause that tells the host which.
+func TestOpenReplayRefuses(t *testing.T) {
+	state, _ := sealedRun(t, "call-1", deployTool, nil)
+	expired, err := (&ui.Replay{}).Seal(sealKey, "call-1", -time.Second)
+	if err != nil {
+		t.Fatalf("Seal() error = %v", err)
+	}
+	payload, mac, _ := strings.Cut(state, ".")
+	flip := func(s string, i int) string { // s with character i changed
+		c := byte('A')
+		if s[i] == 'A' {
+			c = 'B'
+		}
+		return s[:i] + string(c) + s[i+1:]
+	}
+	tests := []struct {
+		name, binding, state string
+		key                  []byte
+		cause                string
+	}{
+		{"tampered payload", "call-1", flip(payload, len(payload)/2) + "." + mac, sealKey, "tampered"},
+		{"tampered MAC", "call-1", payload + "." + flip(mac, 3), sealKey, "tampered"},
+		{"another key", "call-1", state, otherKey, "another key"},
+		{"another call", "call-2", state, sealKey, "another call"},
+		{"expired", "call-1", expired, sealKey, "expired"},
+		{"no MAC", "call-1", payload, sealKey, "malformed"},
+		{"not base64", "call-1", "!!." + mac, sealKey, "malformed"},
+		{"two dots", "call-1", state + ".x", sealKey, "malformed"},
+		{"garbage", "call-1", "e30", sealKey, "malformed"},
+		{"a record as state", "call-1", "{}", sealKey, "malformed"},
+		{"short key", "call-1", state, sealKey[:31], "32 bytes"},
+		{"short key, first round", "call-1", "", sealKey[:31], "32 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp, err := ui.OpenReplay(tt.key, tt.binding, tt.state)
+			wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
+			var he *ui.HarnessError
+			errors.As(err, &he)
+			if rp != nil || he.Message != "invalid state" || !strings.Contains(err.Error(), tt.cause) {
+				t.Fatalf("OpenReplay() = %v, %q (message %q), want nil and a cause that says %q", rp, err, he.Message, tt.cause)
+			}
+		})
+	}
+	if _, err := (&ui.Replay{}).Seal(sealKey[:31], "call-1", time.Hour); ui.CodeOf(err) != ui.CodeInvalidState {
+		t.Fatalf("Seal() with a short key = %v, want INVALID_STATE", err)
+	}
+}
+
+// serveRound is one round of a host that follows the documented loop: open
+// the state, record the responses to the questions pending in it, run.
+func serveRound(t *testing.T, state string, responses map[string]ui.Answer, tool func(context.Context) string) (string, []ui.Pending, string) {
+	t.Helper()
+	rp, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil {
+		t.Fatalf("OpenReplay() error = %v", err)
+	}
+	for _, q := range rp.Pending() {
+		if ans, ok := responses[q.ID]; ok {
+			rp.Record(q.ID, ans, nil)
+		}
+	}
+	result, pending := run(rp, tool)
+	next, err := rp.Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatalf("Seal() error = %v", err)
+	}
+	return result, pending, next
+}
+
+// confirmDelete asks before it deletes.
+func confirmDelete(ctx context.Context) string {
+	ans, err := ui.Ask(ctx, deleteIt)
+	if err != nil {
+		return "not deleted: " + ui.CodeOf(err)
+	}
+	return "answer: " + ans.Text
+}
+
+// TestUnsolicitedResponsesNotRecorded: a client that sends the predicted ID
+// of a question that was never asked, with no state or with the state of an
+// earlier round, gets the question asked; only responses to pending
+// questions are recorded.
+func TestUnsolicitedResponsesNotRecorded(t *testing.T) {
+	forged := map[string]ui.Answer{firstID(deleteIt): {Text: "Delete"}}
+	result, pending, state := serveRound(t, "", forged, confirmDelete)
+	if result != "not deleted: INPUT_REQUIRED" || len(pending) != 1 {
+		t.Fatalf("round 1 with a forged response = %q, pending %+v, want the question asked", result, pending)
+	}
+	result, pending, _ = serveRound(t, state, map[string]ui.Answer{pending[0].ID: {Text: "Keep"}}, confirmDelete)
+	if result != "answer: Keep" || len(pending) != 0 {
+		t.Fatalf("round 2 = %q, pending %+v, want the human's answer", result, pending)
+	}
+}
+
+// TestSealedRoundsComplete: a two-question call completes in three rounds
+// through sealed state alone.
+func TestSealedRoundsComplete(t *testing.T) {
+	_, pending, state := serveRound(t, "", nil, deployTool)
+	_, pending, state = serveRound(t, state, map[string]ui.Answer{pending[0].ID: {Text: "production"}}, deployTool)
+	result, pending, _ := serveRound(t, state, map[string]ui.Answer{pending[0].ID: {Text: "Yes"}}, deployTool)
+	if result != "deploy to production: Yes" || len(pending) != 0 {
+		t.Fatalf("round 3 = %q, pending %+v, want the call complete", result, pending)
+	}
+}
