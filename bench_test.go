@@ -262,34 +262,6 @@ func bytesPerRun(runs int, f func()) uint64 {
 	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
 }
 
-// TestAskAllocations holds Ask to the allocation budget of its benchmarks:
-// those of the context floor plus one, and at most 3 in all.
-func TestAskAllocations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts in -short mode are not needed")
-	}
-	parent, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	floor := testing.AllocsPerRun(200, func() {
-		_, cancel := context.WithCancelCause(parent)
-		cancel(nil)
-	})
-	ctx := benchScope(t)
-	for _, tt := range []struct {
-		name string
-		req  ui.Request
-	}{{"free", benchFree}, {"options", benchOptions}} {
-		got := testing.AllocsPerRun(200, func() {
-			if _, err := ui.Ask(ctx, tt.req); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if got > floor+1 || got > 3 {
-			t.Errorf("Ask(%s) allocations = %v, want at most min(3, floor %v + 1)", tt.name, got, floor)
-		}
-	}
-}
-
 // benchFour is a four-option request, as the form benchmarks map it.
 var benchFour = ui.Request{
 	Header:   "Deploy",

@@ -235,15 +235,6 @@ func checkAnswer(t *testing.T, req ui.Request, ans ui.Answer) {
 	}
 }
 
-func offeredText(req ui.Request, text string) bool {
-	for _, o := range req.Options {
-		if o.Answer().Text == text {
-			return true
-		}
-	}
-	return false
-}
-
 // FuzzReplayRecord checks that any input either fails to decode as a Replay
 // record, with an error, or re-encodes to a record that encodes the same; and
 // that a Replay whose record holds the input as a question's outcome never

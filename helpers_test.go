@@ -130,3 +130,62 @@ func marshal(t testing.TB, v any) []byte {
 	}
 	return b
 }
+
+// run runs tool once on rp and returns the tool's result and the questions
+// left pending.
+func run(rp *ui.Replay, tool func(context.Context) string) (string, []ui.Pending) {
+	var result string
+	pending := rp.Run(context.Background(), func(ctx context.Context) { result = tool(ctx) })
+	return result, pending
+}
+
+// firstID returns the ID of the first ask of req in a run.
+func firstID(req ui.Request) string {
+	var rp ui.Replay
+	_, _ = rp.Ask(context.Background(), req)
+	return rp.Pending()[0].ID
+}
+
+var (
+	whereTo = ui.Request{
+		Question:       "Deploy where?",
+		Options:        []ui.Option{{Label: "Staging", Value: "staging"}, {Label: "Production", Value: "production"}},
+		DisallowCustom: true,
+	}
+	yesNo = []ui.Option{{Label: "Yes"}, {Label: "No", Recommended: true}}
+)
+
+// deployTool asks two questions, the second depending on the first answer,
+// and acts only after both.
+func deployTool(ctx context.Context) string {
+	target, err := ui.Ask(ctx, whereTo)
+	if err != nil {
+		return "not deployed: " + ui.CodeOf(err)
+	}
+	ok, err := ui.Ask(ctx, ui.Request{Question: "Deploy to " + target.Text + " now?", Options: yesNo})
+	if err != nil {
+		return "not deployed: " + ui.CodeOf(err)
+	}
+	return "deploy to " + target.Text + ": " + ok.Text
+}
+
+var (
+	deleteIt = ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true}
+	freeForm = ui.Request{Question: "Name the branch."}
+)
+
+// writerFunc is an io.Writer that calls itself.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// offeredText reports whether text is the value (or label) of an option of
+// req.
+func offeredText(req ui.Request, text string) bool {
+	for _, o := range req.Options {
+		if o.Answer().Text == text {
+			return true
+		}
+	}
+	return false
+}

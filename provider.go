@@ -485,7 +485,7 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 // happens again on every run.
 //
 // The record's JSON maps IDs to outcomes: an answer as [Answer] encodes it,
-// an error as [HarnessError] does; keys are read exactly, in any case.
+// an error as [HarnessError] does; its keys are matched exactly, case and all.
 // [Replay.Seal] packs the record with the pending questions for a trip
 // through a client. The zero value is an empty record ready to use; a Replay
 // is safe for concurrent use, and its methods need a non-nil *Replay.
@@ -661,12 +661,12 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 }
 
 // Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState: URL-safe ASCII, valid
-// for ttl (none when ttl is not positive), authenticated with HMAC-SHA256
-// under key and bound to binding, which identifies the call (the principal,
-// the tool's name and its arguments, for example; only its digest is
-// stored). The state is sealed, not encrypted: the client can read the
-// human's answers it holds. A key shorter than 32 bytes is [CodeInvalidState].
+// trip through a client, such as MCP's requestState: URL-safe ASCII,
+// authenticated with HMAC-SHA256 under key, valid for ttl (expired at once
+// when ttl is not positive), and bound to binding, which identifies the call:
+// the principal, the tool's name and its arguments, for example; only its
+// digest is stored. The state is sealed, not encrypted: the client can read
+// the answers it holds. A key shorter than 32 bytes is [CodeInvalidState].
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", invalidState(errShortKey)
@@ -893,33 +893,29 @@ func onlyKeys(fields map[string]json.RawMessage, keys []string) error {
 	return nil
 }
 
-// Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer: a TTY, a pipe, a test. It writes the header, the question, the
-// options numbered from 1 (each with its description and a "(recommended)"
-// mark) and a line saying what it accepts, then reads the human's reply,
-// one line, trimmed:
+// Terminal is a [Provider] that asks on a text terminal, or any reader and
+// writer. It writes the header, the question, the options numbered from 1
+// (with their descriptions and a "(recommended)" mark) and a line saying what
+// it accepts, then reads one line, trimmed:
 //
-//   - a number picks that option, and for a MultiSelect request several
-//     numbers separated by commas or spaces ("1,3", "1 3") pick several;
-//     with options, a line of only digits, commas and spaces is always
-//     read as numbers;
+//   - a number picks that option; for MultiSelect, numbers separated by
+//     commas or spaces pick several. With options, a line of only digits,
+//     commas and spaces is always read as numbers;
 //   - an option's label, in any case, picks that option;
-//   - an empty line picks the recommended option (or options), if any;
-//   - any other text is the human's own answer, when [Request.CustomAllowed].
+//   - an empty line picks the recommended option or options;
+//   - other text is the human's own answer, when [Request.CustomAllowed].
 //
-// Anything else (a number that is no option or is given twice, text where
+// Any other line (a number that is no option or given twice, text where
 // custom answers are not allowed, a line over 1 MiB) is refused with a line
-// that says why, and the question is asked again. End of input, also in the
-// middle of a line, is [CodeAskCancelled], and so is a read error, with that
-// error as cause; a write error ends the ask with that error.
-//
-// A Terminal reads only while a question waits, so answers piped in answer
-// the questions in order. When ctx is done, Ask returns ctx.Err() at once;
-// a read in flight then answers the next question, whose output starts on a
-// fresh line. A Terminal installs no signal handler: a host that wants
-// Ctrl-C to cancel the question runs the tool step under
-// signal.NotifyContext. It is safe for concurrent use: asks take turns,
-// each waiting under its own ctx. Make one with [NewTerminal].
+// saying why, and the question is asked again. End of input, even within a
+// line, is [CodeAskCancelled], as is a read error (its cause); a write error
+// ends the ask with that error. A Terminal reads only while a question
+// waits, so piped answers answer questions in order. When ctx is done, Ask
+// returns ctx.Err() at once, and the read in flight answers the next
+// question, whose output starts on a fresh line. Asks take turns, each
+// waiting under its own ctx. A Terminal handles no signals: run the tool step
+// under signal.NotifyContext for Ctrl-C to cancel the question. Make one
+// with [NewTerminal].
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer

@@ -430,10 +430,10 @@ func wantDisposal(t *testing.T, err error) {
 	}
 }
 
-// TestCopiedRegistryNeverSpins: a Registry copied after use (vet reports it,
-// but it happens) answers NO_PROVIDER once the registration it copied is
-// disposed, instead of looping.
-func TestCopiedRegistryNeverSpins(t *testing.T) {
+// TestCopiedRegistryAfterDispose: a Registry copied after use (vet reports
+// it, but it happens) answers NO_PROVIDER, at once, once the registration it
+// copied is disposed.
+func TestCopiedRegistryAfterDispose(t *testing.T) {
 	var r ui.Registry
 	dispose, err := r.Register(answering("yes"))
 	if err != nil {
@@ -575,8 +575,9 @@ func TestAskCodedErrorPassesThroughAfterCancel(t *testing.T) {
 	wantCode(t, "Ask()", err, ui.CodeAskCancelled)
 }
 
-// errHookContext is a caller's context that runs hook whenever Ask asks it
-// whether it is done, so that a test can act at each of those points.
+// errHookContext is a caller's context that runs hook whenever Ask, or the
+// context package on its behalf, asks whether it is done, so that a test can
+// act at each of those points.
 type errHookContext struct {
 	context.Context
 	hook func()
@@ -585,6 +586,11 @@ type errHookContext struct {
 func (c errHookContext) Err() error {
 	c.hook()
 	return c.Context.Err()
+}
+
+func (c errHookContext) Done() <-chan struct{} {
+	c.hook()
+	return c.Context.Done()
 }
 
 // TestDisposedProviderNeverCalled disposes the provider, from another

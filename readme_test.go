@@ -10,8 +10,8 @@ import (
 
 // TestREADMEProgram builds and runs the program in README.md against this
 // checkout and compares what it prints with the output the README shows, so
-// the README's program cannot drift from the package. The README's other Go
-// block, the Replay host's run func, is compiled along with it.
+// the README's program cannot drift from the package. The README's host
+// loop, the serve func, is compiled along with it.
 func TestREADMEProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with the go command")
@@ -30,11 +30,13 @@ func TestREADMEProgram(t *testing.T) {
 		t.Fatal("README.md has no ```go block starting with package main followed by a ```text block of its output")
 	}
 	program = "package main\n" + program
-	sketch := fenced(string(readme), "```go\n// run runs one run")
+	sketch := fenced(string(readme), "```go\n// serve runs one round")
 	if sketch == "" {
-		t.Fatal("README.md has no ```go block starting with // run runs one run")
+		t.Fatal("README.md has no ```go block starting with // serve runs one round")
 	}
-	sketch = "package main\n\nimport (\n\t\"context\"\n\t\"encoding/json\"\n\n\t\"github.com/dsh-go/userinteraction\"\n)\n\nvar _ = run\n\n// run runs one run" + sketch
+	sketch = "package main\n\nimport (\n\t\"context\"\n\t\"time\"\n\n\t\"github.com/dsh-go/userinteraction\"\n)\n\n" +
+		"// Response is the human's response to one form, as the client sends it.\n" +
+		"type Response struct {\n\tAction  string\n\tContent map[string]any\n}\n\nvar _ = serve\n\n// serve runs one round" + sketch
 	repo, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

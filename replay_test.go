@@ -14,14 +14,6 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
-// run runs tool once on rp and returns the tool's result and the questions
-// left pending.
-func run(rp *ui.Replay, tool func(context.Context) string) (string, []ui.Pending) {
-	var result string
-	pending := rp.Run(context.Background(), func(ctx context.Context) { result = tool(ctx) })
-	return result, pending
-}
-
 // replayFrom returns a Replay whose record json.Unmarshal read from record.
 func replayFrom(t *testing.T, record []byte) *ui.Replay {
 	t.Helper()
@@ -32,37 +24,7 @@ func replayFrom(t *testing.T, record []byte) *ui.Replay {
 	return rp
 }
 
-// firstID returns the ID of the first ask of req in a run.
-func firstID(req ui.Request) string {
-	var rp ui.Replay
-	_, _ = rp.Ask(context.Background(), req)
-	return rp.Pending()[0].ID
-}
-
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-var (
-	whereTo = ui.Request{
-		Question:       "Deploy where?",
-		Options:        []ui.Option{{Label: "Staging", Value: "staging"}, {Label: "Production", Value: "production"}},
-		DisallowCustom: true,
-	}
-	yesNo = []ui.Option{{Label: "Yes"}, {Label: "No", Recommended: true}}
-)
-
-// deployTool asks two questions, the second depending on the first answer,
-// and acts only after both.
-func deployTool(ctx context.Context) string {
-	target, err := ui.Ask(ctx, whereTo)
-	if err != nil {
-		return "not deployed: " + ui.CodeOf(err)
-	}
-	ok, err := ui.Ask(ctx, ui.Request{Question: "Deploy to " + target.Text + " now?", Options: yesNo})
-	if err != nil {
-		return "not deployed: " + ui.CodeOf(err)
-	}
-	return "deploy to " + target.Text + ": " + ok.Text
-}
 
 // TestReplayThreeRuns: a call with two questions completes in exactly three
 // runs, the record carried between them as JSON.

@@ -30,8 +30,6 @@ var (
 		MultiSelect:    true,
 		DisallowCustom: true,
 	}
-	deleteIt = ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true}
-	freeForm = ui.Request{Question: "Name the branch."}
 )
 
 // askTerminal asks req through a Registry of a Terminal that reads input,
@@ -170,11 +168,6 @@ func TestTerminalPipedAnswers(t *testing.T) {
 	_, err := ui.Ask(ctx, freeForm)
 	wantCode(t, "Ask() after the input ended", err, ui.CodeAskCancelled)
 }
-
-// writerFunc is an io.Writer that calls itself.
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // promptWriter collects what a terminal writes and reports each prompt on
 // prompted.

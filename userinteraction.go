@@ -1,51 +1,29 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
-// and wait for the answer, without knowing which user interface is attached.
-// It connects three parts of an agent harness (the program that runs the model
-// and its tools): a tool calls [Ask], and whichever UI the harness runs (a
-// terminal, an editor speaking the Agent Client Protocol, a web page) answers
-// as the [Provider] registered in the session's [Registry]. It ships no UI and
-// is not an MCP or ACP SDK: a UI or protocol bridge implements Provider in a
-// few lines (see the examples), and hosts that cannot keep a tool call open
-// while the human thinks run the same tools with [Replay].
+// and wait for the answer, whichever user interface is attached. A tool calls
+// [Ask]; the UI the harness runs answers as the [Provider] registered in the
+// session's [Registry]. The package ships the providers most harnesses need:
+// a [Terminal], the form elicitation of MCP and ACP clients
+// ([Request.Elicitation]), and [Replay] for hosts that cannot keep a tool call
+// open while the human thinks.
 //
-// Three roles meet here:
+// Three roles meet here: the host puts one Registry per session in the
+// session's context with [WithRegistry]; a UI becomes the session's single
+// provider with [Register] and calls the returned dispose func when it goes
+// away; a tool or permission plugin calls Ask, or [AskAll] for several
+// questions, and gets an [Answer] or an error with a stable code ([CodeOf]):
 //
-//   - The host (agent harness, session) creates one [Registry] per session and
-//     puts it in the session's context with [WithRegistry].
-//   - A UI surface implements [Provider] and becomes the session's single
-//     active provider with [Register]; calling the returned dispose func
-//     unregisters it on teardown or hot reload and aborts the questions it has
-//     not answered yet.
-//   - A tool or permission plugin calls [Ask] with a [Request] and gets an
-//     [Answer] or an error that carries a stable code (see [CodeOf]).
-//
-// A sketch of all three, with a stand-in UI that always answers "Yes":
-//
-//	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{}) // host
-//
-//	dispose, err := userinteraction.Register(ctx, userinteraction.ProviderFunc( // UI surface
-//		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-//			return userinteraction.Answer{Text: "Yes"}, nil // a real UI asks the human here
-//		}))
-//	if err != nil {
-//		return err
-//	}
-//	defer dispose()
-//
-//	ans, err := userinteraction.Ask(ctx, userinteraction.Request{ // tool
+//	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+//	dispose, _ := userinteraction.Register(ctx, userinteraction.NewTerminal(os.Stdin, os.Stdout))
+//	defer dispose() // dispose is never nil
+//	ans, err := userinteraction.Ask(ctx, userinteraction.Request{
 //		Question: "Overwrite config.yaml?",
 //		Options:  []userinteraction.Option{{Label: "Yes"}, {Label: "No", Recommended: true}},
 //	})
-//	if err != nil {
-//		return err // userinteraction.CodeOf(err) says why, e.g. "ASK_ABORTED"
-//	}
-//	fmt.Println(ans.Text, ans.Option.Label) // Yes Yes
 //
-// There is no process-wide default registry: a question reaches only the UI
-// registered in the caller's scope, so one session never asks another
-// session's human. Cancellation is the caller's context. Every failure carries
-// a code: errors.As finds a *[HarnessError] in every error out of Ask, and its
-// JSON is the model-facing object {"name", "code", "message"}.
+// There is no process-wide registry: a question reaches only the UI of the
+// caller's scope. Cancellation is the caller's context. errors.As finds a
+// *[HarnessError] in every error out of Ask, and its JSON is the model-facing
+// {"name", "code", "message"}.
 package userinteraction
 
 import (
@@ -196,25 +174,9 @@ func problem(r *Request) string {
 	return ""
 }
 
-// smallOptions is the number of options up to which duplicateLabel compares
-// every pair instead of building a map: faster, and free of allocations, for
-// the handful of options a question usually has.
-const smallOptions = 16
-
 // duplicateLabel returns the indexes i < j of the first two options with the
-// same label, or -1, -1. It stays linear for long lists, so that a hostile
-// request cannot make Validate quadratic.
+// same label, or -1, -1, in time linear in the number of options.
 func duplicateLabel(opts []Option) (int, int) {
-	if len(opts) <= smallOptions {
-		for j := range opts {
-			for i := 0; i < j; i++ {
-				if opts[i].Label == opts[j].Label {
-					return i, j
-				}
-			}
-		}
-		return -1, -1
-	}
 	seen := make(map[string]int, len(opts))
 	for j, o := range opts {
 		if i, ok := seen[o.Label]; ok {
@@ -230,7 +192,7 @@ func blank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// wireRequest is the JSON shape of a Request, shared with the TypeScript seam.
+// wireRequest is the JSON shape of a Request.
 type wireRequest struct {
 	Question    string   `json:"question"`
 	Header      string   `json:"header,omitempty"`
@@ -259,9 +221,9 @@ func (r Request) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the JSON object described on [Request] into r,
-// replacing every field. Unknown keys (such as the TypeScript "signal") are
-// ignored, an empty "options" array decodes as nil, and JSON null leaves r
-// unchanged, as it does for other types.
+// replacing every field. Unknown keys are ignored, an empty "options" array
+// decodes as nil, and JSON null leaves r unchanged, as it does for other
+// types.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil

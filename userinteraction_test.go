@@ -234,6 +234,33 @@ func TestAnswerJSON(t *testing.T) {
 	}
 }
 
+// wantResolved fails the test unless Ask, for a provider that answers
+// given, returns the error code or else want, pointing into none of
+// req.Options, and unchanged when a provider gives it back.
+func wantResolved(t *testing.T, req ui.Request, given, want ui.Answer, code string) {
+	t.Helper()
+	got, err := askAnswer(t, req, given)
+	if code != "" {
+		wantCode(t, "Ask()", err, code)
+		return
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Ask() = %s, %v, want %s", show(got), err, show(want))
+	}
+	if again, err := askAnswer(t, req, got); err != nil || !reflect.DeepEqual(again, got) {
+		t.Fatalf("Ask() of its own result = %s, %v, want it unchanged", show(again), err)
+	}
+	for i := range req.Options {
+		aliased := got.Option == &req.Options[i]
+		for k := range got.Options {
+			aliased = aliased || &got.Options[k] == &req.Options[i]
+		}
+		if aliased {
+			t.Fatal("Ask() answer points into the request's options, want copies")
+		}
+	}
+}
+
 func TestAskResolvesAnswer(t *testing.T) {
 	yes := ui.Option{Label: "Yes", Value: "y", Description: "go ahead"}
 	no := ui.Option{Label: "No", Recommended: true}
@@ -278,25 +305,7 @@ func TestAskResolvesAnswer(t *testing.T) {
 		{"MultiSelect without options takes no picks", ui.Request{Question: "q", MultiSelect: true}, ui.Pick(ui.Option{Label: "x"}), ui.Answer{}, ui.CodeInvalidAnswer},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := scope(t, ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
-				return tt.answer, nil
-			}))
-			got, err := ui.Ask(ctx, tt.req)
-			if tt.code != "" {
-				wantCode(t, "Ask()", err, tt.code)
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Ask() = %s, %v, want %s", show(got), err, show(tt.want))
-			}
-			if again, err := askAnswer(t, tt.req, got); err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("Ask() of its own result = %s, %v, want it unchanged", show(again), err)
-			}
-			if got.Option != nil && &tt.req.Options[0] == got.Option {
-				t.Fatal("Ask() answer aliases the request's options, want a copy")
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantResolved(t, tt.req, tt.answer, tt.want, tt.code) })
 	}
 }
 
@@ -344,26 +353,7 @@ func TestAskResolvesMultiSelect(t *testing.T) {
 		{"Option not offered", req, ui.Answer{Option: &ui.Option{Label: "z"}}, ui.Answer{}, ui.CodeInvalidAnswer},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := askAnswer(t, tt.req, tt.answer)
-			if tt.code != "" {
-				wantCode(t, "Ask()", err, tt.code)
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Ask() = %s, %v, want %s", show(got), err, show(tt.want))
-			}
-			if again, err := askAnswer(t, tt.req, got); err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("Ask() of its own result = %s, %v, want it unchanged", show(again), err)
-			}
-			for i := range got.Options {
-				for j := range tt.req.Options {
-					if &got.Options[i] == &tt.req.Options[j] {
-						t.Fatal("Ask() answer's Options alias the request's options, want copies")
-					}
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantResolved(t, tt.req, tt.answer, tt.want, tt.code) })
 	}
 }
 
