@@ -68,7 +68,7 @@ type HarnessError struct {
 
 // Error returns "CODE: message: cause", without "CODE: " when Code is empty
 // and without ": cause" when Err is nil, or "<nil>" for a nil e. A message
-// that already ends with the cause's text, whole or cut short as
+// that already ends with ": " and the cause's text, whole or cut short as
 // [CodeProviderFailed]'s does, ends with the cause's whole text instead of
 // repeating it. So Error carries the cause as fmt.Errorf's %w does, while
 // Message, the model-facing text, stays short.
@@ -82,8 +82,8 @@ func (e *HarnessError) Error() string {
 	}
 	if e.Err != nil {
 		cause := e.Err.Error()
-		if short := clip(cause, maxProviderText); strings.HasSuffix(s, short) {
-			s = strings.TrimSuffix(s, short) + cause
+		if short := ": " + clip(cause, maxProviderText); strings.HasSuffix(s, short) {
+			s = strings.TrimSuffix(s, short) + ": " + cause
 		} else {
 			s += ": " + cause
 		}

@@ -23,8 +23,12 @@ func TestErrors(t *testing.T) {
 	if got, want := (&ui.HarnessError{Message: "bare"}).Error(), "bare"; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
 	}
-	// A message that ends with its cause's text does not repeat it.
+	// A message that ends with ": " and its cause's text does not repeat it;
+	// one that merely ends with the same word does.
 	if got, want := ui.NewError(ui.CodeAskCancelled, "input closed: EOF", io.EOF).Error(), "ASK_CANCELLED: input closed: EOF"; got != want {
+		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+	if got, want := ui.NewError(ui.CodeAskCancelled, "could not read the file", errors.New("file")).Error(), "ASK_CANCELLED: could not read the file: file"; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
 	}
 	wrapped := fmt.Errorf("tool: %w", err)

@@ -158,8 +158,9 @@ func (r *Registry) Provider() Provider {
 //     a context that carries ctx's values and is done when ctx is done or the
 //     registration is disposed. It is not called once that context is done.
 //  5. A provider's error with a code ([CodeOf] is not "") is returned as it
-//     is, except an [CodeAskAborted] while ctx is live: that is this ask's
-//     disposal. A context that ended is [CodeAskAborted]: when ctx ended, it
+//     is, except an [CodeAskAborted] after the registration was disposed
+//     while ctx is live: that is this ask's disposal. A context that ended
+//     is [CodeAskAborted]: when ctx ended, it
 //     wraps ctx.Err() and context.Cause(ctx); when the disposal did,
 //     errors.Is(err, context.Canceled) is false. Any other error is
 //     [CodeProviderFailed], with that error as its cause.
@@ -868,7 +869,13 @@ func (o *outcome) decode(data []byte) error {
 			return err
 		}
 		*o = outcome{err: new(HarnessError)}
-		return json.Unmarshal(data, o.err)
+		if err := json.Unmarshal(data, o.err); err != nil {
+			return err
+		}
+		if o.err.Code == "" {
+			return errors.New(`an outcome's "code" is empty`)
+		}
+		return nil
 	}
 	return errors.New(`an outcome has either an "answer" or a "code"`)
 }
@@ -922,8 +929,9 @@ type Terminal struct {
 	turn chan struct{} // holds a token while a question or a batch is asked
 
 	// Guarded by turn:
-	read    chan line // the read in flight, or nil
-	midLine bool      // the last output is a prompt that no line answered
+	read    chan line  // the read in flight, or nil
+	written chan error // the write in flight, or nil
+	midLine bool       // the last output is a prompt that no line answered
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -1001,7 +1009,7 @@ func (t *Terminal) ask(ctx context.Context, req Request, place string) (Answer, 
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}
-	if err := t.write(place + render(req) + prompt(req)); err != nil {
+	if err := t.write(ctx, place+render(req)+prompt(req)); err != nil {
 		return Answer{}, err
 	}
 	for {
@@ -1013,21 +1021,40 @@ func (t *Terminal) ask(ctx context.Context, req Request, place string) (Answer, 
 		if refusal == "" {
 			return ans, nil
 		}
-		if err := t.write(refusal + "\n" + prompt(req)); err != nil {
+		if err := t.write(ctx, refusal+"\n"+prompt(req)); err != nil {
 			return Answer{}, err
 		}
 	}
 }
 
-// write writes s, first ending a line left open by a prompt that no line
-// answered. A prompt ends with "> " and leaves the line open.
-func (t *Terminal) write(s string) error {
+// write writes s, first ending a line left open by a prompt ("> ") that no
+// line answered. It writes on a goroutine of its own so that ctx can end the
+// wait; a write that ctx interrupts finishes before the next one starts.
+func (t *Terminal) write(ctx context.Context, s string) error {
 	if t.midLine {
 		s = "\n" + s
 	}
-	_, err := io.WriteString(t.out, s)
 	t.midLine = strings.HasSuffix(s, "> ")
-	return err
+	if t.written != nil {
+		select {
+		case <-t.written: // its error was the interrupted ask's to report
+			t.written = nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(t.out, s)
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		return err
+	case <-ctx.Done():
+		t.written = written
+		return ctx.Err()
+	}
 }
 
 // readLine returns the next line of input, reading it on a goroutine of its
@@ -1048,14 +1075,14 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	}
 }
 
-// next reads the next line of input, without its "\n" or "\r\n", trimmed. It
-// keeps at most maxLine bytes of a line and skips the rest.
+// next reads the next line of input, without its "\n" or "\r\n", trimmed. A
+// line of more than maxLine bytes is too long: it is skipped, not kept.
 func (t *Terminal) next() line {
 	var buf []byte
 	tooLong := false
 	for {
 		chunk, err := t.in.ReadSlice('\n')
-		if !tooLong && len(buf)+len(chunk) <= maxLine {
+		if !tooLong && len(buf)+len(chunk) <= maxLine+len("\r\n") {
 			buf = append(buf, chunk...)
 		} else {
 			buf, tooLong = nil, true
@@ -1064,7 +1091,8 @@ func (t *Terminal) next() line {
 		case err == bufio.ErrBufferFull:
 			continue
 		case err == nil:
-			return line{text: strings.TrimSpace(string(buf)), tooLong: tooLong}
+			text := strings.TrimSuffix(strings.TrimSuffix(string(buf), "\n"), "\r")
+			return line{text: strings.TrimSpace(text), tooLong: tooLong || len(text) > maxLine}
 		case err == io.EOF && len(buf) == 0 && !tooLong:
 			return line{err: NewError(CodeAskCancelled, "the terminal's input ended", nil)}
 		case err == io.EOF:
@@ -1149,15 +1177,39 @@ func reply(req Request, l line) (Answer, string) {
 	case strings.Trim(text, "0123456789, \t") == "":
 		return numbered(req, text)
 	}
-	for _, o := range req.Options {
-		if strings.EqualFold(text, o.Label) {
-			return o.Answer(), ""
-		}
+	switch i := labelled(req.Options, text); {
+	case i >= 0:
+		return req.Options[i].Answer(), ""
+	case i == ambiguous:
+		return Answer{}, quote(text) + " names several options: type a number."
 	}
 	if !req.CustomAllowed() {
 		return Answer{}, quote(text) + " is not an option: type its number."
 	}
 	return Answer{Text: text}, ""
+}
+
+// ambiguous is what labelled returns for text that names several options.
+const ambiguous = -2
+
+// labelled returns the index of the option whose label, trimmed, is text:
+// exactly, or else ignoring case when only one is so; ambiguous when
+// several are; or -1.
+func labelled(opts []Option, text string) int {
+	found := -1
+	for i, o := range opts {
+		label := strings.TrimSpace(o.Label)
+		switch {
+		case label == text:
+			return i
+		case !strings.EqualFold(label, text):
+		case found == -1:
+			found = i
+		default:
+			found = ambiguous
+		}
+	}
+	return found
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,

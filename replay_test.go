@@ -365,6 +365,7 @@ func TestReplayRecordJSON(t *testing.T) {
 		`{"z":{"answer":"x","options":[{"label":"a"},{"LABEL":"b"}]}}`,
 		`{"z":{"answer":"x","note":"unknown"}}`,
 		`{"z":{"name":"E","code":"C","message":"m","Code":"D"}}`,
+		`{"z":{"name":"E","code":"","message":"no code"}}`,
 	} {
 		err := json.Unmarshal([]byte(bad), again)
 		if err == nil {

@@ -75,6 +75,9 @@ func TestTerminalReplies(t *testing.T) {
 		{"number", deployWhere, "2\n", "Production", nil},
 		{"number with spaces and CRLF", deployWhere, "  3 \r\n", "Both", nil},
 		{"label in any case", deployWhere, "pRoDuCtIoN\n", "Production", nil},
+		{"exact label first", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "yes", Value: "lower"}}}, "yes\n", "lower", nil},
+		{"label in any case, ambiguous", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "yes"}}, DisallowCustom: true}, "YES\n2\n", "yes", []string{`"YES" names several options: type a number.`}},
+		{"label with spaces around it", ui.Request{Question: "q", Options: []ui.Option{{Label: " Padded ", Value: "p"}}, DisallowCustom: true}, "padded\n", "p", nil},
 		{"Enter for the recommended option", deployWhere, "\n", "Staging", nil},
 		{"own words", deployWhere, "the canary\n", "the canary", nil},
 		{"a number is always an option's", deployWhere, "7\n1\n", "Staging", []string{"There is no option 7."}},
@@ -93,7 +96,8 @@ func TestTerminalReplies(t *testing.T) {
 		{"free-form takes numbers as text", freeForm, "42\n", "42", nil},
 		{"free-form needs text", freeForm, "\n  \nfeature/x\n", "feature/x", []string{"Type an answer.", "Type an answer."}},
 		{"invalid UTF-8", freeForm, "caf\xe9\ncafé\n", "café", []string{"That line is not valid UTF-8."}},
-		{"a line over 1 MiB", freeForm, strings.Repeat("x", 1<<20+1) + "\nshort\n", "short", []string{"That line is longer than 1048576 bytes."}},
+		{"a line over 1 MiB", freeForm, strings.Repeat("x", 1<<20+1) + "\r\nshort\n", "short", []string{"That line is longer than 1048576 bytes."}},
+		{"a line of 1 MiB", freeForm, strings.Repeat("x", 1<<20) + "\r\n", strings.Repeat("x", 1<<20), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -333,5 +337,45 @@ func TestTerminalAskAll(t *testing.T) {
 	wantCode(t, "Terminal.AskAll() at end of input", err, ui.CodeAskCancelled)
 	if len(answers) != 1 || answers[0].Option.Label != "Delete" {
 		t.Fatalf("Terminal.AskAll() = %+v, want the first answer before the error", answers)
+	}
+}
+
+// blockingWriter is an output that takes writes only when released, and
+// reports each write that starts on started.
+type blockingWriter struct {
+	started chan struct{}
+	release chan struct{}
+	mu      sync.Mutex // guards out
+	out     strings.Builder
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	w.started <- struct{}{}
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.Write(p)
+}
+
+// TestTerminalHonoursContextWhileWriting: a write that blocks does not hold
+// an ask whose ctx is done, nor the turn; it finishes before the next write.
+func TestTerminalHonoursContextWhileWriting(t *testing.T) {
+	w := &blockingWriter{started: make(chan struct{}, 4), release: make(chan struct{})}
+	session := scope(t, ui.NewTerminal(strings.NewReader("2\n"), w))
+	ctx, cancel := context.WithCancel(session)
+	done := askAsync(ctx, deleteIt)
+	<-w.started
+	cancel()
+	if err := <-done; ui.CodeOf(err) != ui.CodeAskAborted || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ask() with its write blocked = %v, want ASK_ABORTED wrapping context.Canceled", err)
+	}
+	close(w.release) // the output drains
+	if ans, err := ui.Ask(session, deleteIt); err != nil || ans.Text != "Keep" {
+		t.Fatalf("next Ask() = %s, %v, want Keep", show(ans), err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if got := w.out.String(); strings.Count(got, deleteIt.Question) != 2 || !strings.HasPrefix(got, deleteIt.Question) {
+		t.Fatalf("terminal wrote %q, want the interrupted question, then the next one", got)
 	}
 }

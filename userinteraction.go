@@ -57,8 +57,9 @@ func (o Option) Answer() Answer {
 // Pick returns the [Answer] that picks opts, for a provider whose human picked
 // several options of a MultiSelect request: its Options are copies of opts,
 // and its Text is empty, which [Registry.Ask] completes to the picks' values
-// (or labels) joined with ", ". Set Text to add the human's own words. With
-// no opts the answer is empty, which Ask rejects.
+// (or labels) joined with ", " in offered order. Set Text only to add the
+// human's own words: any other Text counts as theirs. With no opts the answer
+// is empty, which Ask rejects.
 func Pick(opts ...Option) Answer {
 	return Answer{Options: cloneOptions(opts)}
 }
