@@ -182,7 +182,7 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer a.end()
-	return a.ask(req, "")
+	return a.call(req, "")
 }
 
 // AskAll asks the active provider of r several questions at once, as a
@@ -212,7 +212,7 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	if !ok {
 		answers := make([]Answer, 0, len(reqs))
 		for i, req := range reqs {
-			ans, err := a.ask(req, fmt.Sprintf("questions[%d]: ", i))
+			ans, err := a.call(req, fmt.Sprintf("questions[%d]: ", i))
 			if err != nil {
 				return answers, err
 			}
@@ -330,9 +330,9 @@ func (a ask) failure(err error) error {
 	return providerFailed(err)
 }
 
-// ask asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
+// call asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
 // which names the question in an INVALID_ANSWER, as "questions[2]: " does.
-func (a ask) ask(req Request, which string) (Answer, error) {
+func (a ask) call(req Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here; one that comes later aborts a question being asked, as any other.
