@@ -40,7 +40,7 @@ const (
 	CodeInputRequired = "INPUT_REQUIRED"
 	// CodeInvalidState: OpenReplay was given sealed state that was tampered
 	// with, expired, sealed for another call or under another key, or is
-	// malformed; or a Replay's key is too short to seal with.
+	// malformed. The model should call the tool again from the start.
 	CodeInvalidState = "INVALID_STATE"
 )
 

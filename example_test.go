@@ -114,7 +114,7 @@ func ExampleAsk() {
 	defer dispose()
 	fmt.Println(deleteFile(session, "notes.txt"))
 	// Output:
-	// {"name":"UserInteractionError","code":"NO_PROVIDER","message":"no provider is registered to answer the question"}
+	// {"name":"UserInteractionError","code":"NO_PROVIDER","message":"no provider: no UI is registered to answer the question"}
 	// {"name":"UserInteractionError","code":"ASK_DECLINED","message":"the user declined to answer"}
 	// {"name":"ACPError","code":"SESSION_CLOSED","message":"the editor closed the session"}
 	// deleted notes.txt

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
@@ -102,16 +103,22 @@ func validByRules(r ui.Request) bool {
 	if r.Agent != nil {
 		text = append(text, r.Agent.ID, r.Agent.Name)
 	}
-	if strings.TrimSpace(r.Question) == "" {
+	if strings.TrimSpace(r.Question) == "" || !shows(r.Question, true) || !shows(r.Header, false) {
 		return false
 	}
-	labels := map[string]bool{}
 	recommended := 0
-	for _, o := range r.Options {
-		if strings.TrimSpace(o.Label) == "" || labels[o.Label] || o.Value != "" && strings.TrimSpace(o.Value) == "" {
+	for i, o := range r.Options {
+		if shownLabel(o.Label) == "" || o.Value != "" && strings.TrimSpace(o.Value) == "" {
 			return false
 		}
-		labels[o.Label] = true
+		if !shows(o.Label, false) || !shows(o.Description, true) {
+			return false
+		}
+		for _, earlier := range r.Options[:i] {
+			if strings.EqualFold(shownLabel(earlier.Label), shownLabel(o.Label)) {
+				return false
+			}
+		}
 		if o.Recommended {
 			recommended++
 		}
@@ -123,6 +130,47 @@ func validByRules(r ui.Request) bool {
 		}
 	}
 	return recommended <= 1 || r.MultiSelect
+}
+
+// shows reports whether s may be shown to the human: no control character
+// but, in prose, line feeds and tabs; no bidirectional formatting outside
+// prose.
+func shows(s string, prose bool) bool {
+	for _, c := range s {
+		switch {
+		case prose && (c == '\n' || c == '\t'):
+		case unicode.IsControl(c):
+			return false
+		case !prose && (c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069):
+			return false
+		}
+	}
+	return true
+}
+
+// shownLabel returns label as a human tells it apart from others, before
+// case: without default-ignorable code points and white space at its ends.
+func shownLabel(label string) string {
+	return strings.TrimSpace(strings.Map(func(c rune) rune {
+		if defaultIgnorable(c) {
+			return -1
+		}
+		return c
+	}, label))
+}
+
+// defaultIgnorable reports whether c is a default-ignorable code point, by
+// the derivation in Unicode's DerivedCoreProperties.txt, from the tables of
+// package unicode: Other_Default_Ignorable_Code_Point, format characters (Cf)
+// and variation selectors, less white space, U+FFF9 to U+FFFB, U+13430 to
+// U+13440 and the prepended concatenation marks.
+func defaultIgnorable(c rune) bool {
+	switch {
+	case unicode.Is(unicode.White_Space, c), c >= 0xfff9 && c <= 0xfffb, c >= 0x13430 && c <= 0x13440,
+		unicode.Is(unicode.Prepended_Concatenation_Mark, c):
+		return false
+	}
+	return unicode.In(c, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector)
 }
 
 // FuzzValidate checks that Validate never panics and accepts exactly the
@@ -138,6 +186,11 @@ func FuzzValidate(f *testing.F) {
 	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false, false)
 	f.Add("q", "", "Go\nSkip", "\n ", uint64(0), false, false)
 	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false, false)
+	f.Add("q", "", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\nq\n\u200bA ", "", uint64(0), false, false)
+	f.Add("q\x1b[2J", "", "", "", uint64(0), false, false)
+	f.Add("q\n\tq \u202e", "\u202e", "", "", uint64(0), false, false)
+	f.Add("q", "", "Delete it\r\x1b[K\n Yes\nyes\nYe\u200bs", "", uint64(0), false, false)
+	f.Add("q", "", "\u212a\nk\n\ufeff", "", uint64(0), false, false)
 	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
 		req.MultiSelect = multi
@@ -407,6 +460,34 @@ func FuzzOpenReplay(f *testing.F) {
 		case err != nil || state == "":
 		case string(marshal(t, opened)) != string(record) || !reflect.DeepEqual(opened.Pending(), pending):
 			t.Fatalf("OpenReplay(%q) opened state that Seal did not seal", state)
+		}
+	})
+}
+
+// FuzzTerminalShows feeds hostile text through Validate and the Terminal:
+// whatever the request holds, the terminal writes no control character but
+// line feeds and tabs, and no raw bidirectional formatting, and it writes
+// nothing for a request that Validate refuses.
+func FuzzTerminalShows(f *testing.F) {
+	f.Add("Proceed?", "", "Yes", "")
+	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m")
+	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc")
+	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f")
+	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n")
+	f.Fuzz(func(t *testing.T, question, header, label, description string) {
+		req := ui.Request{Question: question, Header: header, Options: []ui.Option{{Label: label, Description: description}, {Label: "Other option"}}}
+		var out bytes.Buffer
+		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), req)
+		if req.Validate() != nil {
+			if ui.CodeOf(err) != ui.CodeInvalidRequest || out.Len() > 0 {
+				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written", req, err, out.String())
+			}
+			return
+		}
+		for _, c := range out.String() {
+			if (unicode.IsControl(c) && c != '\n' && c != '\t') || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
+				t.Fatalf("Terminal.Ask(%+v) wrote %U raw: %q", req, c, out.String())
+			}
 		}
 	})
 }

@@ -115,7 +115,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	}
 	reg := &registration{registry: r, provider: p}
 	if !r.active.CompareAndSwap(nil, reg) {
-		return noop, NewError(CodeDuplicateProvider, "another provider is already registered", nil)
+		return noop, NewError(CodeDuplicateProvider, "another provider is already registered: call its dispose first", nil)
 	}
 	return reg.dispose, nil
 }
@@ -278,6 +278,9 @@ type ask struct {
 // returns NO_PROVIDER. A registration that is disposed before the ask is
 // recorded refuses it: Ask never waits for, or retries with, a newer one.
 func (r *Registry) start(ctx context.Context) (ask, error) {
+	if r == nil {
+		return ask{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
+	}
 	reg := r.registration()
 	if reg == nil {
 		return ask{}, noProvider()
@@ -388,7 +391,7 @@ func (reg *registration) dispose() {
 }
 
 func noProvider() error {
-	return NewError(CodeNoProvider, "no provider is registered to answer the question", nil)
+	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
 }
 
 // providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
@@ -495,6 +498,7 @@ type Replay struct {
 	record  map[string]outcome // outcomes by question ID
 	pending []Pending          // questions of this run without an outcome, in the order asked
 	asked   map[string]int     // how many times this run asked each request, by its canonical JSON
+	opened  bool               // pending holds the sealed questions, until the next run starts
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -538,6 +542,9 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.opened { // the first ask of a Replay registered without Run starts its run
+		p.startRun()
+	}
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
@@ -588,7 +595,7 @@ func (p *Replay) id(req Request) string {
 // One Replay can serve every run of a call.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	p.mu.Lock()
-	p.pending, p.asked = nil, nil
+	p.startRun()
 	p.mu.Unlock()
 	r := &Registry{}
 	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
@@ -597,10 +604,18 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	return p.Pending()
 }
 
+// startRun starts a new run on p: the record stays, the asks and pending
+// questions of the previous run (or of the sealed state) are forgotten; p.mu
+// is held.
+func (p *Replay) startRun() {
+	p.pending, p.asked, p.opened = nil, nil, false
+}
+
 // Pending returns the questions this run asked that had no recorded outcome
-// when asked, in the order asked (after [OpenReplay], those pending when the
-// state was sealed); a later Record does not change it. The result shares no
-// memory with p.
+// when asked, in the order asked. A later Record does not change it. After
+// [OpenReplay] it returns the questions pending when the state was sealed,
+// until the next run starts: [Replay.Run], or the first Ask or AskAll of a
+// Replay registered without Run. The result shares no memory with p.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -667,10 +682,12 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 // when ttl is not positive), and bound to binding, which identifies the call:
 // the principal, the tool's name and its arguments, for example; only its
 // digest is stored. The state is sealed, not encrypted: the client can read
-// the answers it holds. A key shorter than 32 bytes is [CodeInvalidState].
+// the answers it holds. A key shorter than 32 bytes is an uncoded error: it
+// is the host's configuration error, not the client's. State sealed before
+// version 2 of the format, whose MAC key was not derived, no longer opens.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
-		return "", invalidState(errShortKey)
+		return "", errShortKey
 	}
 	record, err := p.MarshalJSON()
 	if err != nil {
@@ -693,13 +710,16 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 // OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
 // and for binding: its record, and as Pending the questions that were pending
 // then, so that the host records the responses to exactly those. An empty
-// state is the first round: a new, empty Replay. State that is tampered
-// with, expired, sealed for another binding or under another key, or
-// malformed is [CodeInvalidState], whose message says no more than "invalid
-// state" and whose cause says which.
+// state is the first round: a new, empty Replay.
+//
+// State that is tampered with, expired, sealed for another binding or under
+// another key, or malformed is [CodeInvalidState]. Its message tells the
+// model to call the tool again from the start, and its cause tells the host
+// which check failed. A key shorter than 32 bytes is an uncoded error, as
+// for Seal, also when state is empty.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
-		return nil, invalidState(errShortKey)
+		return nil, errShortKey
 	}
 	if state == "" {
 		return &Replay{}, nil
@@ -727,7 +747,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if err != nil {
 		return nil, invalidState(err)
 	}
-	return &Replay{record: record, pending: s.Pending}, nil
+	return &Replay{record: record, pending: s.Pending, opened: true}, nil
 }
 
 // sealed is the payload of sealed state, authenticated by its MAC.
@@ -740,7 +760,7 @@ type sealed struct {
 }
 
 const (
-	sealVersion = 1
+	sealVersion = 2  // 2: the MAC key is derived from the key (see mac)
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
@@ -748,12 +768,18 @@ const (
 // spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
-var errShortKey = errors.New("the key is shorter than 32 bytes")
+// errShortKey is the host's configuration error, not the client's: uncoded.
+var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
-// mac returns the HMAC-SHA256 of sealed state's payload under key.
+// mac returns the HMAC-SHA256 of sealed state's payload. Its key is derived
+// from the whole of key, under a label of its own: raw HMAC would pad a short
+// key with zeros and hash a long one, so that a key K and K+"\x00", or a long
+// key and its SHA-256, would open each other's state.
 func mac(key, payload []byte) []byte {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("userinteraction replay state\n"))
+	derived := sha256.New()
+	derived.Write([]byte("userinteraction seal\n"))
+	derived.Write(key)
+	h := hmac.New(sha256.New, derived.Sum(nil))
 	h.Write(payload)
 	return h.Sum(nil)
 }
@@ -764,8 +790,11 @@ func digest(binding string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// invalidState returns the INVALID_STATE error for state that cause says
+// why OpenReplay refused. Its message tells the model what to do, and no
+// more of why.
 func invalidState(cause error) error {
-	return NewError(CodeInvalidState, "invalid state", cause)
+	return NewError(CodeInvalidState, "invalid state: the answers of this call cannot be used, so call the tool again from the start", cause)
 }
 
 // decodeRecord decodes a record's JSON. Its objects must have exactly the
@@ -900,38 +929,17 @@ func onlyKeys(fields map[string]json.RawMessage, keys []string) error {
 	return nil
 }
 
-// Terminal is a [Provider] that asks on a text terminal, or any reader and
-// writer. It writes the header, the question, the options numbered from 1
-// (with their descriptions and a "(recommended)" mark) and a line saying what
-// it accepts, then reads one line, trimmed:
-//
-//   - a number picks that option; for MultiSelect, numbers separated by
-//     commas or spaces pick several. With options, a line of only digits,
-//     commas and spaces is always read as numbers;
-//   - an option's label, in any case, picks that option;
-//   - an empty line picks the recommended option or options;
-//   - other text is the human's own answer, when [Request.CustomAllowed].
-//
-// Any other line (a number that is no option or given twice, text where
-// custom answers are not allowed, a line over 1 MiB) is refused with a line
-// saying why, and the question is asked again. End of input, even within a
-// line, is [CodeAskCancelled], as is a read error (its cause); a write error
-// ends the ask with that error. A Terminal reads only while a question
-// waits, so piped answers answer questions in order. When ctx is done, Ask
-// returns ctx.Err() at once, and the read in flight answers the next
-// question, whose output starts on a fresh line. Asks take turns, each
-// waiting under its own ctx. A Terminal handles no signals: run the tool step
-// under signal.NotifyContext for Ctrl-C to cancel the question. Make one
-// with [NewTerminal].
+// Terminal is a [Provider] that asks on a text terminal, or on any reader and
+// writer. Make one with [NewTerminal]; it is safe for concurrent use.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or a batch is asked
 
 	// Guarded by turn:
-	read    chan line  // the read in flight, or nil
-	written chan error // the write in flight, or nil
-	midLine bool       // the last output is a prompt that no line answered
+	read    chan line    // the read in flight, or nil
+	written chan written // the write in flight, or nil
+	midLine bool         // the last output is a prompt that no line answered
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -941,6 +949,13 @@ type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
+	*panicked
+}
+
+// written is the outcome of a write to a Terminal's output.
+type written struct {
+	err error
+	*panicked
 }
 
 // maxLine is the longest line, in bytes, that a Terminal reads.
@@ -959,9 +974,40 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask asks req on the terminal and returns the human's reply; see
-// [Terminal].
+// Ask writes the header, the question, the options numbered from 1 (with
+// their descriptions and a "(recommended)" mark) and a line saying what it
+// accepts. Then it reads one line, trimmed:
+//
+//   - A number picks that option. For MultiSelect, numbers separated by
+//     commas or spaces pick several. With options, a line of only digits,
+//     commas and spaces is always read as numbers.
+//   - An option's label picks that option. A typed label is compared as
+//     [Option] compares labels, so it names at most one option. For
+//     MultiSelect, labels separated by commas pick several.
+//   - An empty line picks the recommended option or options.
+//   - Other text is the human's own answer, when [Request.CustomAllowed].
+//
+// Any other line is refused with a line saying why, and the question is
+// asked again. So is a line over 1 MiB. End of input, even within a line,
+// is [CodeAskCancelled], as is a read error (its cause). A write error ends
+// the ask with that error. An invalid req is [CodeInvalidRequest], and
+// nothing is written.
+//
+// The text of req is written as it is, but for the characters that
+// [Request.Validate] lets through only in a question or a description: a
+// bidirectional formatting character is written as <U+202E>, visibly.
+//
+// The Terminal reads only while a question waits, so piped answers answer
+// questions in order. When ctx is done, Ask returns ctx.Err() at once. The
+// read in flight then answers the next question, whose output starts on a
+// fresh line. Asks take turns, each waiting under its own ctx. A panic of
+// the reader or writer is raised again in Ask, on the caller's goroutine.
+// The Terminal handles no signals: run the tool step under
+// signal.NotifyContext for Ctrl-C to cancel the question.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
 	if err := t.take(ctx); err != nil {
 		return Answer{}, err
 	}
@@ -973,6 +1019,9 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 // 2 of 3"), with no other question in between, and returns the answers up to
 // the first error; see [BatchProvider].
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
 	if err := t.take(ctx); err != nil {
 		return nil, err
 	}
@@ -1037,22 +1086,29 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 	t.midLine = strings.HasSuffix(s, "> ")
 	if t.written != nil {
 		select {
-		case <-t.written: // its error was the interrupted ask's to report
+		case w := <-t.written: // its error was the interrupted ask's to report
 			t.written = nil
+			w.repanic()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	written := make(chan error, 1)
+	done := make(chan written, 1)
 	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- written{panicked: &panicked{v}}
+			}
+		}()
 		_, err := io.WriteString(t.out, s)
-		written <- err
+		done <- written{err: err}
 	}()
 	select {
-	case err := <-written:
-		return err
+	case w := <-done:
+		w.repanic()
+		return w.err
 	case <-ctx.Done():
-		t.written = written
+		t.written = done
 		return ctx.Err()
 	}
 }
@@ -1063,15 +1119,35 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		read := make(chan line, 1)
-		go func() { read <- t.next() }()
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					read <- line{panicked: &panicked{v}}
+				}
+			}()
+			read <- t.next()
+		}()
 		t.read = read
 	}
 	select {
 	case l := <-t.read:
 		t.read, t.midLine = nil, false
+		l.repanic()
 		return l, l.err
 	case <-ctx.Done():
 		return line{}, ctx.Err()
+	}
+}
+
+// panicked is a panic of a Terminal's reader or writer, recovered on the
+// Terminal's own goroutine and raised again on the asking one, where the
+// caller of Ask can recover it, as a provider's panic.
+type panicked struct{ value any }
+
+// repanic raises p's panic again, when there is one.
+func (p *panicked) repanic() {
+	if p != nil {
+		panic(p.value)
 	}
 }
 
@@ -1107,18 +1183,34 @@ func (t *Terminal) next() line {
 func render(req Request) string {
 	var b strings.Builder
 	if req.Header != "" {
-		b.WriteString(req.Header + "\n")
+		b.WriteString(shown(req.Header) + "\n")
 	}
-	b.WriteString(req.Question + "\n")
+	b.WriteString(shown(req.Question) + "\n")
 	for i, o := range req.Options {
-		fmt.Fprintf(&b, "  %d. %s", i+1, o.Label)
+		fmt.Fprintf(&b, "  %d. %s", i+1, shown(o.Label))
 		if o.Recommended {
 			b.WriteString(" (recommended)")
 		}
 		if o.Description != "" {
-			b.WriteString(" - " + o.Description)
+			b.WriteString(" - " + shown(o.Description))
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// shown returns s as the terminal writes it: each character that may not
+// be shown raw ([Request.Validate] says which) as <U+XXXX>, except the line
+// feeds and tabs that prose may hold. So no text of the request can move
+// the cursor, change the screen or reorder what the human reads.
+func shown(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if hidden(c, name) && c != '\n' && c != '\t' {
+			fmt.Fprintf(&b, "<%U>", c)
+		} else {
+			b.WriteRune(c)
+		}
 	}
 	return b.String()
 }
@@ -1148,7 +1240,7 @@ func prompt(req Request) string {
 		}
 	}
 	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+strings.Join(recommended, " and "))
+		ways = append(ways, "Enter for "+shown(strings.Join(recommended, " and ")))
 	}
 	if req.CustomAllowed() {
 		ways = append(ways, "type your own answer")
@@ -1177,11 +1269,11 @@ func reply(req Request, l line) (Answer, string) {
 	case strings.Trim(text, "0123456789, \t") == "":
 		return numbered(req, text)
 	}
-	switch i := labelled(req.Options, text); {
-	case i >= 0:
+	if i, ok := findLabel(req.Options, text); ok {
 		return req.Options[i].Answer(), ""
-	case i == ambiguous:
-		return Answer{}, quote(text) + " names several options: type a number."
+	}
+	if picks, ok := labelList(req, text); ok {
+		return Pick(picks...), ""
 	}
 	if !req.CustomAllowed() {
 		return Answer{}, quote(text) + " is not an option: type its number."
@@ -1189,27 +1281,39 @@ func reply(req Request, l line) (Answer, string) {
 	return Answer{Text: text}, ""
 }
 
-// ambiguous is what labelled returns for text that names several options.
-const ambiguous = -2
-
-// labelled returns the index of the option whose label, trimmed, is text:
-// exactly, or else ignoring case when only one is so; ambiguous when
-// several are; or -1.
-func labelled(opts []Option, text string) int {
-	found := -1
-	for i, o := range opts {
-		label := strings.TrimSpace(o.Label)
-		switch {
-		case label == text:
-			return i
-		case !strings.EqualFold(label, text):
-		case found == -1:
-			found = i
-		default:
-			found = ambiguous
+// findLabel returns the index of the option whose label is the same as text
+// by the comparison Validate uses for duplicates, so at most one is.
+func findLabel(opts []Option, text string) (i int, ok bool) {
+	for i := range opts {
+		if sameLabel(opts[i].Label, text) {
+			return i, true
 		}
 	}
-	return found
+	return -1, false
+}
+
+// labelList returns the options of req, a MultiSelect request, that text
+// names as labels separated by commas ("api, worker", as the answer's Text
+// shows them), in offered order; ok is false unless every part names a
+// different option.
+func labelList(req Request, text string) (picks []Option, ok bool) {
+	if !req.MultiSelect {
+		return nil, false
+	}
+	picked := make([]bool, len(req.Options))
+	for _, part := range strings.Split(text, ",") {
+		i, found := findLabel(req.Options, part)
+		if !found || picked[i] {
+			return nil, false
+		}
+		picked[i] = true
+	}
+	for i, p := range picked {
+		if p {
+			picks = append(picks, req.Options[i])
+		}
+	}
+	return picks, true
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,

@@ -30,10 +30,34 @@ func TestAskDelegatesToProvider(t *testing.T) {
 	}
 }
 
-func TestAskWithoutProvider(t *testing.T) {
-	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
-	_, err := ui.Ask(ctx, question)
-	wantCode(t, "Ask()", err, ui.CodeNoProvider)
+// TestMessagesSayWhatToDo: a wrong use gets a message that names its fix.
+func TestMessagesSayWhatToDo(t *testing.T) {
+	_, noUI := ui.Ask(ui.WithRegistry(context.Background(), &ui.Registry{}), question)
+	_, noRegistry := ui.Ask(context.Background(), question)
+	_, nilRegistry := ui.Ask(ui.WithRegistry(context.Background(), nil), question)
+	_, duplicate := ui.Register(scope(t, answering("first")), answering("second"))
+	_, askAllNoRegistry := ui.AskAll(context.Background(), []ui.Request{question})
+	tests := []struct {
+		name string
+		err  error
+		code string
+		want string
+	}{
+		{"no UI registered", noUI, ui.CodeNoProvider, "no UI is registered"},
+		{"no registry in the context", noRegistry, ui.CodeNoProvider, "WithRegistry"},
+		{"a nil registry in the context", nilRegistry, ui.CodeNoProvider, "WithRegistry"},
+		{"AskAll without a registry", askAllNoRegistry, ui.CodeNoProvider, "WithRegistry"},
+		{"another UI registered", duplicate, ui.CodeDuplicateProvider, "dispose"},
+	}
+	for _, tt := range tests {
+		wantCode(t, tt.name, tt.err, tt.code)
+		if !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%s: %v, want a message that says %q", tt.name, tt.err, tt.want)
+		}
+	}
+	if strings.Contains(noUI.Error(), "WithRegistry") {
+		t.Errorf("no UI registered: %v, want no word of WithRegistry: the registry is there", noUI)
+	}
 }
 
 func TestDisposeTwiceThenNoProvider(t *testing.T) {

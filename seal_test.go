@@ -2,8 +2,11 @@ package userinteraction_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -96,8 +99,6 @@ func TestOpenReplayRefuses(t *testing.T) {
 		{"two dots", "call-1", state + ".x", sealKey, "malformed"},
 		{"garbage", "call-1", "e30", sealKey, "malformed"},
 		{"a record as state", "call-1", "{}", sealKey, "malformed"},
-		{"short key", "call-1", state, sealKey[:31], "32 bytes"},
-		{"short key, first round", "call-1", "", sealKey[:31], "32 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,13 +106,90 @@ func TestOpenReplayRefuses(t *testing.T) {
 			wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
 			var he *ui.HarnessError
 			errors.As(err, &he)
-			if rp != nil || he.Message != "invalid state" || !strings.Contains(err.Error(), tt.cause) {
+			if rp != nil || he.Message != invalidStateMessage || !strings.Contains(err.Error(), tt.cause) {
 				t.Fatalf("OpenReplay() = %v, %q (message %q), want nil and a cause that says %q", rp, err, he.Message, tt.cause)
 			}
 		})
 	}
-	if _, err := (&ui.Replay{}).Seal(sealKey[:31], "call-1", time.Hour); ui.CodeOf(err) != ui.CodeInvalidState {
-		t.Fatalf("Seal() with a short key = %v, want INVALID_STATE", err)
+}
+
+// invalidStateMessage is the whole model-facing message of INVALID_STATE: it
+// says what to do, and nothing of why.
+const invalidStateMessage = "invalid state: the answers of this call cannot be used, so call the tool again from the start"
+
+// TestShortKeyIsTheHostsError: a key shorter than 32 bytes is the host's
+// configuration error, not the client's: an uncoded error from Seal and
+// from OpenReplay, also in the first round, before anything else is checked.
+func TestShortKeyIsTheHostsError(t *testing.T) {
+	state, _ := sealedRun(t, "call-1", deployTool, nil)
+	_, sealErr := (&ui.Replay{}).Seal(sealKey[:31], "call-1", time.Hour)
+	_, openErr := ui.OpenReplay(sealKey[:31], "call-1", state)
+	_, firstErr := ui.OpenReplay(sealKey[:31], "call-1", "")
+	_, garbageErr := ui.OpenReplay(sealKey[:31], "call-1", "garbage")
+	for _, err := range []error{sealErr, openErr, firstErr, garbageErr} {
+		if err == nil || ui.CodeOf(err) != "" || !strings.Contains(err.Error(), "shorter than 32 bytes") {
+			t.Errorf("with a 31-byte key: %v, want an uncoded error about the key's length", err)
+		}
+	}
+}
+
+// TestNoTwoKeysOpenOneState: the MAC key is derived from the whole key, so
+// neither a key with a zero byte added (which raw HMAC pads with) nor a long
+// key's SHA-256 (which raw HMAC keys with) opens the state.
+func TestNoTwoKeysOpenOneState(t *testing.T) {
+	long := []byte(strings.Repeat("a long key of more than 64 bytes, which HMAC hashes. ", 2))
+	hashed := sha256.Sum256(long)
+	tests := []struct {
+		name        string
+		seal, other []byte
+	}{
+		{"a zero byte added", sealKey, append(append([]byte(nil), sealKey...), 0)},
+		{"a long key and its SHA-256", long, hashed[:]},
+		{"a SHA-256 and the long key", hashed[:], long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state, err := (&ui.Replay{}).Seal(tt.seal, "call", time.Hour)
+			if err != nil {
+				t.Fatalf("Seal() error = %v", err)
+			}
+			if _, err := ui.OpenReplay(tt.seal, "call", state); err != nil {
+				t.Fatalf("OpenReplay() with the sealing key = %v, want it opened", err)
+			}
+			_, err = ui.OpenReplay(tt.other, "call", state)
+			wantCode(t, "OpenReplay() with the other key", err, ui.CodeInvalidState)
+		})
+	}
+}
+
+// TestStateOfVersionOneRefused: state sealed before the MAC key was derived
+// (version 1, raw HMAC-SHA256 of a label and the payload) no longer opens.
+func TestStateOfVersionOneRefused(t *testing.T) {
+	payload := fmt.Sprintf(`{"v":1,"exp":%d,"bind":"%x","record":{}}`, time.Now().Add(time.Hour).UnixMilli(), sha256.Sum256([]byte("call")))
+	h := hmac.New(sha256.New, sealKey)
+	h.Write([]byte("userinteraction replay state\n" + payload))
+	state := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+	_, err := ui.OpenReplay(sealKey, "call", state)
+	wantCode(t, "OpenReplay() of version 1 state", err, ui.CodeInvalidState)
+}
+
+// TestOpenedReplayRegisteredWithoutRun: a host that registers an opened
+// Replay itself, without Run, gets the same run as with Run: its first ask
+// starts the run, so an answered question is not pending again.
+func TestOpenedReplayRegisteredWithoutRun(t *testing.T) {
+	_, pending, state := serveRound(t, "", nil, deployTool)
+	rp, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil {
+		t.Fatalf("OpenReplay() error = %v", err)
+	}
+	rp.Record(pending[0].ID, ui.Answer{Text: "production"}, nil)
+	ctx := scope(t, rp)
+	if got := deployTool(ctx); got != "not deployed: INPUT_REQUIRED" {
+		t.Fatalf("deployTool() = %q, want it to wait for the second answer", got)
+	}
+	got := rp.Pending()
+	if len(got) != 1 || got[0].ID == pending[0].ID || got[0].Request.Question != "Deploy to production now?" {
+		t.Fatalf("Pending() = %+v, want only the second question", got)
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -23,6 +26,11 @@ var (
 			{Label: "Production"},
 			{Label: "Both"},
 		},
+	}
+	services = ui.Request{
+		Question:    "Restart which services?",
+		Options:     []ui.Option{{Label: "api"}, {Label: "worker"}, {Label: "web"}},
+		MultiSelect: true,
 	}
 	steps = ui.Request{
 		Question:       "Which steps?",
@@ -75,8 +83,14 @@ func TestTerminalReplies(t *testing.T) {
 		{"number", deployWhere, "2\n", "Production", nil},
 		{"number with spaces and CRLF", deployWhere, "  3 \r\n", "Both", nil},
 		{"label in any case", deployWhere, "pRoDuCtIoN\n", "Production", nil},
-		{"exact label first", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "yes", Value: "lower"}}}, "yes\n", "lower", nil},
-		{"label in any case, ambiguous", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "yes"}}, DisallowCustom: true}, "YES\n2\n", "yes", []string{`"YES" names several options: type a number.`}},
+		{"label typed with a zero-width space", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes", Value: "y"}, {Label: "No"}}}, "Ye\u200bs\n", "y", nil},
+		{"label with a zero-width space, typed without", ui.Request{Question: "q", Options: []ui.Option{{Label: "No\u00ad", Value: "n"}}}, "NO\n", "n", nil},
+		{"labels typed as the answer shows them", steps, "lint, Build\n", "lint, build", nil},
+		{"labels typed without spaces", steps, "deploy,test\n", "unit, deploy", nil},
+		{"labels typed, custom allowed", services, "api, worker\n", "api, worker", nil},
+		{"labels and own words", services, "api, the cron\n", "api, the cron", nil},
+		{"a label typed twice", steps, "lint, lint\n1\n", "lint", []string{`"lint, lint" is not an option: type its number.`}},
+		{"a label that holds a comma", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a, b", Value: "both"}}, MultiSelect: true}, "a, b\n", "both", nil},
 		{"label with spaces around it", ui.Request{Question: "q", Options: []ui.Option{{Label: " Padded ", Value: "p"}}, DisallowCustom: true}, "padded\n", "p", nil},
 		{"Enter for the recommended option", deployWhere, "\n", "Staging", nil},
 		{"own words", deployWhere, "the canary\n", "the canary", nil},
@@ -379,3 +393,78 @@ func TestTerminalHonoursContextWhileWriting(t *testing.T) {
 		t.Fatalf("terminal wrote %q, want the interrupted question, then the next one", got)
 	}
 }
+
+// TestTerminalTypedLabelsPick: labels typed as the answer's Text shows them
+// pick those options, also where custom answers are allowed: the model and a
+// tool reading Options must agree.
+func TestTerminalTypedLabelsPick(t *testing.T) {
+	ans, _, err := askTerminal(t, services, "api, WORKER\n")
+	if err != nil || ans.Text != "api, worker" || len(ans.Options) != 2 || ans.Options[0].Label != "api" || ans.Options[1].Label != "worker" {
+		t.Fatalf("Ask() = %s, %v, want the picks api and worker", show(ans), err)
+	}
+}
+
+// TestTerminalShowsNoHiddenText: the model writes the request, so no text of
+// it may move the cursor, clear the screen, set the title or reorder what the
+// human reads. Such a request is refused before anything is written, and the
+// bidirectional formatting that prose may hold is written visibly.
+func TestTerminalShowsNoHiddenText(t *testing.T) {
+	refused := []ui.Request{
+		{Question: "Pick one", Options: []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it"}}},
+		{Question: "Proceed?\x1b[2J\x1b[H"},
+		{Question: "Proceed?", Header: "\x1b]0;title\x07"},
+		{Question: "Proceed?", Options: []ui.Option{{Label: "Keep \u202eeteleD"}}},
+	}
+	for _, req := range refused {
+		var out bytes.Buffer
+		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), req)
+		wantCode(t, "Terminal.Ask()", err, ui.CodeInvalidRequest)
+		if out.Len() > 0 {
+			t.Errorf("Terminal.Ask(%q) wrote %q, want nothing", req.Question, out.String())
+		}
+	}
+	req := ui.Request{Question: "Pay\t\u202e100 USD\u202c?\nSure?", Options: []ui.Option{{Label: "Pay", Description: "now \u2067x\u2069"}}}
+	_, out, err := askTerminal(t, req, "1\n")
+	want := "Pay\t<U+202E>100 USD<U+202C>?\nSure?\n  1. Pay - now <U+2067>x<U+2069>\n"
+	if err != nil || !strings.HasPrefix(out, want) {
+		t.Fatalf("Ask() wrote %q, %v, want it to start with %q", out, err, want)
+	}
+}
+
+// TestTerminalPanicReachesCaller: a panic in the Terminal's reader or writer
+// is raised again on the asking goroutine, where the caller recovers it. It
+// runs in a child process, since a panic on a goroutine of the Terminal's own
+// would end the test binary.
+func TestTerminalPanicReachesCaller(t *testing.T) {
+	if os.Getenv("UI_TERMINAL_PANIC_CHILD") == "1" {
+		for _, term := range []*ui.Terminal{
+			ui.NewTerminal(panicking{}, io.Discard),
+			ui.NewTerminal(strings.NewReader("1\n"), panicking{}),
+		} {
+			fmt.Println(recoverAsk(scope(t, term)))
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTerminalPanicReachesCaller$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "UI_TERMINAL_PANIC_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child process failed: %v\n%s", err, out)
+	}
+	if got := strings.Count(string(out), "recovered: panicking"); got != 2 {
+		t.Fatalf("the child process printed %q, want two recovered panics", out)
+	}
+}
+
+// recoverAsk asks a question in ctx and returns what the caller recovered.
+func recoverAsk(ctx context.Context) (s string) {
+	defer func() { s = fmt.Sprint("recovered: ", recover()) }()
+	_, _ = ui.Ask(ctx, freeForm)
+	return "no panic"
+}
+
+// panicking is a reader and writer whose every call panics.
+type panicking struct{}
+
+func (panicking) Read([]byte) (int, error)  { panic("panicking reader") }
+func (panicking) Write([]byte) (int, error) { panic("panicking writer") }

@@ -31,16 +31,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Option is one answer offered to the human.
 //
-// Label is what the human sees and identifies the option: a request's labels
-// are unique. Value is what the model receives and defaults to Label when
-// empty; two options may share one. Description is extra context for UIs able
-// to show it. A Recommended option is the default choice (for a MultiSelect
-// request, the recommended options are the preselected set).
+// Label is what the human sees and identifies the option. No two labels of a
+// request are the same. Labels that differ only in case, in white space at
+// their ends, or in default-ignorable code points (such as U+200B ZERO WIDTH
+// SPACE) are the same: a human cannot tell them apart. Value is what the
+// model receives and defaults to Label when empty; two options may share
+// one. Description is extra context for UIs able to show it. A Recommended
+// option is the default choice (for a MultiSelect request, the recommended
+// options are the preselected set).
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -112,13 +116,20 @@ func (r Request) CustomAllowed() bool {
 }
 
 // Validate reports whether r can be asked: nil, or a *[UserInteractionError]
-// with code [CodeInvalidRequest] whose message names the first problem. A
-// request is invalid when its question is empty or only white space, an
-// option's label is empty or only white space, an option's value is set but
-// only white space (it could never be answered), two options share a label,
-// more than one option is recommended without MultiSelect, or any text is not
-// valid UTF-8. Options may share a value. Messages quote at most 64 runes of
-// the request's text.
+// with code [CodeInvalidRequest] whose message names the first problem.
+//
+// A request is invalid when its question is empty or only white space, an
+// option's label shows nothing, or an option's value is only white space (it
+// could never be answered). Two options may share a value, but not a label
+// ([Option] says when two labels are the same). Only a MultiSelect request
+// may recommend several options. All text must be valid UTF-8.
+//
+// What the human reads is what they pick. The question, header, labels and
+// descriptions hold no control character, except line feeds and tabs in the
+// question and descriptions. The header and labels hold no bidirectional
+// formatting character (U+202A to U+202E, U+2066 to U+2069), which would
+// reorder what the human reads. Messages quote at most 64 runes of the
+// request's text.
 func (r Request) Validate() error {
 	if msg := problem(&r); msg != "" {
 		return NewError(CodeInvalidRequest, "invalid request: "+msg, nil)
@@ -145,47 +156,221 @@ func problem(r *Request) string {
 	if blank(r.Question) {
 		return "question is empty"
 	}
-	if !utf8.ValidString(r.Question) {
-		return "question is not valid UTF-8"
+	if msg := textProblem("question", r.Question, prose); msg != "" {
+		return msg
 	}
-	if !utf8.ValidString(r.Header) {
-		return "header is not valid UTF-8"
+	if msg := textProblem("header", r.Header, name); msg != "" {
+		return msg
 	}
 	if a := r.Agent; a != nil && !(utf8.ValidString(a.ID) && utf8.ValidString(a.Name)) {
 		return "agent is not valid UTF-8"
 	}
 	recommended := -1
 	for i := range r.Options {
-		switch o := &r.Options[i]; {
-		case blank(o.Label):
-			return fmt.Sprintf("options[%d] has an empty label", i)
-		case o.Value != "" && blank(o.Value):
-			return fmt.Sprintf("options[%d] has a value of only white space", i)
-		case !utf8.ValidString(o.Label) || !utf8.ValidString(o.Value) || !utf8.ValidString(o.Description):
-			return fmt.Sprintf("options[%d] is not valid UTF-8", i)
-		case o.Recommended && recommended >= 0 && !r.MultiSelect:
-			return fmt.Sprintf("options[%d] and options[%d] are both recommended", recommended, i)
-		case o.Recommended:
-			recommended = i
+		if msg := optionProblem(i, &r.Options[i]); msg != "" {
+			return msg
 		}
+		if !r.Options[i].Recommended {
+			continue
+		}
+		if recommended >= 0 && !r.MultiSelect {
+			return fmt.Sprintf("options[%d] and options[%d] are both recommended: set MultiSelect to recommend several", recommended, i)
+		}
+		recommended = i
 	}
 	if i, j := duplicateLabel(r.Options); i >= 0 {
-		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[i].Label))
+		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
 	}
 	return ""
 }
 
-// duplicateLabel returns the indexes i < j of the first two options with the
-// same label, or -1, -1, in time linear in the number of options.
+// optionProblem describes the first rule o, options[i], breaks, or returns "".
+func optionProblem(i int, o *Option) string {
+	field := fmt.Sprintf("options[%d]", i)
+	if msg := textProblem(field+".label", o.Label, name); msg != "" {
+		return msg
+	}
+	if !utf8.ValidString(o.Value) {
+		return field + ".value is not valid UTF-8"
+	}
+	if msg := textProblem(field+".description", o.Description, prose); msg != "" {
+		return msg
+	}
+	switch {
+	case trimLabel(o.Label) == "":
+		return field + " has an empty label"
+	case o.Value != "" && blank(o.Value):
+		return field + " has a value of only white space"
+	}
+	return ""
+}
+
+// The kinds of text the human reads: prose (a question, a description) may
+// hold line feeds, tabs and bidirectional formatting; a name (a header, a
+// label) may not.
+const (
+	prose = true
+	name  = false
+)
+
+// textProblem describes why s, the text of field, cannot be shown to the
+// human, or returns "".
+func textProblem(field, s string, isProse bool) string {
+	if !utf8.ValidString(s) {
+		return field + " is not valid UTF-8"
+	}
+	for _, c := range s {
+		if hidden(c, isProse) {
+			return fmt.Sprintf("%s holds %U", field, c)
+		}
+	}
+	return ""
+}
+
+// hidden reports whether c may not appear in a text the human reads: a
+// control character (C0, DEL, C1) other than the line feed and tab of prose,
+// or, in a name, a bidirectional formatting character. This is the one rule
+// of what a shown text may hold: Validate refuses such text, and the
+// [Terminal] writes such a character visibly, never raw.
+func hidden(c rune, isProse bool) bool {
+	switch {
+	case c == '\n' || c == '\t':
+		return !isProse
+	case unicode.IsControl(c):
+		return true
+	}
+	return !isProse && isBidiFormatting(c)
+}
+
+// isBidiFormatting reports whether c is a bidirectional embedding, override
+// or isolate (U+202A to U+202E, U+2066 to U+2069).
+func isBidiFormatting(c rune) bool {
+	return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)
+}
+
+// duplicateLabel returns the indexes i < j of the first two options whose
+// labels are the same by [sameLabel], or -1, -1. Up to 16 options are
+// compared in pairs, without allocating; more, by their keys in a map, so
+// that the time stays linear.
 func duplicateLabel(opts []Option) (int, int) {
+	if len(opts) <= 16 {
+		for j := range opts {
+			for i := 0; i < j; i++ {
+				if sameLabel(opts[i].Label, opts[j].Label) {
+					return i, j
+				}
+			}
+		}
+		return -1, -1
+	}
 	seen := make(map[string]int, len(opts))
-	for j, o := range opts {
-		if i, ok := seen[o.Label]; ok {
+	for j := range opts {
+		key := labelKey(opts[j].Label)
+		if i, ok := seen[key]; ok {
 			return i, j
 		}
-		seen[o.Label] = j
+		seen[key] = j
 	}
 	return -1, -1
+}
+
+// sameLabel reports whether a human could not tell labels a and b apart:
+// whether they are equal once default-ignorable code points are dropped, the
+// white space at their ends is trimmed, and case is folded. It is the one
+// comparison of labels: Validate's duplicates and a label typed at the
+// [Terminal] both use it, so a typed label picks at most one option.
+func sameLabel(a, b string) bool {
+	a, b = trimLabel(a), trimLabel(b)
+	for {
+		var ca, cb rune
+		ca, a = nextKeyRune(a)
+		cb, b = nextKeyRune(b)
+		if ca != cb {
+			return false
+		}
+		if ca < 0 {
+			return true
+		}
+	}
+}
+
+// labelKey returns the text that sameLabel compares: equal keys are the same
+// label.
+func labelKey(label string) string {
+	var b strings.Builder
+	label = trimLabel(label)
+	for {
+		var c rune
+		if c, label = nextKeyRune(label); c < 0 {
+			return b.String()
+		}
+		b.WriteRune(c)
+	}
+}
+
+// trimLabel returns label without the white space and default-ignorable code
+// points at its ends: "" for a label that shows nothing.
+func trimLabel(label string) string {
+	return strings.TrimFunc(label, func(c rune) bool {
+		return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
+	})
+}
+
+// nextKeyRune returns the case-folded form of the first rune of s that is
+// not default-ignorable, and the rest of s after it; -1 and "" when there is
+// none.
+func nextKeyRune(s string) (rune, string) {
+	for s != "" {
+		c, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if !unicode.Is(defaultIgnorable, c) {
+			return foldRune(c), s
+		}
+	}
+	return -1, ""
+}
+
+// foldRune returns one rune for all the runes that simple case folding
+// equates with c (as strings.EqualFold does): the lower case of the least.
+func foldRune(c rune) rune {
+	least := c
+	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+		if f < least {
+			least = f
+		}
+	}
+	return unicode.ToLower(least)
+}
+
+// defaultIgnorable holds Unicode's default-ignorable code points
+// (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): characters a
+// renderer shows as nothing, such as U+200B ZERO WIDTH SPACE, U+00AD SOFT
+// HYPHEN, U+FEFF and the variation selectors. They are valid in every text
+// (emoji sequences and some scripts need joiners); only labels are compared
+// without them.
+var defaultIgnorable = &unicode.RangeTable{
+	LatinOffset: 1,
+	R16: []unicode.Range16{
+		{Lo: 0x00AD, Hi: 0x00AD, Stride: 1},
+		{Lo: 0x034F, Hi: 0x034F, Stride: 1},
+		{Lo: 0x061C, Hi: 0x061C, Stride: 1},
+		{Lo: 0x115F, Hi: 0x1160, Stride: 1},
+		{Lo: 0x17B4, Hi: 0x17B5, Stride: 1},
+		{Lo: 0x180B, Hi: 0x180F, Stride: 1},
+		{Lo: 0x200B, Hi: 0x200F, Stride: 1},
+		{Lo: 0x202A, Hi: 0x202E, Stride: 1},
+		{Lo: 0x2060, Hi: 0x206F, Stride: 1},
+		{Lo: 0x3164, Hi: 0x3164, Stride: 1},
+		{Lo: 0xFE00, Hi: 0xFE0F, Stride: 1},
+		{Lo: 0xFEFF, Hi: 0xFEFF, Stride: 1},
+		{Lo: 0xFFA0, Hi: 0xFFA0, Stride: 1},
+		{Lo: 0xFFF0, Hi: 0xFFF8, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x1BCA0, Hi: 0x1BCA3, Stride: 1},
+		{Lo: 0x1D173, Hi: 0x1D17A, Stride: 1},
+		{Lo: 0xE0000, Hi: 0xE0FFF, Stride: 1},
+	},
 }
 
 // blank reports whether s is empty or only white space.

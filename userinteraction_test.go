@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -36,14 +38,35 @@ func TestRequestValidate(t *testing.T) {
 		{"empty label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Value: "v"}}}, "options[1] has an empty label"},
 		{"blank label", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u00a0 "}}}, "options[0] has an empty label"},
 		{"blank value", ui.Request{Question: "q", Options: []ui.Option{{Label: "Go"}, {Label: "Skip", Value: " "}}}, "options[1] has a value of only white space"},
-		{"invalid UTF-8 label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\xff"}}}, "options[0] is not valid UTF-8"},
-		{"invalid UTF-8 value", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\xff"}}}, "options[0] is not valid UTF-8"},
-		{"invalid UTF-8 description", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "\xff"}}}, "options[0] is not valid UTF-8"},
+		{"invalid UTF-8 label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\xff"}}}, "options[0].label is not valid UTF-8"},
+		{"invalid UTF-8 value", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\xff"}}}, "options[0].value is not valid UTF-8"},
+		{"invalid UTF-8 description", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "\xff"}}}, "options[0].description is not valid UTF-8"},
 		{"duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a", Value: "other"}}}, `options[0] and options[2] have the same label "a"`},
 		{"duplicate labels in a long list", ui.Request{Question: "q", Options: manyDup}, `options[7] and options[40] have the same label "option 7"`},
-		{"two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}}, "options[0] and options[2] are both recommended"},
+		{"two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}}, "options[0] and options[2] are both recommended: set MultiSelect"},
 		{"MultiSelect with two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}, MultiSelect: true}, ""},
 		{"MultiSelect without options", ui.Request{Question: "q", MultiSelect: true, DisallowCustom: true}, ""},
+		// What the human sees is what they pick.
+		{"escape in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it (safe)"}}}, "options[0].label holds U+000D"},
+		{"ESC in the question", ui.Request{Question: "q\x1b[2J\x1b[H"}, "question holds U+001B"},
+		{"title sequence in the header", ui.Request{Question: "q", Header: "\x1b]0;pwned\x07"}, "header holds U+001B"},
+		{"C1 control in a description", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "x\u009bK"}}}, "options[0].description holds U+009B"},
+		{"DEL in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\x7f"}}}, "options[0].label holds U+007F"},
+		{"carriage return in the question", ui.Request{Question: "Delete?\rKeep?"}, "question holds U+000D"},
+		{"line feed in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\nb"}}}, "options[0].label holds U+000A"},
+		{"tab in the header", ui.Request{Question: "q", Header: "a\tb"}, "header holds U+0009"},
+		{"bidi override in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "Keep \u202eteleD"}}}, "options[0].label holds U+202E"},
+		{"bidi isolate in the header", ui.Request{Question: "q", Header: "\u2066h\u2069"}, "header holds U+2066"},
+		{"line feed, tab and bidi in prose", ui.Request{Question: "Line one\n\tline two \u202bשלום\u202c?", Options: []ui.Option{{Label: "a", Description: "one\n\ttwo \u2067x\u2069"}}}, ""},
+		{"controls in values and the agent", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\x1b\r"}}, Agent: &ui.Agent{ID: "\x00", Name: "\u202e"}}, ""},
+		{"emoji and joiners", ui.Request{Question: "q", Header: "👩\u200d💻", Options: []ui.Option{{Label: "👨\u200d👩\u200d👧"}, {Label: "क्\u200dष"}, {Label: "✔\ufe0f"}}}, ""},
+		{"label of only zero-width characters", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u200b\ufeff \u00ad"}}}, "options[0] has an empty label"},
+		{"same label but for white space", ui.Request{Question: "q", Options: []ui.Option{{Label: " Yes", Value: "padded"}, {Label: "Yes", Value: "exact"}}}, `options[0] and options[1] have the same label "Yes"`},
+		{"same label but for case", ui.Request{Question: "q", Options: []ui.Option{{Label: "yes"}, {Label: "Yes"}}}, `options[0] and options[1] have the same label "Yes"`},
+		{"same label but for a zero-width space", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ye\u200bs"}}}, "options[0] and options[1] have the same label"},
+		{"same label but for a variation selector", ui.Request{Question: "q", Options: []ui.Option{{Label: "✔"}, {Label: "✔\ufe0f"}}}, "options[0] and options[1] have the same label"},
+		{"same label but for the Kelvin sign", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u212a"}, {Label: "k"}}}, "options[0] and options[1] have the same label"},
+		{"same label but for case in a long list", ui.Request{Question: "q", Options: append(append([]ui.Option(nil), many...), ui.Option{Label: "OPTION 7\u200d "})}, "options[7] and options[40] have the same label"},
 		{"MultiSelect with duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "a"}}, MultiSelect: true}, `options[0] and options[1] have the same label "a"`},
 	}
 	for _, tt := range tests {
@@ -419,6 +442,31 @@ func TestNullDecodesAsNothing(t *testing.T) {
 		ans := ui.Answer{Text: "kept"}
 		if err := ans.UnmarshalJSON([]byte(null)); err != nil || ans.Text != "kept" {
 			t.Errorf("Answer.UnmarshalJSON(%q) = %s, %v, want the answer unchanged", null, show(ans), err)
+		}
+	}
+}
+
+// TestDefaultIgnorableLabels checks, for every code point c, that "a"+c+"b"
+// is the same label as "ab" exactly when c is default-ignorable, as Unicode
+// derives that property (defaultIgnorable in fuzz_test.go), unless c may not
+// be in a label at all.
+func TestDefaultIgnorableLabels(t *testing.T) {
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if !utf8.ValidRune(c) {
+			continue
+		}
+		err := ui.Request{Question: "q", Options: []ui.Option{{Label: "ab"}, {Label: "a" + string(c) + "b"}}}.Validate()
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		switch {
+		case !shows(string(c), false):
+			if !strings.Contains(msg, fmt.Sprintf("holds %U", c)) {
+				t.Errorf("label with %U: Validate() = %v, want it refused", c, err)
+			}
+		case defaultIgnorable(c) != strings.Contains(msg, "have the same label"):
+			t.Errorf("label with %U: Validate() = %v, want the same label: %v", c, err, defaultIgnorable(c))
 		}
 	}
 }
