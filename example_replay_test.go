@@ -9,6 +9,29 @@ import (
 	"github.com/dsh-go/userinteraction"
 )
 
+// removeFile is a tool: it asks before it deletes. It is the same in every
+// kind of host, and does not know that its question may travel through a
+// client and back.
+func removeFile(ctx context.Context, path string) string {
+	ans, err := userinteraction.Ask(ctx, userinteraction.Request{
+		Header:   "Delete file",
+		Question: "Delete " + path + "?",
+		Options: []userinteraction.Option{
+			{Label: "Delete", Value: "delete"},
+			{Label: "Keep", Value: "keep", Recommended: true},
+		},
+		DisallowCustom: true,
+		Agent:          &userinteraction.Agent{Name: "cleanup"},
+	})
+	switch {
+	case err != nil:
+		return "not deleted: " + userinteraction.CodeOf(err)
+	case ans.Text == "delete":
+		return "deleted " + path
+	}
+	return "kept " + path
+}
+
 // mcpCall is the params of an MCP tools/call, with the fields of multi
 // round-trip requests.
 type mcpCall struct {
@@ -59,13 +82,13 @@ func serveMCP(ctx context.Context, key []byte, principal string, params []byte, 
 }
 
 // This example shows an MCP server whose client cannot wait in a tool call:
-// the deleteFile tool of ExampleAsk, unchanged, asks; the first tools/call
+// the removeFile tool asks; the first tools/call
 // returns its question, and the second, with the human's response and the
 // echoed requestState, completes.
 func ExampleReplay() {
 	ctx := context.Background()
 	key := []byte("the server's secret key, 32 bytes or more")
-	tool := func(ctx context.Context) string { return deleteFile(ctx, "notes.txt") }
+	tool := func(ctx context.Context) string { return removeFile(ctx, "notes.txt") }
 	first, err := serveMCP(ctx, key, "alice", []byte(`{"name": "delete_file", "arguments": {"path": "notes.txt"}}`), tool)
 	if err != nil {
 		fmt.Println(err)
@@ -94,7 +117,7 @@ func ExampleReplay() {
 func ExampleReplay_restart() {
 	ctx := context.Background()
 	key := []byte("the host's secret key, 32 bytes or more")
-	tool := func(ctx context.Context) string { return deleteFile(ctx, "notes.txt") }
+	tool := func(ctx context.Context) string { return removeFile(ctx, "notes.txt") }
 
 	// Process 1: the call asks; nobody is there to answer, so save the state.
 	rp := &userinteraction.Replay{}
