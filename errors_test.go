@@ -4,9 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -71,23 +77,63 @@ func TestCodeOf(t *testing.T) {
 	}
 }
 
+// TestErrorCodeValues: every code constant that errors.go declares is named
+// for its value (CodeNoProvider is "NO_PROVIDER"), no two share a value, and
+// the README's table of codes lists each. The list is read from the source,
+// so a code added later is checked too.
 func TestErrorCodeValues(t *testing.T) {
-	codes := map[string]string{
-		ui.CodeNoProvider: "NO_PROVIDER", ui.CodeDuplicateProvider: "DUPLICATE_PROVIDER",
-		ui.CodeInvalidProvider: "INVALID_PROVIDER", ui.CodeNoRegistry: "NO_REGISTRY",
-		ui.CodeAskAborted: "ASK_ABORTED", ui.CodeInvalidRequest: "INVALID_REQUEST",
-		ui.CodeInvalidAnswer: "INVALID_ANSWER", ui.CodeProviderFailed: "PROVIDER_FAILED",
-		ui.CodeAskDeclined: "ASK_DECLINED", ui.CodeAskCancelled: "ASK_CANCELLED",
-		ui.CodeInputRequired: "INPUT_REQUIRED",
+	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(codes) != 11 {
-		t.Fatalf("%d distinct codes, want 11", len(codes))
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for got, want := range codes {
-		if got != want {
-			t.Errorf("code constant = %q, want %q", got, want)
+	seen := map[string]string{}
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, id := range vs.Names {
+				if !strings.HasPrefix(id.Name, "Code") {
+					continue
+				}
+				value, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
+				if err != nil {
+					t.Fatalf("%s: %v", id.Name, err)
+				}
+				if want := upperSnake(strings.TrimPrefix(id.Name, "Code")); value != want {
+					t.Errorf("%s = %q, want %q", id.Name, value, want)
+				}
+				if other, ok := seen[value]; ok {
+					t.Errorf("%s and %s are both %q", other, id.Name, value)
+				}
+				seen[value] = id.Name
+				if !strings.Contains(string(readme), "| `"+value+"` |") {
+					t.Errorf("README.md's table of codes has no row for %s", value)
+				}
+			}
 		}
 	}
+	if len(seen) < 12 {
+		t.Fatalf("errors.go declares %d codes, want at least 12", len(seen))
+	}
+}
+
+// upperSnake returns a CamelCase name in UPPER_SNAKE_CASE.
+func upperSnake(name string) string {
+	var b strings.Builder
+	for i, c := range name {
+		if i > 0 && unicode.IsUpper(c) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(c))
+	}
+	return b.String()
 }
 
 func TestNilErrorReceivers(t *testing.T) {

@@ -34,7 +34,7 @@ func failing(err error) ui.Provider {
 
 // scope returns a context carrying a new registry with p registered; the
 // registration is disposed when the test ends.
-func scope(t *testing.T, p ui.Provider) context.Context {
+func scope(t testing.TB, p ui.Provider) context.Context {
 	t.Helper()
 	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 	t.Cleanup(register(t, ctx, p))
@@ -43,7 +43,7 @@ func scope(t *testing.T, p ui.Provider) context.Context {
 
 // register registers p in the registry of ctx and returns its dispose func,
 // failing the test when Register fails.
-func register(t *testing.T, ctx context.Context, p ui.Provider) (dispose func()) {
+func register(t testing.TB, ctx context.Context, p ui.Provider) (dispose func()) {
 	t.Helper()
 	dispose, err := ui.Register(ctx, p)
 	if err != nil {

@@ -156,19 +156,19 @@ func problem(r *Request) string {
 	if blank(r.Question) {
 		return "question is empty"
 	}
-	if msg := textProblem("question", r.Question, prose); msg != "" {
-		return msg
+	if msg := textProblem(r.Question, prose); msg != "" {
+		return "question " + msg
 	}
-	if msg := textProblem("header", r.Header, name); msg != "" {
-		return msg
+	if msg := textProblem(r.Header, name); msg != "" {
+		return "header " + msg
 	}
 	if a := r.Agent; a != nil && !(utf8.ValidString(a.ID) && utf8.ValidString(a.Name)) {
 		return "agent is not valid UTF-8"
 	}
 	recommended := -1
 	for i := range r.Options {
-		if msg := optionProblem(i, &r.Options[i]); msg != "" {
-			return msg
+		if msg := optionProblem(&r.Options[i]); msg != "" {
+			return fmt.Sprintf("options[%d]%s", i, msg)
 		}
 		if !r.Options[i].Recommended {
 			continue
@@ -184,23 +184,23 @@ func problem(r *Request) string {
 	return ""
 }
 
-// optionProblem describes the first rule o, options[i], breaks, or returns "".
-func optionProblem(i int, o *Option) string {
-	field := fmt.Sprintf("options[%d]", i)
-	if msg := textProblem(field+".label", o.Label, name); msg != "" {
-		return msg
+// optionProblem describes the first rule o breaks, to follow the option's
+// index in a message (".label holds U+001B"), or returns "".
+func optionProblem(o *Option) string {
+	if msg := textProblem(o.Label, name); msg != "" {
+		return ".label " + msg
 	}
 	if !utf8.ValidString(o.Value) {
-		return field + ".value is not valid UTF-8"
+		return ".value is not valid UTF-8"
 	}
-	if msg := textProblem(field+".description", o.Description, prose); msg != "" {
-		return msg
+	if msg := textProblem(o.Description, prose); msg != "" {
+		return ".description " + msg
 	}
 	switch {
 	case trimLabel(o.Label) == "":
-		return field + " has an empty label"
+		return " has an empty label"
 	case o.Value != "" && blank(o.Value):
-		return field + " has a value of only white space"
+		return " has a value of only white space"
 	}
 	return ""
 }
@@ -213,15 +213,15 @@ const (
 	name  = false
 )
 
-// textProblem describes why s, the text of field, cannot be shown to the
-// human, or returns "".
-func textProblem(field, s string, isProse bool) string {
+// textProblem describes why s cannot be shown to the human ("holds
+// U+001B"), or returns "".
+func textProblem(s string, isProse bool) string {
 	if !utf8.ValidString(s) {
-		return field + " is not valid UTF-8"
+		return "is not valid UTF-8"
 	}
 	for _, c := range s {
 		if hidden(c, isProse) {
-			return fmt.Sprintf("%s holds %U", field, c)
+			return fmt.Sprintf("holds %U", c)
 		}
 	}
 	return ""
