@@ -149,14 +149,15 @@ func shows(s string, prose bool) bool {
 }
 
 // shownLabel returns label as a human tells it apart from others, before
-// case: without default-ignorable code points and white space at its ends.
+// case: without default-ignorable code points, its words separated by one
+// space.
 func shownLabel(label string) string {
-	return strings.TrimSpace(strings.Map(func(c rune) rune {
+	return strings.Join(strings.Fields(strings.Map(func(c rune) rune {
 		if defaultIgnorable(c) {
 			return -1
 		}
 		return c
-	}, label))
+	}, label)), " ")
 }
 
 // defaultIgnorable reports whether c is a default-ignorable code point, by
@@ -191,6 +192,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("q\n\tq \u202e", "\u202e", "", "", uint64(0), false, false)
 	f.Add("q", "", "Delete it\r\x1b[K\n Yes\nyes\nYe\u200bs", "", uint64(0), false, false)
 	f.Add("q", "", "\u212a\nk\n\ufeff", "", uint64(0), false, false)
+	f.Add("q", "", "Keep all\nKeep\u00a0\u200b all\n\u0130\nI", "", uint64(0), false, false)
 	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
 		req.MultiSelect = multi

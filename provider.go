@@ -1095,13 +1095,14 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 	}
 	done := make(chan written, 1)
 	go func() {
-		defer func() {
+		w := written{err: errStopped}
+		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
 			if v := recover(); v != nil {
-				done <- written{panicked: &panicked{v}}
+				w = written{panicked: &panicked{v}}
 			}
+			done <- w
 		}()
-		_, err := io.WriteString(t.out, s)
-		done <- written{err: err}
+		_, w.err = io.WriteString(t.out, s)
 	}()
 	select {
 	case w := <-done:
@@ -1120,12 +1121,14 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		read := make(chan line, 1)
 		go func() {
-			defer func() {
+			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
+			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
 				if v := recover(); v != nil {
-					read <- line{panicked: &panicked{v}}
+					l = line{panicked: &panicked{v}}
 				}
+				read <- l
 			}()
-			read <- t.next()
+			l = t.next()
 		}()
 		t.read = read
 	}
@@ -1138,6 +1141,11 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 		return line{}, ctx.Err()
 	}
 }
+
+// errStopped is the error of a read or write whose call ended its goroutine
+// without returning or panicking with a value: runtime.Goexit, or panic(nil)
+// under GODEBUG=panicnil=1.
+var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
 
 // panicked is a panic of a Terminal's reader or writer, recovered on the
 // Terminal's own goroutine and raised again on the asking one, where the
@@ -1192,7 +1200,8 @@ func render(req Request) string {
 			b.WriteString(" (recommended)")
 		}
 		if o.Description != "" {
-			b.WriteString(" - " + shown(o.Description))
+			// On one line: line feeds in a description could forge option lines.
+			b.WriteString(" - " + shown(strings.Join(strings.Fields(o.Description), " ")))
 		}
 		b.WriteString("\n")
 	}
@@ -1269,11 +1278,15 @@ func reply(req Request, l line) (Answer, string) {
 	case strings.Trim(text, "0123456789, \t") == "":
 		return numbered(req, text)
 	}
-	if i, ok := findLabel(req.Options, text); ok {
+	if req.MultiSelect {
+		switch picks, ok, ambiguous := labelList(req, text); {
+		case ambiguous:
+			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
+		case ok:
+			return Pick(picks...), ""
+		}
+	} else if i, ok := findLabel(req.Options, text); ok {
 		return req.Options[i].Answer(), ""
-	}
-	if picks, ok := labelList(req, text); ok {
-		return Pick(picks...), ""
 	}
 	if !req.CustomAllowed() {
 		return Answer{}, quote(text) + " is not an option: type its number."
@@ -1294,26 +1307,54 @@ func findLabel(opts []Option, text string) (i int, ok bool) {
 
 // labelList returns the options of req, a MultiSelect request, that text
 // names as labels separated by commas ("api, worker", as the answer's Text
-// shows them), in offered order; ok is false unless every part names a
-// different option.
-func labelList(req Request, text string) (picks []Option, ok bool) {
-	if !req.MultiSelect {
-		return nil, false
+// shows them), in offered order. A label may hold commas itself, so text
+// may name options in several ways: ambiguous reports that it does, and
+// then no options are returned. ok is false when text names no options,
+// or one option twice.
+func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
+	// The parts of text between commas; a label spans one part or more.
+	parts := strings.Split(text, ",")
+	longest := 1 // the most parts a label spans
+	for _, o := range req.Options {
+		longest = max(longest, strings.Count(o.Label, ",")+1)
+	}
+	// ways[i] counts the readings of parts[i:] as labels, up to 2;
+	// first[i] is the option and end[i] the next part of its first reading.
+	ways := make([]int, len(parts)+1)
+	first := make([]int, len(parts)+1)
+	end := make([]int, len(parts)+1)
+	ways[len(parts)] = 1
+	for i := len(parts) - 1; i >= 0; i-- {
+		for j := i + 1; j <= len(parts) && j-i <= longest; j++ {
+			k, found := findLabel(req.Options, strings.Join(parts[i:j], ","))
+			if !found || ways[j] == 0 {
+				continue
+			}
+			if ways[i] == 0 {
+				first[i], end[i] = k, j
+			}
+			ways[i] = min(2, ways[i]+ways[j])
+		}
+	}
+	switch ways[0] {
+	case 0:
+		return nil, false, false
+	case 2:
+		return nil, false, true
 	}
 	picked := make([]bool, len(req.Options))
-	for _, part := range strings.Split(text, ",") {
-		i, found := findLabel(req.Options, part)
-		if !found || picked[i] {
-			return nil, false
+	for i := 0; i < len(parts); i = end[i] {
+		if picked[first[i]] {
+			return nil, false, false
 		}
-		picked[i] = true
+		picked[first[i]] = true
 	}
 	for i, p := range picked {
 		if p {
 			picks = append(picks, req.Options[i])
 		}
 	}
-	return picks, true
+	return picks, true, false
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -90,7 +91,12 @@ func TestTerminalReplies(t *testing.T) {
 		{"labels typed, custom allowed", services, "api, worker\n", "api, worker", nil},
 		{"labels and own words", services, "api, the cron\n", "api, the cron", nil},
 		{"a label typed twice", steps, "lint, lint\n1\n", "lint", []string{`"lint, lint" is not an option: type its number.`}},
-		{"a label that holds a comma", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a, b", Value: "both"}}, MultiSelect: true}, "a, b\n", "both", nil},
+		{"a line that names labels in two ways", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a, b", Value: "both"}}, MultiSelect: true},
+			"a, b\n3\n", "both", []string{`"a, b" names options in more than one way: type their numbers.`}},
+		{"labels that hold commas", ui.Request{Question: "q", Options: []ui.Option{{Label: "Read, write"}, {Label: "Execute"}}, MultiSelect: true, DisallowCustom: true},
+			"Read, write, Execute\n", "Read, write, Execute", nil},
+		{"a label that holds a comma, alone", ui.Request{Question: "q", Options: []ui.Option{{Label: "Read, write", Value: "rw"}, {Label: "Execute"}}, MultiSelect: true, DisallowCustom: true},
+			"read,\u00a0 WRITE\n", "rw", nil},
 		{"label with spaces around it", ui.Request{Question: "q", Options: []ui.Option{{Label: " Padded ", Value: "p"}}, DisallowCustom: true}, "padded\n", "p", nil},
 		{"Enter for the recommended option", deployWhere, "\n", "Staging", nil},
 		{"own words", deployWhere, "the canary\n", "the canary", nil},
@@ -423,9 +429,13 @@ func TestTerminalShowsNoHiddenText(t *testing.T) {
 			t.Errorf("Terminal.Ask(%q) wrote %q, want nothing", req.Question, out.String())
 		}
 	}
-	req := ui.Request{Question: "Pay\t\u202e100 USD\u202c?\nSure?", Options: []ui.Option{{Label: "Pay", Description: "now \u2067x\u2069"}}}
+	req := ui.Request{Question: "Pay\t\u202e100 USD\u202c?\nSure?", Options: []ui.Option{
+		{Label: "Pay", Description: "now \u2067x\u2069"},
+		{Label: "Cancel", Description: "no changes\n\n\t\n  1. Keep everything (recommended)"},
+	}}
 	_, out, err := askTerminal(t, req, "1\n")
-	want := "Pay\t<U+202E>100 USD<U+202C>?\nSure?\n  1. Pay - now <U+2067>x<U+2069>\n"
+	// A description is written on one line, so it cannot forge option lines.
+	want := "Pay\t<U+202E>100 USD<U+202C>?\nSure?\n  1. Pay - now <U+2067>x<U+2069>\n  2. Cancel - no changes 1. Keep everything (recommended)\n"
 	if err != nil || !strings.HasPrefix(out, want) {
 		t.Fatalf("Ask() wrote %q, %v, want it to start with %q", out, err, want)
 	}
@@ -440,27 +450,76 @@ func TestTerminalPanicReachesCaller(t *testing.T) {
 		for _, term := range []*ui.Terminal{
 			ui.NewTerminal(panicking{}, io.Discard),
 			ui.NewTerminal(strings.NewReader("1\n"), panicking{}),
+			ui.NewTerminal(panickingNil{}, io.Discard),
+			ui.NewTerminal(strings.NewReader("1\n"), panickingNil{}),
 		} {
 			fmt.Println(recoverAsk(scope(t, term)))
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTerminalPanicReachesCaller$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "UI_TERMINAL_PANIC_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the child process failed: %v\n%s", err, out)
+	tests := []struct {
+		godebug string
+		want    []string
+	}{
+		{"", []string{"recovered: panicking reader", "recovered: panicking writer", "recovered: panic called with nil argument"}},
+		// Here recover returns nil for panic(nil): the Terminal must still not wait forever.
+		{"panicnil=1", []string{"recovered: panicking reader", "recovered: panicking writer", "ASK_CANCELLED", "stopped its goroutine"}},
 	}
-	if got := strings.Count(string(out), "recovered: panicking"); got != 2 {
-		t.Fatalf("the child process printed %q, want two recovered panics", out)
+	for _, tt := range tests {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTerminalPanicReachesCaller$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "UI_TERMINAL_PANIC_CHILD=1", "GODEBUG="+tt.godebug)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("GODEBUG=%s: the child process failed: %v\n%s", tt.godebug, err, out)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("GODEBUG=%s: the child process printed %q, want %q", tt.godebug, out, want)
+			}
+		}
 	}
 }
 
-// recoverAsk asks a question in ctx and returns what the caller recovered.
+// TestTerminalReaderStopsItsGoroutine: a reader or writer that ends its
+// goroutine without returning (runtime.Goexit, as t.FailNow does) ends the
+// ask with an error; it does not leave the ask waiting forever.
+func TestTerminalReaderStopsItsGoroutine(t *testing.T) {
+	for _, term := range []*ui.Terminal{
+		ui.NewTerminal(exiting{}, io.Discard),
+		ui.NewTerminal(strings.NewReader("1\n"), exiting{}),
+	} {
+		// The deadline only stops a failing test from hanging: nothing waits for it.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := term.Ask(ctx, freeForm)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) || err == nil || !strings.Contains(err.Error(), "stopped its goroutine") {
+			t.Errorf("Terminal.Ask() = %v, want the error that the reader or writer stopped", err)
+		}
+	}
+}
+
+// exiting is a reader and writer whose every call ends its goroutine.
+type exiting struct{}
+
+func (exiting) Read([]byte) (int, error)  { runtime.Goexit(); return 0, nil }
+func (exiting) Write([]byte) (int, error) { runtime.Goexit(); return 0, nil }
+
+// panickingNil is a reader and writer whose every call panics with nil.
+type panickingNil struct{}
+
+func (panickingNil) Read([]byte) (int, error)  { panic(nil) }
+func (panickingNil) Write([]byte) (int, error) { panic(nil) }
+
+// recoverAsk asks a question in ctx and returns what the caller recovered,
+// or else Ask's error.
 func recoverAsk(ctx context.Context) (s string) {
-	defer func() { s = fmt.Sprint("recovered: ", recover()) }()
-	_, _ = ui.Ask(ctx, freeForm)
-	return "no panic"
+	defer func() {
+		if v := recover(); v != nil {
+			s = fmt.Sprint("recovered: ", v)
+		}
+	}()
+	_, err := ui.Ask(ctx, freeForm)
+	return fmt.Sprint("returned: ", err)
 }
 
 // panicking is a reader and writer whose every call panics.

@@ -38,9 +38,10 @@ import (
 // Option is one answer offered to the human.
 //
 // Label is what the human sees and identifies the option. No two labels of a
-// request are the same. Labels that differ only in case, in white space at
-// their ends, or in default-ignorable code points (such as U+200B ZERO WIDTH
-// SPACE) are the same: a human cannot tell them apart. Value is what the
+// request are the same. Labels that differ only in case, in white space (at
+// their ends, or its kind and length inside), or in default-ignorable code
+// points such as U+200B ZERO WIDTH SPACE are the same: a human cannot tell
+// them apart. Value is what the
 // model receives and defaults to Label when empty; two options may share
 // one. Description is extra context for UIs able to show it. A Recommended
 // option is the default choice (for a MultiSelect request, the recommended
@@ -275,8 +276,9 @@ func duplicateLabel(opts []Option) (int, int) {
 }
 
 // sameLabel reports whether a human could not tell labels a and b apart:
-// whether they are equal once default-ignorable code points are dropped, the
-// white space at their ends is trimmed, and case is folded. It is the one
+// whether they are equal once default-ignorable code points are dropped,
+// the white space at their ends is trimmed and each run of it inside is one
+// space, and case is folded. It is the one
 // comparison of labels: Validate's duplicates and a label typed at the
 // [Terminal] both use it, so a typed label picks at most one option.
 func sameLabel(a, b string) bool {
@@ -311,19 +313,27 @@ func labelKey(label string) string {
 // trimLabel returns label without the white space and default-ignorable code
 // points at its ends: "" for a label that shows nothing.
 func trimLabel(label string) string {
-	return strings.TrimFunc(label, func(c rune) bool {
-		return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
-	})
+	return strings.TrimFunc(label, showsNothing)
+}
+
+// showsNothing reports whether c is white space or default-ignorable.
+func showsNothing(c rune) bool {
+	return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
 }
 
 // nextKeyRune returns the case-folded form of the first rune of s that is
 // not default-ignorable, and the rest of s after it; -1 and "" when there is
-// none.
+// none. A run of white space is one ' ': a human cannot tell a no-break or
+// an en space from a space, nor count them.
 func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		if !unicode.Is(defaultIgnorable, c) {
+		switch {
+		case unicode.Is(defaultIgnorable, c):
+		case unicode.IsSpace(c):
+			return ' ', strings.TrimLeftFunc(s, showsNothing)
+		default:
 			return foldRune(c), s
 		}
 	}
@@ -331,15 +341,13 @@ func nextKeyRune(s string) (rune, string) {
 }
 
 // foldRune returns one rune for all the runes that simple case folding
-// equates with c (as strings.EqualFold does): the lower case of the least.
+// equates with c, as strings.EqualFold does: the least of them.
 func foldRune(c rune) rune {
 	least := c
 	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-		if f < least {
-			least = f
-		}
+		least = min(least, f)
 	}
-	return unicode.ToLower(least)
+	return least
 }
 
 // defaultIgnorable holds Unicode's default-ignorable code points
