@@ -1312,28 +1312,41 @@ func findLabel(opts []Option, text string) (i int, ok bool) {
 // then no options are returned. ok is false when text names no options,
 // or one option twice.
 func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
-	// The parts of text between commas; a label spans one part or more.
-	parts := strings.Split(text, ",")
-	longest := 1 // the most parts a label spans
-	for _, o := range req.Options {
-		longest = max(longest, strings.Count(o.Label, ",")+1)
+	// Text is cut into parts at its commas; a label spans one part or more.
+	// Part p is text[cuts[p] : cuts[p+1]-1].
+	cuts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == ',' {
+			cuts = append(cuts, i+1)
+		}
 	}
-	// ways[i] counts the readings of parts[i:] as labels, up to 2;
-	// first[i] is the option and end[i] the next part of its first reading.
-	ways := make([]int, len(parts)+1)
-	first := make([]int, len(parts)+1)
-	end := make([]int, len(parts)+1)
-	ways[len(parts)] = 1
-	for i := len(parts) - 1; i >= 0; i-- {
-		for j := i + 1; j <= len(parts) && j-i <= longest; j++ {
-			k, found := findLabel(req.Options, strings.Join(parts[i:j], ","))
-			if !found || ways[j] == 0 {
+	cuts = append(cuts, len(text)+1)
+	parts := len(cuts) - 1
+	spans := make([]int, len(req.Options)) // the parts each label spans
+	all := 0
+	for k, o := range req.Options {
+		spans[k] = strings.Count(o.Label, ",") + 1
+		all += spans[k]
+	}
+	if parts > all { // more parts than all the labels span: no reading
+		return nil, false, false
+	}
+	// ways[p] counts the readings of the parts from p on, up to 2. The first
+	// reading names option first[p] with the parts up to end[p].
+	ways := make([]int, parts+1)
+	first := make([]int, parts+1)
+	end := make([]int, parts+1)
+	ways[parts] = 1
+	for p := parts - 1; p >= 0; p-- {
+		for k, o := range req.Options {
+			q := p + spans[k]
+			if q > parts || ways[q] == 0 || !sameLabel(o.Label, text[cuts[p]:cuts[q]-1]) {
 				continue
 			}
-			if ways[i] == 0 {
-				first[i], end[i] = k, j
+			if ways[p] == 0 {
+				first[p], end[p] = k, q
 			}
-			ways[i] = min(2, ways[i]+ways[j])
+			ways[p] = min(2, ways[p]+ways[q])
 		}
 	}
 	switch ways[0] {
@@ -1343,15 +1356,15 @@ func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
 		return nil, false, true
 	}
 	picked := make([]bool, len(req.Options))
-	for i := 0; i < len(parts); i = end[i] {
-		if picked[first[i]] {
+	for p := 0; p < parts; p = end[p] {
+		if picked[first[p]] {
 			return nil, false, false
 		}
-		picked[first[i]] = true
+		picked[first[p]] = true
 	}
-	for i, p := range picked {
-		if p {
-			picks = append(picks, req.Options[i])
+	for k, yes := range picked {
+		if yes {
+			picks = append(picks, req.Options[k])
 		}
 	}
 	return picks, true, false
