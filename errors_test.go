@@ -78,10 +78,11 @@ func TestErrorCodeValues(t *testing.T) {
 		ui.CodeAskAborted: "ASK_ABORTED", ui.CodeInvalidRequest: "INVALID_REQUEST",
 		ui.CodeInvalidAnswer: "INVALID_ANSWER", ui.CodeProviderFailed: "PROVIDER_FAILED",
 		ui.CodeAskDeclined: "ASK_DECLINED", ui.CodeAskCancelled: "ASK_CANCELLED",
-		ui.CodeInputRequired: "INPUT_REQUIRED",
+		ui.CodeInputRequired: "INPUT_REQUIRED", ui.CodeInvalidState: "INVALID_STATE",
+		ui.CodeNotPending: "NOT_PENDING",
 	}
-	if len(codes) != 11 {
-		t.Fatalf("%d distinct codes, want 11", len(codes))
+	if len(codes) != 13 {
+		t.Fatalf("%d distinct codes, want 13", len(codes))
 	}
 	for got, want := range codes {
 		if got != want {
