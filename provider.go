@@ -1270,11 +1270,11 @@ func numbered(req Request, text string) (Answer, string) {
 // asks the human, and delivers each outcome with [Inbox.Respond].
 // [Inbox.Changed] tells it when to read Pending again.
 //
-// A question's ID is 128 bits from crypto/rand as 32 lower-case hex digits.
-// So another session's UI cannot guess it, and no ID comes twice. A question
-// is open from its Ask until Respond delivers its outcome or the asker gives
-// up: its ctx is done because the caller's step ended or the registration
-// was disposed. The zero value is an empty Inbox ready to use. An Inbox is
+// A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
+// another session's UI cannot guess it, and no ID repeats. A question is open
+// from its Ask until Respond delivers its outcome, or until the asker's ctx
+// is done: the caller's step ended, or the registration was disposed. The
+// zero value is an empty Inbox ready to use. An Inbox is
 // safe for concurrent use and must not be copied after first use. Its
 // methods need a non-nil *Inbox.
 type Inbox struct {
@@ -1351,7 +1351,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	}
 	b.deliver(q, r)
 	if err != nil {
-		// The batch returns at q: the questions after it could never be.
+		// The call returns at q's error: the questions after q leave now.
 		for _, later := range q.call[q.index+1:] {
 			b.deliver(later, r)
 		}
