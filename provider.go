@@ -502,8 +502,9 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Pending is a question that a run asked and that had no recorded outcome.
-// The host asks the human and records the outcome under ID. Its JSON is
+// Pending is a question that waits for an outcome: a [Replay] run asked it
+// and had none recorded, or it is open in an [Inbox]. The host asks the
+// human and records the outcome under ID, or responds with it. Its JSON is
 // {"id", "request"}.
 type Pending struct {
 	ID      string  `json:"id"`
