@@ -318,3 +318,46 @@ func BenchmarkAnswerCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInbox is one Ask through a registry whose provider is an Inbox,
+// answered by a Respond from another goroutine, the UI's, which waits on
+// Changed: compare BenchmarkAsk, whose ProviderFunc answers at once.
+func BenchmarkInbox(b *testing.B) {
+	inbox := &ui.Inbox{}
+	ctx, cancel := context.WithCancel(ui.WithRegistry(context.Background(), &ui.Registry{}))
+	dispose, err := ui.Register(ctx, inbox)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dispose()
+	stopped := make(chan error, 1) // the UI's error when it stops
+	go func() {
+		for {
+			changed := inbox.Changed()
+			for _, q := range inbox.Pending() {
+				if err := inbox.Respond(q.ID, ui.Answer{Text: "no"}, nil); err != nil {
+					stopped <- err
+					return
+				}
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				stopped <- nil
+				return
+			}
+		}
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if ans, err := ui.Ask(ctx, benchFree); err != nil || ans.Text != "no" {
+			b.Fatal(ans, err)
+		}
+	}
+	b.StopTimer()
+	cancel()
+	if err := <-stopped; err != nil {
+		b.Fatal(err)
+	}
+}

@@ -42,6 +42,9 @@ const (
 	// with, expired, sealed for another call or under another key, or is
 	// malformed. The model should call the tool again from the start.
 	CodeInvalidState = "INVALID_STATE"
+	// CodeNotPending: Inbox.Respond was given the ID of a question that is not
+	// open: never asked, already answered, or given up.
+	CodeNotPending = "NOT_PENDING"
 )
 
 // errorName is the Name of every error this package creates.

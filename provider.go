@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -97,8 +98,8 @@ var errDisposed = errors.New("provider disposed")
 
 // Register makes p the active provider of r and returns the func that
 // unregisters it. It fails, leaving r as it was, with [CodeNoRegistry] when r
-// is nil, [CodeInvalidProvider] when p is nil (a nil ProviderFunc, *Replay or
-// *Terminal too), and [CodeDuplicateProvider] when another provider is active.
+// is nil, [CodeInvalidProvider] when p is nil (a nil ProviderFunc, *Replay,
+// *Terminal or *Inbox too), and [CodeDuplicateProvider] when another provider is active.
 //
 // dispose is never nil; after a failed Register it does nothing. Its first
 // call removes p and cancels the contexts of the asks p is answering, which
@@ -134,6 +135,8 @@ func isNilProvider(p Provider) bool {
 	case *Replay:
 		return p == nil
 	case *Terminal:
+		return p == nil
+	case *Inbox:
 		return p == nil
 	}
 	return false
@@ -503,8 +506,9 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Pending is a question that a run asked and that had no recorded outcome.
-// The host asks the human and records the outcome under ID. Its JSON is
+// Pending is a question that waits for an outcome: a [Replay] run asked it
+// and had none recorded, or it is open in an [Inbox]. The host asks the
+// human and records the outcome under ID, or responds with it. Its JSON is
 // {"id", "request"}.
 type Pending struct {
 	ID      string  `json:"id"`
@@ -1414,4 +1418,243 @@ func numbered(req Request, text string) (Answer, string) {
 		return picks[0].Answer(), ""
 	}
 	return Pick(picks...), ""
+}
+
+// ----------------------------------------------------------------------------
+// Inbox
+
+// Inbox is a [Provider] for a UI outside the process, such as a web page, a
+// chat bot or an editor over a socket, that answers by ID whenever it
+// connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
+// asks the human, and delivers each outcome with [Inbox.Respond].
+// [Inbox.Changed] tells it when to read Pending again.
+//
+// A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
+// another session's UI cannot guess it, and no ID repeats. A question is open
+// from its Ask until Respond delivers its outcome, or until the asker's ctx
+// is done: the caller's step ended, or the registration was disposed. The
+// zero value is an empty Inbox ready to use. An Inbox is
+// safe for concurrent use and must not be copied after first use. Its
+// methods need a non-nil *Inbox.
+type Inbox struct {
+	mu      sync.Mutex           // guards the fields below
+	open    []*question          // the open questions, oldest first
+	byID    map[string]*question // the open questions by ID
+	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
+}
+
+var _ BatchProvider = (*Inbox)(nil)
+
+// Ask opens req as a question and waits for the outcome that
+// [Inbox.Respond] delivers. When ctx is done first, the question leaves
+// Pending and Ask returns ctx.Err(). An outcome delivered before that is
+// returned all the same. An invalid req is [CodeInvalidRequest] and is not
+// opened.
+func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	answers, err := b.askAll(ctx, []Request{req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+// AskAll opens reqs at once, consecutive in Pending, and returns their
+// answers in request order. At the first error in request order, once the
+// questions before it are answered, it returns their answers and that error;
+// see [BatchProvider]. An error outcome closes the questions after it at
+// once, and a done ctx closes every open one: their answers could not be
+// returned.
+func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	return b.askAll(ctx, reqs)
+}
+
+// Pending returns the open questions, oldest first; a batch's questions are
+// consecutive, in request order. The result shares no memory with b.
+func (b *Inbox) Pending() []Pending {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Pending, len(b.open))
+	for i, q := range b.open {
+		out[i] = Pending{ID: q.id, Request: q.req.clone()}
+	}
+	return out
+}
+
+// Respond delivers the outcome of the open question id, as a live provider
+// returns it: ans when err is nil, else err. It returns nil when the outcome
+// is delivered, and the question is closed. An ans that breaks a rule of
+// [Answer] for the question's request is refused with [CodeInvalidAnswer],
+// and the question stays open for another try. An id that is not open
+// (never asked, already answered, or given up) is refused with
+// [CodeNotPending]: the first Respond of a question wins. A refused Respond
+// changes nothing.
+func (b *Inbox) Respond(id string, ans Answer, err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.byID[id]
+	if q == nil {
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+	}
+	r := result{err: err}
+	if err == nil {
+		var why string
+		if r.ans, why = resolve(q.req, ans); why != "" {
+			return invalidAnswer(why)
+		}
+	}
+	b.deliver(q, r)
+	if err != nil {
+		// The call returns at q's error: the questions after q leave now.
+		for _, later := range q.call[q.index+1:] {
+			b.deliver(later, r)
+		}
+	}
+	b.publish()
+	return nil
+}
+
+// Changed returns a channel that is closed at the next change of Pending: a
+// question opened, answered or given up. Then call Changed again. Call it
+// before Pending to miss no change. A channel that nobody waits on holds no
+// goroutine.
+func (b *Inbox) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
+}
+
+// A question is one request that an Inbox asks.
+type question struct {
+	id    string
+	req   Request     // a clone of the request asked
+	call  []*question // the questions of its Ask or AskAll, in request order
+	index int         // its place in call
+	// outcome receives the question's outcome once, when it closes, so the
+	// asker always finds one: the responder's, or its own giving up.
+	outcome chan result
+	closed  bool // guarded by the Inbox's mu
+}
+
+// result is the outcome of a question: an answer, or the error in its place.
+type result struct {
+	ans Answer
+	err error
+}
+
+// askAll opens reqs, which are valid, and waits for their outcomes, as
+// AskAll says.
+func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if ctx == nil {
+		return nil, usable(ctx) // INVALID_REQUEST, as Registry.Ask gives
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // not opened: no UI sees a question already given up
+	}
+	call, err := b.openAll(reqs)
+	if err != nil {
+		return nil, err
+	}
+	answers := make([]Answer, 0, len(call))
+	for _, q := range call {
+		var r result
+		select {
+		case r = <-q.outcome:
+		case <-ctx.Done():
+			// A Respond that closed q first has delivered its outcome
+			// under b.mu: the human's answer is kept.
+			b.giveUp(call, ctx.Err())
+			r = <-q.outcome
+		}
+		if r.err != nil {
+			return answers, r.err // every question after q is closed by now
+		}
+		answers = append(answers, r.ans)
+	}
+	return answers, nil
+}
+
+// openAll opens reqs as the questions of one call, consecutive in Pending.
+// An ID is not checked against earlier ones: two of 2^32 random 128-bit IDs
+// are equal with a chance of about 2^-65.
+func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
+	random := make([]byte, 16*len(reqs))
+	if _, err := rand.Read(random); err != nil {
+		// Since Go 1.24 crypto/rand.Read never fails; Go 1.21 could.
+		// Registry.Ask makes this error PROVIDER_FAILED.
+		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
+	}
+	call := make([]*question, len(reqs))
+	for i, req := range reqs {
+		call[i] = &question{
+			id:      hex.EncodeToString(random[16*i : 16*(i+1)]),
+			req:     req.clone(),
+			call:    call,
+			index:   i,
+			outcome: make(chan result, 1),
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byID == nil {
+		b.byID = make(map[string]*question)
+	}
+	for _, q := range call {
+		b.byID[q.id] = q
+	}
+	b.open = append(b.open, call...)
+	b.publish()
+	return call, nil
+}
+
+// giveUp closes the open questions of call with err, as their asker's ctx
+// is done.
+func (b *Inbox) giveUp(call []*question, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	changed := false
+	for _, q := range call {
+		changed = b.deliver(q, result{err: err}) || changed
+	}
+	if changed {
+		b.publish()
+	}
+}
+
+// deliver closes q with the outcome r and reports true, or reports false when
+// q was closed already; b.mu is held. Each question receives exactly one
+// outcome, so the send never blocks.
+func (b *Inbox) deliver(q *question, r result) bool {
+	if q.closed {
+		return false
+	}
+	q.closed = true
+	delete(b.byID, q.id)
+	q.outcome <- r
+	return true
+}
+
+// publish makes a change of the open questions visible: it drops the closed
+// ones from b.open and closes the Changed channel; b.mu is held.
+func (b *Inbox) publish() {
+	kept := b.open[:0]
+	for _, q := range b.open {
+		if !q.closed {
+			kept = append(kept, q)
+		}
+	}
+	clear(b.open[len(kept):]) // no closed question stays reachable
+	b.open = kept
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 }
