@@ -541,7 +541,8 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
-	for _, req := range reqs {
+	for i := range reqs {
+		req := &reqs[i]
 		id := p.id(req)
 		o, ok := p.record[id]
 		if !ok {
@@ -568,15 +569,19 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)
 }
 
-// id returns the ID of req, one more ask of it in this run; p.mu is held.
-func (p *Replay) id(req Request) string {
-	key := req.canonicalJSON()
+// id returns the ID of req, valid, one more ask of it in this run; p.mu is
+// held.
+func (p *Replay) id(req *Request) string {
+	var scratch [256]byte // enough for most requests, without a heap buffer
+	buf := appendCanonical(scratch[:0], req)
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
-	n := p.asked[key]
-	p.asked[key] = n + 1
-	sum := sha256.Sum256([]byte(key + "\n" + strconv.Itoa(n)))
+	n := p.asked[string(buf)]
+	p.asked[string(buf)] = n + 1
+	buf = append(buf, '\n')
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:16])
 }
 
