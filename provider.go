@@ -77,17 +77,21 @@ type Registry struct {
 // registration is one successful Register: a provider and the asks it is
 // answering, so that disposing it can abort them. One mutex is enough, as
 // for the connections net/http's Server tracks for Shutdown: it is held for
-// a map update, while the human behind every ask takes seconds.
+// a slice update, while the human behind every ask takes seconds.
 type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu sync.Mutex // guards asks, lastAsk and disposed
-	// asks maps each ask in flight, by its number, to the func that cancels
-	// the context its provider was handed. Dispose drops the map, so no
-	// finished ask stays referenced.
-	asks     map[uint64]context.CancelCauseFunc
-	lastAsk  uint64 // the number of the latest ask
+	mu sync.Mutex // guards asks, free and disposed
+	// asks holds, in the slot that track gave each ask in flight, the func
+	// that cancels the context its provider was handed; a finished ask's
+	// slot is nil and listed in free, for the next ask to reuse. So the
+	// slices grow only to the most asks ever in flight at once, and an ask
+	// costs no allocation. (A map, as net/http keeps, is re-seeded by the
+	// runtime each time it becomes empty: at the end of nearly every ask.)
+	// Dispose drops both, so no finished ask stays referenced.
+	asks     []context.CancelCauseFunc
+	free     []int
 	disposed bool
 }
 
@@ -174,7 +178,7 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := usable(ctx); err != nil {
 		return Answer{}, err
 	}
-	if err := req.Validate(); err != nil {
+	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
 	a, err := r.start(ctx)
@@ -182,7 +186,7 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer a.end()
-	return a.call(req, "")
+	return a.call(&req, "")
 }
 
 // AskAll asks the active provider of r several questions at once, as a
@@ -211,8 +215,8 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	bp, ok := a.reg.provider.(BatchProvider)
 	if !ok {
 		answers := make([]Answer, 0, len(reqs))
-		for i, req := range reqs {
-			ans, err := a.call(req, fmt.Sprintf("questions[%d]: ", i))
+		for i := range reqs {
+			ans, err := a.call(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
 			if err != nil {
 				return answers, err
 			}
@@ -229,7 +233,7 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	}
 	answers := make([]Answer, 0, len(given))
 	for i, ans := range given {
-		ans, why := resolve(reqs[i], ans)
+		ans, why := resolve(&reqs[i], ans)
 		if why != "" {
 			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, why))
 		}
@@ -268,7 +272,7 @@ func (r *Registry) registration() *registration {
 // provider answers it.
 type ask struct {
 	reg    *registration
-	n      uint64                  // its number in reg.asks
+	slot   int                     // its slot in reg.asks
 	caller context.Context         // the caller's ctx
 	ctx    context.Context         // handed to the provider
 	cancel context.CancelCauseFunc // cancels ctx
@@ -283,17 +287,17 @@ func (r *Registry) start(ctx context.Context) (ask, error) {
 		return ask{}, noProvider()
 	}
 	actx, cancel := context.WithCancelCause(ctx)
-	n, ok := reg.track(cancel)
+	slot, ok := reg.track(cancel)
 	if !ok {
 		cancel(nil)
 		return ask{}, noProvider()
 	}
-	return ask{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
+	return ask{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
 }
 
 // end forgets the finished ask and releases its context.
 func (a ask) end() {
-	a.reg.untrack(a.n)
+	a.reg.untrack(a.slot)
 	a.cancel(nil)
 }
 
@@ -332,14 +336,14 @@ func (a ask) failure(err error) error {
 
 // call asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
 // which names the question in an INVALID_ANSWER, as "questions[2]: " does.
-func (a ask) call(req Request, which string) (Answer, error) {
+func (a ask) call(req *Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here; one that comes later aborts a question being asked, as any other.
 	if err := a.ended("asked"); err != nil {
 		return Answer{}, err
 	}
-	ans, err := a.reg.provider.Ask(a.ctx, req)
+	ans, err := a.reg.provider.Ask(a.ctx, *req)
 	if err != nil {
 		return Answer{}, a.failure(err)
 	}
@@ -351,26 +355,31 @@ func (a ask) call(req Request, which string) (Answer, error) {
 }
 
 // track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its number; it reports false when reg is disposed.
-func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
+// cancel, and returns its slot; it reports false when reg is disposed.
+func (reg *registration) track(cancel context.CancelCauseFunc) (slot int, ok bool) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.disposed {
 		return 0, false
 	}
-	if reg.asks == nil {
-		reg.asks = make(map[uint64]context.CancelCauseFunc)
+	if last := len(reg.free) - 1; last >= 0 {
+		slot, reg.free = reg.free[last], reg.free[:last]
+		reg.asks[slot] = cancel
+	} else {
+		slot, reg.asks = len(reg.asks), append(reg.asks, cancel)
 	}
-	reg.lastAsk++
-	reg.asks[reg.lastAsk] = cancel
-	return reg.lastAsk, true
+	return slot, true
 }
 
-// untrack forgets the ask in flight numbered n.
-func (reg *registration) untrack(n uint64) {
+// untrack forgets the ask in flight in slot.
+func (reg *registration) untrack(slot int) {
 	reg.mu.Lock()
-	delete(reg.asks, n)
-	reg.mu.Unlock()
+	defer reg.mu.Unlock()
+	if reg.disposed {
+		return // dispose dropped the slots
+	}
+	reg.asks[slot] = nil
+	reg.free = append(reg.free, slot)
 }
 
 // dispose unregisters reg, if it is still the active registration, and aborts
@@ -380,10 +389,12 @@ func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
 	asks := reg.asks
-	reg.asks, reg.disposed = nil, true
+	reg.asks, reg.free, reg.disposed = nil, nil, true
 	reg.mu.Unlock()
 	for _, cancel := range asks {
-		cancel(errDisposed)
+		if cancel != nil {
+			cancel(errDisposed)
+		}
 	}
 }
 

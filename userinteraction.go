@@ -120,7 +120,12 @@ func (r Request) CustomAllowed() bool {
 // valid UTF-8. Options may share a value. Messages quote at most 64 runes of
 // the request's text.
 func (r Request) Validate() error {
-	if msg := problem(&r); msg != "" {
+	return validate(&r)
+}
+
+// validate is [Request.Validate], without a copy of r.
+func validate(r *Request) error {
+	if msg := problem(r); msg != "" {
 		return NewError(CodeInvalidRequest, "invalid request: "+msg, nil)
 	}
 	return nil
@@ -340,14 +345,14 @@ func (a Answer) clone() Answer {
 
 // resolve completes the provider's answer ans to req and checks it, as
 // [Answer] documents: it returns the result, or the rule ans breaks.
-func resolve(req Request, ans Answer) (Answer, string) {
+func resolve(req *Request, ans Answer) (Answer, string) {
 	if req.MultiSelect && len(req.Options) > 0 {
 		return resolveMulti(req, ans)
 	}
 	return resolveSingle(req, ans)
 }
 
-func resolveSingle(req Request, ans Answer) (Answer, string) {
+func resolveSingle(req *Request, ans Answer) (Answer, string) {
 	switch len(ans.Options) {
 	case 0:
 	case 1:
@@ -388,7 +393,7 @@ func resolveSingle(req Request, ans Answer) (Answer, string) {
 	return result, ""
 }
 
-func resolveMulti(req Request, ans Answer) (Answer, string) {
+func resolveMulti(req *Request, ans Answer) (Answer, string) {
 	picks := ans.Options
 	if ans.Option != nil {
 		picks = append(picks[:len(picks):len(picks)], *ans.Option)
