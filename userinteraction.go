@@ -517,10 +517,23 @@ type Elicitation struct {
 // Elicitation returns r as a form elicitation; see [Elicitation]. Map the
 // response back with [ElicitationAnswer].
 func (r Request) Elicitation() Elicitation {
-	message := r.Question
+	// One buffer of the message's size: += would copy the message for every
+	// option, in time quadratic in their number.
+	size := len(r.Question)
 	for _, o := range r.Options {
 		if o.Description != "" {
-			message += "\n" + o.Label + ": " + o.Description
+			size += len("\n") + len(o.Label) + len(": ") + len(o.Description)
+		}
+	}
+	var message strings.Builder
+	message.Grow(size)
+	message.WriteString(r.Question)
+	for _, o := range r.Options {
+		if o.Description != "" {
+			message.WriteString("\n")
+			message.WriteString(o.Label)
+			message.WriteString(": ")
+			message.WriteString(o.Description)
 		}
 	}
 	properties := map[string]any{}
@@ -545,7 +558,7 @@ func (r Request) Elicitation() Elicitation {
 	case len(r.Options) == 0:
 		schema["required"] = []string{"text"}
 	}
-	return Elicitation{Mode: "form", Message: message, RequestedSchema: schema}
+	return Elicitation{Mode: "form", Message: message.String(), RequestedSchema: schema}
 }
 
 // choiceSchema returns the "choice" property of r's form, for a request with
