@@ -652,12 +652,25 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // MarshalJSON encodes the record: the recorded outcomes by ID, not the
 // pending questions.
 func (p *Replay) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.entries())
+}
+
+// entries returns the record as encoding/json encodes it: each outcome as
+// its answer or its error. They are values without a MarshalJSON method,
+// whose output encoding/json would check again, taking longer than the
+// encoding itself.
+func (p *Replay) entries() map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.record == nil {
-		return []byte("{}"), nil
+	entries := make(map[string]any, len(p.record))
+	for id, o := range p.record {
+		if o.err != nil {
+			entries[id] = o.err
+		} else {
+			entries[id] = wireAnswer(o.answer)
+		}
 	}
-	return json.Marshal(p.record)
+	return entries
 }
 
 // UnmarshalJSON replaces the record with the one data encodes; call it
@@ -688,15 +701,11 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", invalidState(errShortKey)
 	}
-	record, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	s := sealed{
+	s := sealing{
 		Version: sealVersion,
 		Expires: time.Now().Add(ttl).UnixMilli(),
 		Binding: digest(binding),
-		Record:  record,
+		Record:  p.entries(),
 		Pending: p.Pending(),
 	}
 	payload, err := json.Marshal(s)
@@ -753,6 +762,16 @@ type sealed struct {
 	Binding string          `json:"bind"` // digest of the binding
 	Record  json.RawMessage `json:"record"`
 	Pending []Pending       `json:"pending,omitempty"`
+}
+
+// sealing is sealed as Seal writes it, with the record's entries encoded in
+// the same pass: a json.RawMessage would be checked again once encoded.
+type sealing struct {
+	Version int            `json:"v"`
+	Expires int64          `json:"exp"`
+	Binding string         `json:"bind"`
+	Record  map[string]any `json:"record"`
+	Pending []Pending      `json:"pending,omitempty"`
 }
 
 const (
@@ -832,13 +851,6 @@ func (o outcome) error() error {
 	}
 	he := *o.err
 	return &he
-}
-
-func (o outcome) MarshalJSON() ([]byte, error) {
-	if o.err != nil {
-		return json.Marshal(o.err)
-	}
-	return json.Marshal(o.answer)
 }
 
 // Keys of a record's objects.
