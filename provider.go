@@ -803,22 +803,42 @@ func invalidState(cause error) error {
 	return NewError(CodeInvalidState, "invalid state", cause)
 }
 
-// decodeRecord decodes a record's JSON. Its objects must have exactly the
-// keys of an outcome, case and all, since encoding/json would also match
-// "Answer" to "answer" where other languages read only "answer".
+// decodeRecord decodes a record's JSON in one pass, key by key, so that it
+// sees every key as written: encoding/json alone would read "Answer" as
+// "answer", where other languages read only "answer", and would let the last
+// of two equal keys win, where other readers keep the first. So an outcome's
+// keys are exact, unknown keys are refused, and so is a key that appears
+// twice in one object, at any depth.
 func decodeRecord(data []byte) (map[string]outcome, error) {
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(data, &entries); err != nil {
+	fail := func(err error) (map[string]outcome, error) {
 		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
 	}
-	record := make(map[string]outcome, len(entries))
-	for id, raw := range entries {
-		var o outcome
-		if err := o.decode(raw); err != nil {
-			return nil, fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+	if !json.Valid(data) {
+		var v any
+		return fail(json.Unmarshal(data, &v)) // the syntax error
+	}
+	r := &recordReader{data: data}
+	record := make(map[string]outcome)
+	if r.next() != '{' {
+		return fail(fmt.Errorf("want a JSON object, not %s", r.kind()))
+	}
+	err := r.fields(nil, func(id string) error {
+		if _, dup := record[id]; dup {
+			return fmt.Errorf("userinteraction: Replay record: duplicate key %s", quote(id))
 		}
-		if o.err == nil || o.err.Code != CodeInputRequired {
-			record[id] = o
+		var o outcome
+		if err := o.read(r); err != nil {
+			return fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+		}
+		record[id] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for id, o := range record {
+		if o.err != nil && o.err.Code == CodeInputRequired {
+			delete(record, id)
 		}
 	}
 	return record, nil
@@ -855,77 +875,246 @@ func (o outcome) error() error {
 
 // Keys of a record's objects.
 var (
-	answerKeys = []string{"answer", "option", "options"}
-	errorKeys  = []string{"name", "code", "message"}
-	optionKeys = []string{"label", "value", "description", "recommended"}
+	outcomeKeys = []string{"answer", "option", "options", "name", "code", "message"}
+	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
-// decode decodes an outcome's JSON, strictly: see decodeRecord.
-func (o *outcome) decode(data []byte) error {
-	fields, err := object(data)
-	if err != nil {
+// read reads an outcome's JSON object from r, strictly: see decodeRecord.
+// It has an "answer" or a "code", and only the keys of that kind of outcome.
+func (o *outcome) read(r *recordReader) error {
+	if r.next() != '{' {
+		return fmt.Errorf("want a JSON object, not %s", r.kind())
+	}
+	var ans Answer
+	var he HarnessError
+	var hasAnswer, hasCode bool
+	var answerKey, errorKey string // a key of an answer, and of an error, when read
+	err := r.fields(outcomeKeys, func(key string) (err error) {
+		switch key {
+		case "answer":
+			hasAnswer, answerKey = true, key
+			ans.Text, err = r.string(key)
+		case "option":
+			answerKey = key
+			ans.Option, err = r.option()
+		case "options":
+			answerKey = key
+			ans.Options, err = r.options()
+		case "name":
+			errorKey = key
+			he.Name, err = r.string(key)
+		case "code":
+			hasCode, errorKey = true, key
+			he.Code, err = r.string(key)
+		case "message":
+			errorKey = key
+			he.Message, err = r.string(key)
+		}
 		return err
-	}
-	_, isAnswer := fields["answer"]
-	_, isError := fields["code"]
+	})
 	switch {
-	case isAnswer && !isError:
-		if err := onlyKeys(fields, answerKeys); err != nil {
-			return err
-		}
-		var opts []json.RawMessage
-		if raw := fields["option"]; raw != nil && !isNull(raw) {
-			opts = append(opts, raw)
-		}
-		var more []json.RawMessage
-		if json.Unmarshal(fields["options"], &more) == nil {
-			opts = append(opts, more...)
-		}
-		for _, raw := range opts {
-			option, err := object(raw)
-			if err == nil {
-				err = onlyKeys(option, optionKeys)
-			}
-			if err != nil {
-				return fmt.Errorf("option: %w", err)
-			}
-		}
-		*o = outcome{}
-		return json.Unmarshal(data, &o.answer)
-	case isError && !isAnswer:
-		if err := onlyKeys(fields, errorKeys); err != nil {
-			return err
-		}
-		*o = outcome{err: new(HarnessError)}
-		if err := json.Unmarshal(data, o.err); err != nil {
-			return err
-		}
-		if o.err.Code == "" {
-			return errors.New(`an outcome's "code" is empty`)
-		}
-		return nil
-	}
-	return errors.New(`an outcome has either an "answer" or a "code"`)
-}
-
-// object decodes data as a JSON object, keeping its keys as they are.
-func object(data []byte) (map[string]json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return nil, fmt.Errorf("want a JSON object, not %s", clip(string(data), maxQuoted))
-	}
-	return fields, nil
-}
-
-// onlyKeys reports an error unless every key of fields is among keys,
-// exactly.
-func onlyKeys(fields map[string]json.RawMessage, keys []string) error {
-	for k := range fields {
-		if !slices.Contains(keys, k) {
-			return fmt.Errorf("unknown key %s", quote(k))
-		}
+	case err != nil:
+		return err
+	case hasAnswer == hasCode:
+		return errors.New(`an outcome has either an "answer" or a "code"`)
+	case hasAnswer && errorKey != "":
+		return fmt.Errorf("unknown key %s", quote(errorKey))
+	case hasCode && answerKey != "":
+		return fmt.Errorf("unknown key %s", quote(answerKey))
+	case hasCode && he.Code == "":
+		return errors.New(`an outcome's "code" is empty`)
+	case hasCode:
+		*o = outcome{err: &he}
+	default:
+		*o = outcome{answer: ans}
 	}
 	return nil
+}
+
+// recordReader reads a record's JSON, which json.Valid accepted, in one
+// pass. (json.Decoder's Token reads keys as written too, but it builds an
+// error value after each string in an object: 57 allocations an entry.)
+type recordReader struct {
+	data []byte
+	pos  int // of the next byte to read
+}
+
+// next skips white space and returns the byte at r.pos, or 0 at the end.
+func (r *recordReader) next() byte {
+	for ; r.pos < len(r.data); r.pos++ {
+		switch c := r.data[r.pos]; c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// kind names the JSON value at r.pos, for messages.
+func (r *recordReader) kind() string {
+	switch r.data[r.pos] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// fields reads the JSON object that starts at r.pos, and has value read the
+// value of each key. A key must be one of keys, exactly, and appear once;
+// nil keys allow any key, and value checks that it appears once.
+func (r *recordReader) fields(keys []string, value func(key string) error) error {
+	var buf [8]string
+	seen := buf[:0] // a list: an object with keys has a handful
+	r.pos++         // '{'
+	for {
+		switch r.next() {
+		case '}':
+			r.pos++
+			return nil
+		case ',':
+			r.pos++
+			r.next()
+		}
+		k := r.text()
+		switch {
+		case keys == nil:
+		case !slices.Contains(keys, k):
+			return fmt.Errorf("unknown key %s", quote(k))
+		case slices.Contains(seen, k):
+			return fmt.Errorf("duplicate key %s", quote(k))
+		default:
+			seen = append(seen, k)
+		}
+		r.next()
+		r.pos++ // ':'
+		r.next()
+		if err := value(k); err != nil {
+			return err
+		}
+	}
+}
+
+// text reads the JSON string at r.pos. One without escapes, and valid UTF-8,
+// is its bytes; any other is decoded by encoding/json, which knows every
+// escape and replaces invalid UTF-8 as it always has.
+func (r *recordReader) text() string {
+	start, plain := r.pos, true
+	for r.pos++; r.data[r.pos] != '"'; r.pos++ {
+		if r.data[r.pos] == '\\' {
+			plain = false
+			r.pos++ // the escaped byte, maybe a '"'
+		}
+	}
+	r.pos++
+	raw := r.data[start:r.pos]
+	if plain && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // cannot fail: json.Valid accepted raw
+	return s
+}
+
+// string reads the value of key, a JSON string or null ("").
+func (r *recordReader) string(key string) (string, error) {
+	switch r.data[r.pos] {
+	case '"':
+		return r.text(), nil
+	case 'n':
+		r.pos += len("null")
+		return "", nil
+	}
+	return "", fmt.Errorf("%s is %s, not a string", quote(key), r.kind())
+}
+
+// option reads the value of "option": an option's JSON object, or null.
+func (r *recordReader) option() (*Option, error) {
+	if r.data[r.pos] == 'n' {
+		r.pos += len("null")
+		return nil, nil
+	}
+	o, err := r.optionObject()
+	return &o, err
+}
+
+// options reads the value of "options": a JSON array of options, or null;
+// an empty array is nil, as [Answer] decodes it.
+func (r *recordReader) options() ([]Option, error) {
+	switch r.data[r.pos] {
+	case 'n':
+		r.pos += len("null")
+		return nil, nil
+	case '[':
+	default:
+		return nil, fmt.Errorf(`"options" is %s, not an array`, r.kind())
+	}
+	var opts []Option
+	r.pos++ // '['
+	for {
+		switch r.next() {
+		case ']':
+			r.pos++
+			return opts, nil
+		case ',':
+			r.pos++
+			r.next()
+		}
+		o, err := r.optionObject()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+	}
+}
+
+// optionObject reads an option's JSON object, strictly.
+func (r *recordReader) optionObject() (Option, error) {
+	var o Option
+	if r.data[r.pos] != '{' {
+		return o, fmt.Errorf("option: want a JSON object, not %s", r.kind())
+	}
+	err := r.fields(optionKeys, func(key string) (err error) {
+		switch key {
+		case "label":
+			o.Label, err = r.string(key)
+		case "value":
+			o.Value, err = r.string(key)
+		case "description":
+			o.Description, err = r.string(key)
+		case "recommended":
+			o.Recommended, err = r.boolean(key)
+		}
+		return err
+	})
+	if err != nil {
+		return o, fmt.Errorf("option: %w", err)
+	}
+	return o, nil
+}
+
+// boolean reads the value of key, a JSON boolean or null (false).
+func (r *recordReader) boolean(key string) (bool, error) {
+	switch r.data[r.pos] {
+	case 't':
+		r.pos += len("true")
+		return true, nil
+	case 'f':
+		r.pos += len("false")
+		return false, nil
+	case 'n':
+		r.pos += len("null")
+		return false, nil
+	}
+	return false, fmt.Errorf("%s is %s, not a boolean", quote(key), r.kind())
 }
 
 // Terminal is a [Provider] that asks on a text terminal, or any reader and
