@@ -497,7 +497,8 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 // happens again on every run.
 //
 // The record's JSON maps IDs to outcomes: an answer as [Answer] encodes it,
-// an error as [HarnessError] does; its keys are matched exactly, case and all.
+// an error as [HarnessError] does; its keys are matched exactly, case and all,
+// and a key twice in one object is an error.
 // [Replay.Seal] packs the record with the pending questions for a trip
 // through a client. The zero value is an empty record ready to use; a Replay
 // is safe for concurrent use, and its methods need a non-nil *Replay.
