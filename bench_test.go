@@ -2,8 +2,13 @@ package userinteraction_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,6 +170,67 @@ func BenchmarkOpenReplay(b *testing.B) {
 	}
 }
 
+// BenchmarkSealFloor is the least any sealed state of the same ten answers
+// costs, as a JWT library signs one: encoding/json of the payload's fields
+// held as raw JSON, base64 and HMAC-SHA256. Seal is compared with it.
+func BenchmarkSealFloor(b *testing.B) {
+	fields := payloadFields(b)
+	key := benchKey
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		payload, err := json.Marshal(fields)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := hmac.New(sha256.New, key)
+		h.Write(payload)
+		_ = base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+	}
+}
+
+// BenchmarkOpenFloor is the least any opening of the same state costs, as a
+// JWT library parses one: base64, HMAC-SHA256 checked in constant time, and
+// encoding/json of the payload into its fields held as raw JSON.
+// OpenReplay is compared with it.
+func BenchmarkOpenFloor(b *testing.B) {
+	_, state := tenAnswers(b)
+	key := benchKey
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		data, sum, _ := strings.Cut(state, ".")
+		payload, err1 := base64.RawURLEncoding.DecodeString(data)
+		got, err2 := base64.RawURLEncoding.DecodeString(sum)
+		if err1 != nil || err2 != nil {
+			b.Fatal(err1, err2)
+		}
+		h := hmac.New(sha256.New, key)
+		h.Write(payload)
+		_ = hmac.Equal(got, h.Sum(nil))
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(payload, &fields); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// payloadFields returns the fields of the payload that tenAnswers sealed,
+// held as raw JSON.
+func payloadFields(b *testing.B) map[string]json.RawMessage {
+	_, state := tenAnswers(b)
+	data, _, _ := strings.Cut(state, ".")
+	payload, err := base64.RawURLEncoding.DecodeString(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &fields); err != nil {
+		b.Fatal(err)
+	}
+	return fields
+}
+
 // benchFourQuestions are the questions of the AskAll benchmarks.
 var benchFourQuestions = []ui.Request{benchFree, benchOptions, benchFree, benchOptions}
 
@@ -277,6 +343,32 @@ func BenchmarkElicitation(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if f := benchFour.Elicitation(); f.Mode != "form" {
+			b.Fatal(f)
+		}
+	}
+}
+
+// manyOptions returns a request with n options, each with a description, so
+// that the form's message holds one line per option.
+func manyOptions(n int) ui.Request {
+	req := ui.Request{Question: "Which file?"}
+	for i := 0; i < n; i++ {
+		req.Options = append(req.Options, ui.Option{Label: fmt.Sprint("file-", i), Description: "a file of the repository"})
+	}
+	return req
+}
+
+// BenchmarkElicitation1000 and BenchmarkElicitation8000 map requests of 1,000
+// and 8,000 options: building a form is linear, so the second takes about 8
+// times as long as the first.
+func BenchmarkElicitation1000(b *testing.B) { benchElicitation(b, manyOptions(1000)) }
+func BenchmarkElicitation8000(b *testing.B) { benchElicitation(b, manyOptions(8000)) }
+
+func benchElicitation(b *testing.B, req ui.Request) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if f := req.Elicitation(); f.Mode != "form" {
 			b.Fatal(f)
 		}
 	}

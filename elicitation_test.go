@@ -131,3 +131,17 @@ func elicitingProvider(action string, content map[string]any) ui.Provider {
 		return ui.ElicitationAnswer(action, content)
 	})
 }
+
+// TestElicitationLinear: building a form costs memory linear in the request's
+// size, so 8 times the options cost about 8 times the bytes, not 64 times as
+// a message built with += did. Bytes, not time: they do not depend on the
+// machine's load. bytesPerRun and manyOptions are in bench_test.go.
+func TestElicitationLinear(t *testing.T) {
+	small, large := manyOptions(1000), manyOptions(8000)
+	smallBytes := bytesPerRun(3, func() { _ = small.Elicitation() })
+	largeBytes := bytesPerRun(3, func() { _ = large.Elicitation() })
+	if ratio := float64(largeBytes) / float64(smallBytes); ratio > 16 {
+		t.Fatalf("Elicitation() of 8,000 options allocates %d bytes, of 1,000 options %d: %.1f times, want at most 16",
+			largeBytes, smallBytes, ratio)
+	}
+}

@@ -3,9 +3,12 @@ package userinteraction_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -492,4 +495,123 @@ func FuzzTerminalShows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzCanonicalJSON checks that question IDs stay those of the canonical JSON
+// as the package first wrote it, string by string (referenceCanonicalJSON):
+// for any valid request, and for its second ask, the ID that Replay gives is
+// the one computed from that encoder's text.
+func FuzzCanonicalJSON(f *testing.F) {
+	f.Add("Proceed?", "", "", "", "", uint64(0), false, false, false, "", "")
+	f.Add("Deploy \"prod\"\\now?\n\r\t\x01\x1f\x7f", "Deploy", "Yes\nNo", "y", "go <now>", uint64(1), true, true, true, "a1", "coder")
+	f.Add("Back\bspace <b>&amp;</b> \u2028line\u2029sep\f", "Ünïcødé ✓ 日本 🚀", "a\nb\nc", "\n2", "\n\nthird\x00", uint64(6), false, true, true, "", "")
+	f.Add("q", "h", "a", "", "", uint64(0), true, false, true, "id\x1b", "")
+	f.Fuzz(func(t *testing.T, question, header, labels, values, descriptions string, recommended uint64, disallow, multi, agent bool, agentID, agentName string) {
+		req := fuzzRequest(question, header, labels, values, recommended, disallow)
+		req.MultiSelect = multi
+		for i, d := range strings.Split(descriptions, "\n") {
+			if i < len(req.Options) {
+				req.Options[i].Description = d
+			}
+		}
+		if agent {
+			req.Agent = &ui.Agent{ID: agentID, Name: agentName}
+		}
+		if req.Validate() != nil {
+			return
+		}
+		_, pending := run(&ui.Replay{}, func(ctx context.Context) string {
+			_, _ = ui.Ask(ctx, req)
+			_, _ = ui.Ask(ctx, req)
+			return ""
+		})
+		canonical := referenceCanonicalJSON(req)
+		for n, p := range pending {
+			sum := sha256.Sum256([]byte(canonical + "\n" + strconv.Itoa(n)))
+			if want := hex.EncodeToString(sum[:16]); p.ID != want {
+				t.Fatalf("ID of ask %d of %s = %s, want %s", n, canonical, p.ID, want)
+			}
+		}
+		if len(pending) != 2 {
+			t.Fatalf("Pending() = %+v, want two questions", pending)
+		}
+	})
+}
+
+// referenceCanonicalJSON is the canonical JSON of req as the package wrote it
+// before it appended into one buffer: fields joined as strings, in sorted
+// key order. The IDs of every record kept so far depend on it.
+func referenceCanonicalJSON(r ui.Request) string {
+	var fields []string // in key order
+	if a := r.Agent; a != nil {
+		var agent []string
+		if a.ID != "" {
+			agent = append(agent, `"id":`+referenceCanonicalString(a.ID))
+		}
+		if a.Name != "" {
+			agent = append(agent, `"name":`+referenceCanonicalString(a.Name))
+		}
+		fields = append(fields, `"agent":{`+strings.Join(agent, ",")+"}")
+	}
+	if r.DisallowCustom {
+		fields = append(fields, `"allowCustom":false`)
+	}
+	if r.Header != "" {
+		fields = append(fields, `"header":`+referenceCanonicalString(r.Header))
+	}
+	if r.MultiSelect {
+		fields = append(fields, `"multiSelect":true`)
+	}
+	if len(r.Options) > 0 {
+		options := make([]string, len(r.Options))
+		for i, o := range r.Options {
+			var option []string
+			if o.Description != "" {
+				option = append(option, `"description":`+referenceCanonicalString(o.Description))
+			}
+			option = append(option, `"label":`+referenceCanonicalString(o.Label))
+			if o.Recommended {
+				option = append(option, `"recommended":true`)
+			}
+			if o.Value != "" {
+				option = append(option, `"value":`+referenceCanonicalString(o.Value))
+			}
+			options[i] = "{" + strings.Join(option, ",") + "}"
+		}
+		fields = append(fields, `"options":[`+strings.Join(options, ",")+"]")
+	}
+	fields = append(fields, `"question":`+referenceCanonicalString(r.Question))
+	return "{" + strings.Join(fields, ",") + "}"
+}
+
+// referenceCanonicalString is s as JSON.stringify writes it, rune by rune.
+func referenceCanonicalString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, c)
+			} else {
+				b.WriteRune(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

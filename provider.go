@@ -78,17 +78,21 @@ type Registry struct {
 // registration is one successful Register: a provider and the asks it is
 // answering, so that disposing it can abort them. One mutex is enough, as
 // for the connections net/http's Server tracks for Shutdown: it is held for
-// a map update, while the human behind every ask takes seconds.
+// a slice update, while the human behind every ask takes seconds.
 type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu sync.Mutex // guards asks, lastAsk and disposed
-	// asks maps each ask in flight, by its number, to the func that cancels
-	// the context its provider was handed. Dispose drops the map, so no
-	// finished ask stays referenced.
-	asks     map[uint64]context.CancelCauseFunc
-	lastAsk  uint64 // the number of the latest ask
+	mu sync.Mutex // guards asks, free and disposed
+	// asks holds, in the slot that track gave each ask in flight, the func
+	// that cancels the context its provider was handed; a finished ask's
+	// slot is nil and listed in free, for the next ask to reuse. So the
+	// slices grow only to the most asks ever in flight at once, and an ask
+	// costs no allocation. (A map, as net/http keeps, is re-seeded by the
+	// runtime each time it becomes empty: at the end of nearly every ask.)
+	// Dispose drops both, so no finished ask stays referenced.
+	asks     []context.CancelCauseFunc
+	free     []int
 	disposed bool
 }
 
@@ -177,7 +181,7 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := usable(ctx); err != nil {
 		return Answer{}, err
 	}
-	if err := req.Validate(); err != nil {
+	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
 	a, err := r.start(ctx)
@@ -185,7 +189,7 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer a.end()
-	return a.call(req, "")
+	return a.call(&req, "")
 }
 
 // AskAll asks the active provider of r several questions at once, as a
@@ -214,8 +218,8 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	bp, ok := a.reg.provider.(BatchProvider)
 	if !ok {
 		answers := make([]Answer, 0, len(reqs))
-		for i, req := range reqs {
-			ans, err := a.call(req, fmt.Sprintf("questions[%d]: ", i))
+		for i := range reqs {
+			ans, err := a.call(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
 			if err != nil {
 				return answers, err
 			}
@@ -232,7 +236,7 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	}
 	answers := make([]Answer, 0, len(given))
 	for i, ans := range given {
-		ans, why := resolve(reqs[i], ans)
+		ans, why := resolve(&reqs[i], ans)
 		if why != "" {
 			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, why))
 		}
@@ -271,7 +275,7 @@ func (r *Registry) registration() *registration {
 // provider answers it.
 type ask struct {
 	reg    *registration
-	n      uint64                  // its number in reg.asks
+	slot   int                     // its slot in reg.asks
 	caller context.Context         // the caller's ctx
 	ctx    context.Context         // handed to the provider
 	cancel context.CancelCauseFunc // cancels ctx
@@ -289,17 +293,17 @@ func (r *Registry) start(ctx context.Context) (ask, error) {
 		return ask{}, noProvider()
 	}
 	actx, cancel := context.WithCancelCause(ctx)
-	n, ok := reg.track(cancel)
+	slot, ok := reg.track(cancel)
 	if !ok {
 		cancel(nil)
 		return ask{}, noProvider()
 	}
-	return ask{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
+	return ask{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
 }
 
 // end forgets the finished ask and releases its context.
 func (a ask) end() {
-	a.reg.untrack(a.n)
+	a.reg.untrack(a.slot)
 	a.cancel(nil)
 }
 
@@ -338,14 +342,14 @@ func (a ask) failure(err error) error {
 
 // call asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
 // which names the question in an INVALID_ANSWER, as "questions[2]: " does.
-func (a ask) call(req Request, which string) (Answer, error) {
+func (a ask) call(req *Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here; one that comes later aborts a question being asked, as any other.
 	if err := a.ended("asked"); err != nil {
 		return Answer{}, err
 	}
-	ans, err := a.reg.provider.Ask(a.ctx, req)
+	ans, err := a.reg.provider.Ask(a.ctx, *req)
 	if err != nil {
 		return Answer{}, a.failure(err)
 	}
@@ -357,26 +361,31 @@ func (a ask) call(req Request, which string) (Answer, error) {
 }
 
 // track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its number; it reports false when reg is disposed.
-func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
+// cancel, and returns its slot; it reports false when reg is disposed.
+func (reg *registration) track(cancel context.CancelCauseFunc) (slot int, ok bool) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.disposed {
 		return 0, false
 	}
-	if reg.asks == nil {
-		reg.asks = make(map[uint64]context.CancelCauseFunc)
+	if last := len(reg.free) - 1; last >= 0 {
+		slot, reg.free = reg.free[last], reg.free[:last]
+		reg.asks[slot] = cancel
+	} else {
+		slot, reg.asks = len(reg.asks), append(reg.asks, cancel)
 	}
-	reg.lastAsk++
-	reg.asks[reg.lastAsk] = cancel
-	return reg.lastAsk, true
+	return slot, true
 }
 
-// untrack forgets the ask in flight numbered n.
-func (reg *registration) untrack(n uint64) {
+// untrack forgets the ask in flight in slot.
+func (reg *registration) untrack(slot int) {
 	reg.mu.Lock()
-	delete(reg.asks, n)
-	reg.mu.Unlock()
+	defer reg.mu.Unlock()
+	if reg.disposed {
+		return // dispose dropped the slots
+	}
+	reg.asks[slot] = nil
+	reg.free = append(reg.free, slot)
 }
 
 // dispose unregisters reg, if it is still the active registration, and aborts
@@ -386,10 +395,12 @@ func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
 	asks := reg.asks
-	reg.asks, reg.disposed = nil, true
+	reg.asks, reg.free, reg.disposed = nil, nil, true
 	reg.mu.Unlock()
 	for _, cancel := range asks {
-		cancel(errDisposed)
+		if cancel != nil {
+			cancel(errDisposed)
+		}
 	}
 }
 
@@ -492,7 +503,8 @@ func Ask(ctx context.Context, req Request) (Answer, error) {
 // happens again on every run.
 //
 // The record's JSON maps IDs to outcomes: an answer as [Answer] encodes it,
-// an error as [HarnessError] does; its keys are matched exactly, case and all.
+// an error as [HarnessError] does; its keys are matched exactly, case and all,
+// and a key twice in one object is an error.
 // [Replay.Seal] packs the record with the pending questions for a trip
 // through a client. The zero value is an empty record ready to use; a Replay
 // is safe for concurrent use, and its methods need a non-nil *Replay.
@@ -552,7 +564,8 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
-	for _, req := range reqs {
+	for i := range reqs {
+		req := &reqs[i]
 		id := p.id(req)
 		o, ok := p.record[id]
 		if !ok {
@@ -579,15 +592,19 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)
 }
 
-// id returns the ID of req, one more ask of it in this run; p.mu is held.
-func (p *Replay) id(req Request) string {
-	key := req.canonicalJSON()
+// id returns the ID of req, valid, one more ask of it in this run; p.mu is
+// held.
+func (p *Replay) id(req *Request) string {
+	var scratch [256]byte // enough for most requests, without a heap buffer
+	buf := appendCanonical(scratch[:0], req)
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
-	n := p.asked[key]
-	p.asked[key] = n + 1
-	sum := sha256.Sum256([]byte(key + "\n" + strconv.Itoa(n)))
+	n := p.asked[string(buf)]
+	p.asked[string(buf)] = n + 1
+	buf = append(buf, '\n')
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -655,12 +672,25 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // MarshalJSON encodes the record: the recorded outcomes by ID, not the
 // pending questions.
 func (p *Replay) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.entries())
+}
+
+// entries returns the record as encoding/json encodes it: each outcome as
+// its answer or its error. They are values without a MarshalJSON method,
+// whose output encoding/json would check again, taking longer than the
+// encoding itself.
+func (p *Replay) entries() map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.record == nil {
-		return []byte("{}"), nil
+	entries := make(map[string]any, len(p.record))
+	for id, o := range p.record {
+		if o.err != nil {
+			entries[id] = o.err
+		} else {
+			entries[id] = wireAnswer(o.answer)
+		}
 	}
-	return json.Marshal(p.record)
+	return entries
 }
 
 // UnmarshalJSON replaces the record with the one data encodes; call it
@@ -693,15 +723,11 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	record, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	s := sealed{
+	s := sealing{
 		Version: sealVersion,
 		Expires: time.Now().Add(ttl).UnixMilli(),
 		Binding: digest(binding),
-		Record:  record,
+		Record:  p.entries(),
 		Pending: p.Pending(),
 	}
 	payload, err := json.Marshal(s)
@@ -763,6 +789,16 @@ type sealed struct {
 	Pending []Pending       `json:"pending,omitempty"`
 }
 
+// sealing is sealed as Seal writes it, with the record's entries encoded in
+// the same pass: a json.RawMessage would be checked again once encoded.
+type sealing struct {
+	Version int            `json:"v"`
+	Expires int64          `json:"exp"`
+	Binding string         `json:"bind"`
+	Record  map[string]any `json:"record"`
+	Pending []Pending      `json:"pending,omitempty"`
+}
+
 const (
 	sealVersion = 2  // 2: the MAC key is derived from the key (see mac)
 	minKey      = 32 // bytes of a sealing key, at least
@@ -801,22 +837,42 @@ func invalidState(cause error) error {
 	return NewError(CodeInvalidState, "invalid state: the answers of this call cannot be used, so call the tool again from the start", cause)
 }
 
-// decodeRecord decodes a record's JSON. Its objects must have exactly the
-// keys of an outcome, case and all, since encoding/json would also match
-// "Answer" to "answer" where other languages read only "answer".
+// decodeRecord decodes a record's JSON in one pass, key by key, so that it
+// sees every key as written: encoding/json alone would read "Answer" as
+// "answer", where other languages read only "answer", and would let the last
+// of two equal keys win, where other readers keep the first. So an outcome's
+// keys are exact, unknown keys are refused, and so is a key that appears
+// twice in one object, at any depth.
 func decodeRecord(data []byte) (map[string]outcome, error) {
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(data, &entries); err != nil {
+	fail := func(err error) (map[string]outcome, error) {
 		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
 	}
-	record := make(map[string]outcome, len(entries))
-	for id, raw := range entries {
-		var o outcome
-		if err := o.decode(raw); err != nil {
-			return nil, fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+	if !json.Valid(data) {
+		var v any
+		return fail(json.Unmarshal(data, &v)) // the syntax error
+	}
+	r := &recordReader{data: data}
+	record := make(map[string]outcome)
+	if r.next() != '{' {
+		return fail(fmt.Errorf("want a JSON object, not %s", r.kind()))
+	}
+	err := r.fields(nil, func(id string) error {
+		if _, dup := record[id]; dup {
+			return fmt.Errorf("userinteraction: Replay record: duplicate key %s", quote(id))
 		}
-		if o.err == nil || o.err.Code != CodeInputRequired {
-			record[id] = o
+		var o outcome
+		if err := o.read(r); err != nil {
+			return fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+		}
+		record[id] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for id, o := range record {
+		if o.err != nil && o.err.Code == CodeInputRequired {
+			delete(record, id)
 		}
 	}
 	return record, nil
@@ -851,86 +907,248 @@ func (o outcome) error() error {
 	return &he
 }
 
-func (o outcome) MarshalJSON() ([]byte, error) {
-	if o.err != nil {
-		return json.Marshal(o.err)
-	}
-	return json.Marshal(o.answer)
-}
-
 // Keys of a record's objects.
 var (
-	answerKeys = []string{"answer", "option", "options"}
-	errorKeys  = []string{"name", "code", "message"}
-	optionKeys = []string{"label", "value", "description", "recommended"}
+	outcomeKeys = []string{"answer", "option", "options", "name", "code", "message"}
+	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
-// decode decodes an outcome's JSON, strictly: see decodeRecord.
-func (o *outcome) decode(data []byte) error {
-	fields, err := object(data)
-	if err != nil {
+// read reads an outcome's JSON object from r, strictly: see decodeRecord.
+// It has an "answer" or a "code", and only the keys of that kind of outcome.
+func (o *outcome) read(r *recordReader) error {
+	if r.next() != '{' {
+		return fmt.Errorf("want a JSON object, not %s", r.kind())
+	}
+	var ans Answer
+	var he HarnessError
+	var hasAnswer, hasCode bool
+	var answerKey, errorKey string // a key of an answer, and of an error, when read
+	err := r.fields(outcomeKeys, func(key string) (err error) {
+		switch key {
+		case "answer":
+			hasAnswer, answerKey = true, key
+			ans.Text, err = r.string(key)
+		case "option":
+			answerKey = key
+			ans.Option, err = r.option()
+		case "options":
+			answerKey = key
+			ans.Options, err = r.options()
+		case "name":
+			errorKey = key
+			he.Name, err = r.string(key)
+		case "code":
+			hasCode, errorKey = true, key
+			he.Code, err = r.string(key)
+		case "message":
+			errorKey = key
+			he.Message, err = r.string(key)
+		}
 		return err
-	}
-	_, isAnswer := fields["answer"]
-	_, isError := fields["code"]
+	})
 	switch {
-	case isAnswer && !isError:
-		if err := onlyKeys(fields, answerKeys); err != nil {
-			return err
-		}
-		var opts []json.RawMessage
-		if raw := fields["option"]; raw != nil && !isNull(raw) {
-			opts = append(opts, raw)
-		}
-		var more []json.RawMessage
-		if json.Unmarshal(fields["options"], &more) == nil {
-			opts = append(opts, more...)
-		}
-		for _, raw := range opts {
-			option, err := object(raw)
-			if err == nil {
-				err = onlyKeys(option, optionKeys)
-			}
-			if err != nil {
-				return fmt.Errorf("option: %w", err)
-			}
-		}
-		*o = outcome{}
-		return json.Unmarshal(data, &o.answer)
-	case isError && !isAnswer:
-		if err := onlyKeys(fields, errorKeys); err != nil {
-			return err
-		}
-		*o = outcome{err: new(HarnessError)}
-		if err := json.Unmarshal(data, o.err); err != nil {
-			return err
-		}
-		if o.err.Code == "" {
-			return errors.New(`an outcome's "code" is empty`)
-		}
-		return nil
-	}
-	return errors.New(`an outcome has either an "answer" or a "code"`)
-}
-
-// object decodes data as a JSON object, keeping its keys as they are.
-func object(data []byte) (map[string]json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return nil, fmt.Errorf("want a JSON object, not %s", clip(string(data), maxQuoted))
-	}
-	return fields, nil
-}
-
-// onlyKeys reports an error unless every key of fields is among keys,
-// exactly.
-func onlyKeys(fields map[string]json.RawMessage, keys []string) error {
-	for k := range fields {
-		if !slices.Contains(keys, k) {
-			return fmt.Errorf("unknown key %s", quote(k))
-		}
+	case err != nil:
+		return err
+	case hasAnswer == hasCode:
+		return errors.New(`an outcome has either an "answer" or a "code"`)
+	case hasAnswer && errorKey != "":
+		return fmt.Errorf("unknown key %s", quote(errorKey))
+	case hasCode && answerKey != "":
+		return fmt.Errorf("unknown key %s", quote(answerKey))
+	case hasCode && he.Code == "":
+		return errors.New(`an outcome's "code" is empty`)
+	case hasCode:
+		*o = outcome{err: &he}
+	default:
+		*o = outcome{answer: ans}
 	}
 	return nil
+}
+
+// recordReader reads a record's JSON, which json.Valid accepted, in one
+// pass. (json.Decoder's Token reads keys as written too, but it builds an
+// error value after each string in an object: 57 allocations an entry.)
+type recordReader struct {
+	data []byte
+	pos  int // of the next byte to read
+}
+
+// next skips white space and returns the byte at r.pos, or 0 at the end.
+func (r *recordReader) next() byte {
+	for ; r.pos < len(r.data); r.pos++ {
+		switch c := r.data[r.pos]; c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// kind names the JSON value at r.pos, for messages.
+func (r *recordReader) kind() string {
+	switch r.data[r.pos] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// fields reads the JSON object that starts at r.pos, and has value read the
+// value of each key. A key must be one of keys, exactly, and appear once;
+// nil keys allow any key, and value checks that it appears once.
+func (r *recordReader) fields(keys []string, value func(key string) error) error {
+	var buf [8]string
+	seen := buf[:0] // a list: an object with keys has a handful
+	r.pos++         // '{'
+	for {
+		switch r.next() {
+		case '}':
+			r.pos++
+			return nil
+		case ',':
+			r.pos++
+			r.next()
+		}
+		k := r.text()
+		switch {
+		case keys == nil:
+		case !slices.Contains(keys, k):
+			return fmt.Errorf("unknown key %s", quote(k))
+		case slices.Contains(seen, k):
+			return fmt.Errorf("duplicate key %s", quote(k))
+		default:
+			seen = append(seen, k)
+		}
+		r.next()
+		r.pos++ // ':'
+		r.next()
+		if err := value(k); err != nil {
+			return err
+		}
+	}
+}
+
+// text reads the JSON string at r.pos. One without escapes, and valid UTF-8,
+// is its bytes; any other is decoded by encoding/json, which knows every
+// escape and replaces invalid UTF-8 as it always has.
+func (r *recordReader) text() string {
+	start, plain := r.pos, true
+	for r.pos++; r.data[r.pos] != '"'; r.pos++ {
+		if r.data[r.pos] == '\\' {
+			plain = false
+			r.pos++ // the escaped byte, maybe a '"'
+		}
+	}
+	r.pos++
+	raw := r.data[start:r.pos]
+	if plain && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // cannot fail: json.Valid accepted raw
+	return s
+}
+
+// string reads the value of key, a JSON string or null ("").
+func (r *recordReader) string(key string) (string, error) {
+	switch r.data[r.pos] {
+	case '"':
+		return r.text(), nil
+	case 'n':
+		r.pos += len("null")
+		return "", nil
+	}
+	return "", fmt.Errorf("%s is %s, not a string", quote(key), r.kind())
+}
+
+// option reads the value of "option": an option's JSON object, or null.
+func (r *recordReader) option() (*Option, error) {
+	if r.data[r.pos] == 'n' {
+		r.pos += len("null")
+		return nil, nil
+	}
+	o, err := r.optionObject()
+	return &o, err
+}
+
+// options reads the value of "options": a JSON array of options, or null;
+// an empty array is nil, as [Answer] decodes it.
+func (r *recordReader) options() ([]Option, error) {
+	switch r.data[r.pos] {
+	case 'n':
+		r.pos += len("null")
+		return nil, nil
+	case '[':
+	default:
+		return nil, fmt.Errorf(`"options" is %s, not an array`, r.kind())
+	}
+	var opts []Option
+	r.pos++ // '['
+	for {
+		switch r.next() {
+		case ']':
+			r.pos++
+			return opts, nil
+		case ',':
+			r.pos++
+			r.next()
+		}
+		o, err := r.optionObject()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+	}
+}
+
+// optionObject reads an option's JSON object, strictly.
+func (r *recordReader) optionObject() (Option, error) {
+	var o Option
+	if r.data[r.pos] != '{' {
+		return o, fmt.Errorf("option: want a JSON object, not %s", r.kind())
+	}
+	err := r.fields(optionKeys, func(key string) (err error) {
+		switch key {
+		case "label":
+			o.Label, err = r.string(key)
+		case "value":
+			o.Value, err = r.string(key)
+		case "description":
+			o.Description, err = r.string(key)
+		case "recommended":
+			o.Recommended, err = r.boolean(key)
+		}
+		return err
+	})
+	if err != nil {
+		return o, fmt.Errorf("option: %w", err)
+	}
+	return o, nil
+}
+
+// boolean reads the value of key, a JSON boolean or null (false).
+func (r *recordReader) boolean(key string) (bool, error) {
+	switch r.data[r.pos] {
+	case 't':
+		r.pos += len("true")
+		return true, nil
+	case 'f':
+		r.pos += len("false")
+		return false, nil
+	case 'n':
+		r.pos += len("null")
+		return false, nil
+	}
+	return false, fmt.Errorf("%s is %s, not a boolean", quote(key), r.kind())
 }
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
@@ -1504,7 +1722,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	r := result{err: err}
 	if err == nil {
 		var why string
-		if r.ans, why = resolve(q.req, ans); why != "" {
+		if r.ans, why = resolve(&q.req, ans); why != "" {
 			return invalidAnswer(why)
 		}
 	}

@@ -429,3 +429,53 @@ func TestReplayConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayRecordStrict: a record's keys are read as written, once each. A
+// key twice in one object, at any depth, is an error, since readers disagree
+// on which of the two counts (JSON.parse keeps the last, encoding/json merges
+// them); so are values of another type than the key's.
+func TestReplayRecordStrict(t *testing.T) {
+	tests := []struct {
+		record string
+		want   string // in the error
+	}{
+		{`{"z":{"answer":"a"},"z":{"answer":"b"}}`, `Replay record: duplicate key "z"`},
+		{`{"z":{"answer":"a","answer":"b"}}`, `entry "z": duplicate key "answer"`},
+		{`{"q":{"answer":"","option":{"label":"Delete"},"option":{}}}`, `entry "q": duplicate key "option"`},
+		{`{"z":{"answer":"x","options":[{"label":"a"}],"options":[]}}`, `duplicate key "options"`},
+		{`{"z":{"answer":"x","option":{"label":"Delete","label":"Keep"}}}`, `option: duplicate key "label"`},
+		{`{"z":{"answer":"x","options":[{"label":"a"},{"label":"b","value":"1","value":"2"}]}}`, `option: duplicate key "value"`},
+		{`{"z":{"name":"E","code":"C","code":"D","message":"m"}}`, `duplicate key "code"`},
+		{`{"z":{"answer":"x","Option":{"label":"a"}}}`, `unknown key "Option"`},
+		{`{"z":{"code":"C","option":{"label":"a"}}}`, `unknown key "option"`},
+		{`{"z":{"answer":"x","message":"m"}}`, `unknown key "message"`},
+		{`{"z":{"answer":["x"]}}`, `"answer" is an array, not a string`},
+		{`{"z":{"code":true}}`, `"code" is a boolean, not a string`},
+		{`{"z":{"answer":"x","options":{"label":"a"}}}`, `"options" is an object, not an array`},
+		{`{"z":{"answer":"x","options":[null]}}`, `option: want a JSON object, not null`},
+		{`{"z":{"answer":"x","option":"a"}}`, `option: want a JSON object, not a string`},
+		{`{"z":{"answer":"x","option":{"label":"a","recommended":"yes"}}}`, `"recommended" is a string, not a boolean`},
+		{`{"z":{"answer":"x","option":{"label":{}}}}`, `"label" is an object, not a string`},
+		{`{"z":7}`, `want a JSON object, not a number`},
+		{`[{"answer":"x"}]`, `want a JSON object, not an array`},
+		{`{"z":{"answer":"x"}`, `Replay record: unexpected end of JSON input`},
+	}
+	for _, tt := range tests {
+		err := (&ui.Replay{}).UnmarshalJSON([]byte(tt.record))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("UnmarshalJSON(%s) error = %v, want one that says %s", tt.record, err, tt.want)
+		}
+	}
+
+	// What is read as written: escapes, white space, null as the zero value.
+	good := ` { "a\u00e9" : { "answer" : "\"y\" \u00e9", "option" : { "label" : "Yes", "recommended" : true, "value" : null, "description" : "d" } } ,
+		"b":{"answer":"x","options":[ {"label":"p","recommended":false} , {"label":"q","recommended":null} ]},
+		"c":{"answer":"x","option":null,"options":null}, "d":{"answer":"x","options":[]},
+		"e":{"name":null,"code":"ASK_DECLINED","message":"m"} } `
+	want := `{"aé":{"answer":"\"y\" é","option":{"label":"Yes","description":"d","recommended":true}},` +
+		`"b":{"answer":"x","options":[{"label":"p"},{"label":"q"}]},"c":{"answer":"x"},"d":{"answer":"x"},` +
+		`"e":{"name":"","code":"ASK_DECLINED","message":"m"}}`
+	if got := marshal(t, replayFrom(t, []byte(good))); string(got) != want {
+		t.Fatalf("record read from %s = %s, want %s", good, got, want)
+	}
+}

@@ -132,7 +132,12 @@ func (r Request) CustomAllowed() bool {
 // reorder what the human reads. Messages quote at most 64 runes of the
 // request's text.
 func (r Request) Validate() error {
-	if msg := problem(&r); msg != "" {
+	return validate(&r)
+}
+
+// validate is [Request.Validate], without a copy of r.
+func validate(r *Request) error {
+	if msg := problem(r); msg != "" {
 		return NewError(CodeInvalidRequest, "invalid request: "+msg, nil)
 	}
 	return nil
@@ -533,14 +538,14 @@ func (a Answer) clone() Answer {
 
 // resolve completes the provider's answer ans to req and checks it, as
 // [Answer] documents: it returns the result, or the rule ans breaks.
-func resolve(req Request, ans Answer) (Answer, string) {
+func resolve(req *Request, ans Answer) (Answer, string) {
 	if req.MultiSelect && len(req.Options) > 0 {
 		return resolveMulti(req, ans)
 	}
 	return resolveSingle(req, ans)
 }
 
-func resolveSingle(req Request, ans Answer) (Answer, string) {
+func resolveSingle(req *Request, ans Answer) (Answer, string) {
 	switch len(ans.Options) {
 	case 0:
 	case 1:
@@ -581,7 +586,7 @@ func resolveSingle(req Request, ans Answer) (Answer, string) {
 	return result, ""
 }
 
-func resolveMulti(req Request, ans Answer) (Answer, string) {
+func resolveMulti(req *Request, ans Answer) (Answer, string) {
 	picks := ans.Options
 	if ans.Option != nil {
 		picks = append(picks[:len(picks):len(picks)], *ans.Option)
@@ -705,10 +710,23 @@ type Elicitation struct {
 // Elicitation returns r as a form elicitation; see [Elicitation]. Map the
 // response back with [ElicitationAnswer].
 func (r Request) Elicitation() Elicitation {
-	message := r.Question
+	// One buffer of the message's size: += would copy the message for every
+	// option, in time quadratic in their number.
+	size := len(r.Question)
 	for _, o := range r.Options {
 		if o.Description != "" {
-			message += "\n" + o.Label + ": " + o.Description
+			size += len("\n") + len(o.Label) + len(": ") + len(o.Description)
+		}
+	}
+	var message strings.Builder
+	message.Grow(size)
+	message.WriteString(r.Question)
+	for _, o := range r.Options {
+		if o.Description != "" {
+			message.WriteString("\n")
+			message.WriteString(o.Label)
+			message.WriteString(": ")
+			message.WriteString(o.Description)
 		}
 	}
 	properties := map[string]any{}
@@ -733,7 +751,7 @@ func (r Request) Elicitation() Elicitation {
 	case len(r.Options) == 0:
 		schema["required"] = []string{"text"}
 	}
-	return Elicitation{Mode: "form", Message: message, RequestedSchema: schema}
+	return Elicitation{Mode: "form", Message: message.String(), RequestedSchema: schema}
 }
 
 // choiceSchema returns the "choice" property of r's form, for a request with
@@ -840,85 +858,112 @@ func jsonType(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// canonicalJSON returns r's wire shape, as MarshalJSON encodes it, in the
-// canonical form of RFC 8785 (JSON Canonicalization Scheme): keys sorted, no
-// white space, strings escaped as ECMAScript's JSON.stringify escapes them.
-// Any language computes the same text, as JSON.stringify of the wire shape
-// with its keys sorted. Request's wire shape holds only strings, booleans,
-// objects and arrays: no numbers, whose canonical form is the hard part.
-func (r Request) canonicalJSON() string {
-	var fields []string // in key order
+// appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
+// in the canonical form of RFC 8785 (JSON Canonicalization Scheme): keys
+// sorted, no white space, strings escaped as ECMAScript's JSON.stringify
+// escapes them. Any language computes the same text, as JSON.stringify of the
+// wire shape with its keys sorted. Request's wire shape holds only strings,
+// booleans, objects and arrays: no numbers, whose canonical form is the hard
+// part. r must be valid: see appendCanonicalString.
+//
+// The keys are written in sorted order by hand. "question" is always present
+// and sorts last, so every field before it ends with a comma.
+func appendCanonical(buf []byte, r *Request) []byte {
+	buf = append(buf, '{')
 	if a := r.Agent; a != nil {
-		var agent []string
+		buf = append(buf, `"agent":{`...)
 		if a.ID != "" {
-			agent = append(agent, `"id":`+canonicalString(a.ID))
+			buf = append(buf, `"id":`...)
+			buf = appendCanonicalString(buf, a.ID)
+		}
+		if a.ID != "" && a.Name != "" {
+			buf = append(buf, ',')
 		}
 		if a.Name != "" {
-			agent = append(agent, `"name":`+canonicalString(a.Name))
+			buf = append(buf, `"name":`...)
+			buf = appendCanonicalString(buf, a.Name)
 		}
-		fields = append(fields, `"agent":{`+strings.Join(agent, ",")+"}")
+		buf = append(buf, "},"...)
 	}
 	if r.DisallowCustom {
-		fields = append(fields, `"allowCustom":false`)
+		buf = append(buf, `"allowCustom":false,`...)
 	}
 	if r.Header != "" {
-		fields = append(fields, `"header":`+canonicalString(r.Header))
+		buf = append(buf, `"header":`...)
+		buf = appendCanonicalString(buf, r.Header)
+		buf = append(buf, ',')
 	}
 	if r.MultiSelect {
-		fields = append(fields, `"multiSelect":true`)
+		buf = append(buf, `"multiSelect":true,`...)
 	}
 	if len(r.Options) > 0 {
-		options := make([]string, len(r.Options))
-		for i, o := range r.Options {
-			var option []string
-			if o.Description != "" {
-				option = append(option, `"description":`+canonicalString(o.Description))
+		buf = append(buf, `"options":[`...)
+		for i := range r.Options {
+			if i > 0 {
+				buf = append(buf, ',')
 			}
-			option = append(option, `"label":`+canonicalString(o.Label))
-			if o.Recommended {
-				option = append(option, `"recommended":true`)
-			}
-			if o.Value != "" {
-				option = append(option, `"value":`+canonicalString(o.Value))
-			}
-			options[i] = "{" + strings.Join(option, ",") + "}"
+			buf = appendCanonicalOption(buf, &r.Options[i])
 		}
-		fields = append(fields, `"options":[`+strings.Join(options, ",")+"]")
+		buf = append(buf, "],"...)
 	}
-	fields = append(fields, `"question":`+canonicalString(r.Question))
-	return "{" + strings.Join(fields, ",") + "}"
+	buf = append(buf, `"question":`...)
+	buf = appendCanonicalString(buf, r.Question)
+	return append(buf, '}')
 }
 
-// canonicalString returns s, valid UTF-8, as a JSON string the way
+// appendCanonicalOption appends o to buf as appendCanonical does. "label" is
+// always present, so the field before it ends with a comma and the fields
+// after it start with one.
+func appendCanonicalOption(buf []byte, o *Option) []byte {
+	buf = append(buf, '{')
+	if o.Description != "" {
+		buf = append(buf, `"description":`...)
+		buf = appendCanonicalString(buf, o.Description)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"label":`...)
+	buf = appendCanonicalString(buf, o.Label)
+	if o.Recommended {
+		buf = append(buf, `,"recommended":true`...)
+	}
+	if o.Value != "" {
+		buf = append(buf, `,"value":`...)
+		buf = appendCanonicalString(buf, o.Value)
+	}
+	return append(buf, '}')
+}
+
+// appendCanonicalString appends s to buf as a JSON string the way
 // JSON.stringify writes it: \" \\ \b \f \n \r \t, other control characters
-// as \u00xx, and everything else, < > & and U+2028 included, as it is.
-func canonicalString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range s {
-		switch c {
+// as \u00xx, and everything else, < > & and U+2028 included, as it is. s must
+// be valid UTF-8, as Validate ensures: bytes from 0x80 up, the parts of
+// multi-byte characters, are copied as they are.
+func appendCanonicalString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
 		case '"':
-			b.WriteString(`\"`)
+			buf = append(buf, `\"`...)
 		case '\\':
-			b.WriteString(`\\`)
+			buf = append(buf, `\\`...)
 		case '\b':
-			b.WriteString(`\b`)
+			buf = append(buf, `\b`...)
 		case '\f':
-			b.WriteString(`\f`)
+			buf = append(buf, `\f`...)
 		case '\n':
-			b.WriteString(`\n`)
+			buf = append(buf, `\n`...)
 		case '\r':
-			b.WriteString(`\r`)
+			buf = append(buf, `\r`...)
 		case '\t':
-			b.WriteString(`\t`)
+			buf = append(buf, `\t`...)
 		default:
 			if c < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, c)
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			} else {
-				b.WriteRune(c)
+				buf = append(buf, c)
 			}
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(buf, '"')
 }
