@@ -323,7 +323,13 @@ func trimLabel(label string) string {
 
 // showsNothing reports whether c is white space or default-ignorable.
 func showsNothing(c rune) bool {
-	return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
+	return unicode.IsSpace(c) || isDefaultIgnorable(c)
+}
+
+// isDefaultIgnorable reports whether c is in defaultIgnorable, whose least
+// code point is U+00AD: most text is below it.
+func isDefaultIgnorable(c rune) bool {
+	return c >= 0xAD && unicode.Is(defaultIgnorable, c)
 }
 
 // nextKeyRune returns the case-folded form of the first rune of s that is
@@ -335,7 +341,7 @@ func nextKeyRune(s string) (rune, string) {
 		c, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
 		switch {
-		case unicode.Is(defaultIgnorable, c):
+		case isDefaultIgnorable(c):
 		case unicode.IsSpace(c):
 			return ' ', strings.TrimLeftFunc(s, showsNothing)
 		default:
@@ -348,6 +354,12 @@ func nextKeyRune(s string) (rune, string) {
 // foldRune returns one rune for all the runes that simple case folding
 // equates with c, as strings.EqualFold does: the least of them.
 func foldRune(c rune) rune {
+	if c < utf8.RuneSelf { // the least of an ASCII letter's runes is its upper case
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		return c
+	}
 	least := c
 	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
 		least = min(least, f)
