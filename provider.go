@@ -507,8 +507,8 @@ func NewForm(elicit ElicitFunc) *Form {
 // Ask sends req as a form and returns the human's answer, completed as
 // [Registry.Ask] completes it.
 //
-// When ctx is done by the time elicit returns, Ask returns ctx.Err(). An
-// error from elicit is returned as it is. "decline" is [CodeAskDeclined],
+// When ctx is done before a form goes out, or by the time elicit returns,
+// Ask returns ctx.Err(). An error from elicit is returned as it is. "decline" is [CodeAskDeclined],
 // "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer] cannot
 // read is its [CodeInvalidAnswer], at once: the client is at fault, not the
 // human. A response that breaks the rules of [Answer] is not an answer. The
@@ -517,16 +517,16 @@ func NewForm(elicit ElicitFunc) *Form {
 // An invalid req is [CodeInvalidRequest] and is not sent.
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
-		return Answer{}, NewError(CodeInvalidProvider, "the form has no elicit func; make it with NewForm", nil)
+		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
 	}
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return Answer{}, err
+	}
 	var lead string // why the previous form's response was refused
 	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return Answer{}, err
-		}
 		form := req.Elicitation()
 		if lead != "" {
 			form.Message = lead + "\n" + form.Message
