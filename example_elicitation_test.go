@@ -17,19 +17,10 @@ func elicit(ctx context.Context, form userinteraction.Elicitation) (action strin
 	return "accept", map[string]any{"choice": "Production"}, nil
 }
 
-// This example shows a provider for MCP and ACP clients that render forms: it
-// sends each question as a form elicitation and maps the response back.
+// This example shows the form elicitation a question becomes, as MCP and ACP
+// clients receive it, and the answer its response maps back to.
 func ExampleElicitation() {
-	forms := userinteraction.ProviderFunc(func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-		action, content, err := elicit(ctx, req.Elicitation())
-		if ctx.Err() != nil {
-			return userinteraction.Answer{}, ctx.Err() // the step was cancelled meanwhile
-		}
-		if err != nil {
-			return userinteraction.Answer{}, err
-		}
-		return userinteraction.ElicitationAnswer(action, content)
-	})
+	forms := userinteraction.NewForm(elicit)
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 	dispose, err := userinteraction.Register(session, forms)
 	if err != nil {

@@ -103,7 +103,8 @@ var errDisposed = errors.New("provider disposed")
 // Register makes p the active provider of r and returns the func that
 // unregisters it. It fails, leaving r as it was, with [CodeNoRegistry] when r
 // is nil, [CodeInvalidProvider] when p is nil (a nil ProviderFunc, *Replay,
-// *Terminal or *Inbox too), and [CodeDuplicateProvider] when another provider is active.
+// *Terminal, *Form or *Inbox too, and a Form without an [ElicitFunc]), and
+// [CodeDuplicateProvider] when another provider is active.
 //
 // dispose is never nil; after a failed Register it does nothing. Its first
 // call removes p and cancels the contexts of the asks p is answering, which
@@ -142,6 +143,8 @@ func isNilProvider(p Provider) bool {
 		return p == nil
 	case *Inbox:
 		return p == nil
+	case *Form:
+		return p == nil || p.elicit == nil
 	}
 	return false
 }
@@ -485,6 +488,130 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // See [Registry.Ask] for the full semantics.
 func Ask(ctx context.Context, req Request) (Answer, error) {
 	return FromContext(ctx).Ask(ctx, req)
+}
+
+// ----------------------------------------------------------------------------
+// Form
+
+// ElicitFunc sends form as one form-mode elicitation/create and returns the
+// client's response: its action and content. With MCP, form is the request's
+// params. With ACP, the host adds sessionId and toolCallId beside it. An
+// ElicitFunc may be called concurrently when its SDK allows it.
+type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
+
+// Form is a [Provider] for MCP and ACP clients that render forms while the
+// tool call waits. It sends each question as [Request.Elicitation] through
+// its [ElicitFunc] and maps the response back with [ElicitationAnswer]. Make
+// one with [NewForm].
+//
+// Form is safe for concurrent use when its ElicitFunc is. It has no AskAll:
+// [Registry.AskAll] sends one form per question, in turn. A nil *Form, or a
+// Form without an ElicitFunc, is [CodeInvalidProvider] at [Register].
+type Form struct {
+	elicit ElicitFunc
+}
+
+var _ Provider = (*Form)(nil)
+
+// maxForms is how many times Form sends one question before it gives up.
+const maxForms = 3
+
+// NewForm returns a Form that sends its forms through elicit.
+func NewForm(elicit ElicitFunc) *Form {
+	return &Form{elicit: elicit}
+}
+
+// Ask sends req as a form and returns the human's answer, completed as
+// [Registry.Ask] completes it.
+//
+// When ctx is done before a form goes out, or by the time elicit returns,
+// Ask returns ctx.Err(). An error from elicit is returned as it is. "decline" is [CodeAskDeclined],
+// "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer] cannot
+// read is its [CodeInvalidAnswer], at once: the client is at fault, not the
+// human. A response that breaks the rules of [Answer] is not an answer. The
+// form is sent again, its message led by one line that says why. After 3
+// such forms Ask returns [CodeInvalidAnswer] naming the last broken rule.
+// An invalid req is [CodeInvalidRequest] and is not sent.
+func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
+	if f == nil || f.elicit == nil {
+		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
+	}
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Answer{}, err
+	}
+	var lead string // why the previous form's response was refused
+	for n := 1; ; n++ {
+		form := req.Elicitation()
+		if lead != "" {
+			form.Message = lead + "\n" + form.Message
+		}
+		action, content, err := f.elicit(ctx, form)
+		if ctx.Err() != nil {
+			return Answer{}, ctx.Err() // the turn ended: whatever came back is moot
+		}
+		if err != nil {
+			return Answer{}, err
+		}
+		given, err := ElicitationAnswer(action, content)
+		if err != nil {
+			return Answer{}, err
+		}
+		ans, why := resolve(&req, given) // step 6 of Registry.Ask
+		switch {
+		case why == "":
+			return ans, nil
+		case n == maxForms:
+			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", why, maxForms))
+		}
+		lead = refusal(req, given)
+	}
+}
+
+// refusal words for the human why resolve refused ans, a form's response to
+// req. resolve alone decides what is refused; refusal only names the
+// likeliest cause, from the shape of ans.
+func refusal(req Request, ans Answer) string {
+	picks := ans.Options
+	if ans.Option != nil {
+		picks = append(picks[:len(picks):len(picks)], *ans.Option)
+	}
+	seen := make(map[string]bool, len(picks))
+	for _, o := range picks {
+		switch {
+		case blank(o.Label):
+			return emptyRefusal(req)
+		case labelIndex(req.Options, o.Label) < 0:
+			return quote(o.Label) + " is not one of the options: pick one of those listed."
+		case seen[o.Label]:
+			return "Pick each option only once."
+		}
+		seen[o.Label] = true
+	}
+	switch {
+	case len(picks) > 1 && !req.MultiSelect:
+		return "Pick only one option."
+	case len(picks) == 0 && blank(ans.Text):
+		return emptyRefusal(req)
+	}
+	return "Pick from the options: this question takes no answer of your own."
+}
+
+// emptyRefusal says what an empty response to req's form lacks.
+func emptyRefusal(req Request) string {
+	switch {
+	case len(req.Options) == 0:
+		return "Type your answer."
+	case !req.CustomAllowed() && req.MultiSelect:
+		return "Pick at least one option."
+	case !req.CustomAllowed():
+		return "Pick an option."
+	case req.MultiSelect:
+		return "Pick at least one option, or type your own answer."
+	}
+	return "Pick an option, or type your own answer."
 }
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while

@@ -2,7 +2,7 @@
 // and wait for the answer, whichever user interface is attached. A tool calls
 // [Ask]; the UI the harness runs answers as the [Provider] registered in the
 // session's [Registry]. The package ships the providers most harnesses need:
-// a [Terminal], the form elicitation of MCP and ACP clients
+// a [Terminal], a [Form] for the forms MCP and ACP clients render
 // ([Request.Elicitation]), and [Replay] for hosts that cannot keep a tool call
 // open while the human thinks.
 //
