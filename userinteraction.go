@@ -203,7 +203,7 @@ func optionProblem(o *Option) string {
 		return ".description " + msg
 	}
 	switch {
-	case trimLabel(o.Label) == "":
+	case strings.TrimLeftFunc(o.Label, showsNothing) == "":
 		return " has an empty label"
 	case o.Value != "" && blank(o.Value):
 		return " has a value of only white space"
@@ -222,10 +222,17 @@ const (
 // textProblem describes why s cannot be shown to the human ("holds
 // U+001B"), or returns "".
 func textProblem(s string, isProse bool) string {
-	if !utf8.ValidString(s) {
+	ascii := 0 // most text is ASCII: check it byte by byte, the rest rune by rune
+	for ; ascii < len(s) && s[ascii] < utf8.RuneSelf; ascii++ {
+		if hidden(rune(s[ascii]), isProse) {
+			return fmt.Sprintf("holds %U", s[ascii])
+		}
+	}
+	rest := s[ascii:]
+	if !utf8.ValidString(rest) {
 		return "is not valid UTF-8"
 	}
-	for _, c := range s {
+	for _, c := range rest {
 		if hidden(c, isProse) {
 			return fmt.Sprintf("holds %U", c)
 		}
@@ -287,6 +294,9 @@ func duplicateLabel(opts []Option) (int, int) {
 // comparison of labels: Validate's duplicates and a label typed at the
 // [Terminal] both use it, so a typed label picks at most one option.
 func sameLabel(a, b string) bool {
+	if plainASCII(a) && plainASCII(b) {
+		return strings.EqualFold(a, b) // the same comparison, for most labels
+	}
 	a, b = trimLabel(a), trimLabel(b)
 	for {
 		var ca, cb rune
@@ -299,6 +309,18 @@ func sameLabel(a, b string) bool {
 			return true
 		}
 	}
+}
+
+// plainASCII reports whether label is printable ASCII with no white space
+// but single spaces between its words: nothing in it is dropped or merged.
+func plainASCII(label string) bool {
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		if c < ' ' || c > '~' || (c == ' ' && (i == 0 || i == len(label)-1 || label[i-1] == ' ')) {
+			return false
+		}
+	}
+	return true
 }
 
 // labelKey returns the text that sameLabel compares: equal keys are the same
