@@ -181,56 +181,66 @@ func (r *Registry) Provider() Provider {
 // meanwhile: the human's input is never lost. A panic in the provider
 // propagates to the caller and leaves r consistent.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := usable(ctx); err != nil {
+	if err := checkCtx(ctx); err != nil {
 		return Answer{}, err
 	}
 	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
-	a, err := r.start(ctx)
+	a, err := r.begin(ctx)
 	if err != nil {
 		return Answer{}, err
 	}
-	defer a.end()
-	return a.call(&req, "")
+	defer a.finish()
+	return a.askProvider(&req, "")
 }
 
-// AskAll asks the active provider of r several questions at once, as a
-// dialog of several questions does, and returns their answers in order. It
-// is Ask for a batch: steps 1 to 3 apply to the whole call, with
-// [CodeInvalidRequest] for no requests or naming the first invalid one
-// ("questions[2]: ..."). A [BatchProvider] is asked once, and must answer
-// every request; any other provider is asked one request after another. Each
-// answer is checked against its request ([CodeInvalidAnswer] names the
-// question), errors are mapped as by Ask, and a disposal aborts the rest of
-// the batch. On an error, AskAll returns it with the answers of the questions
-// answered before it, a prefix of reqs, possibly empty: the human's input is
-// never lost. The provider must not keep or modify reqs.
+// AskAll asks the active provider of r several questions at once and
+// returns their answers in order. It is Ask for a batch. Steps 1 to 3 apply
+// to the whole call: no requests, or an invalid one, is [CodeInvalidRequest]
+// naming it ("questions[2]: ..."). A [BatchProvider] is asked once. Any other
+// provider is asked one request after another. Each answer is checked
+// against its request, and [CodeInvalidAnswer] names the question. Errors
+// are mapped as by Ask, and a disposal aborts the rest of the batch.
+//
+// On an error, AskAll returns it with the answers given before it: a prefix
+// of reqs, possibly empty. The human's input is never lost.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := usable(ctx); err != nil {
+	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	a, err := r.start(ctx)
+	a, err := r.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer a.end()
-	bp, ok := a.reg.provider.(BatchProvider)
-	if !ok {
-		answers := make([]Answer, 0, len(reqs))
-		for i := range reqs {
-			ans, err := a.call(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
-			if err != nil {
-				return answers, err
-			}
-			answers = append(answers, ans)
-		}
-		return answers, nil
+	defer a.finish()
+	if bp, ok := a.reg.provider.(BatchProvider); ok {
+		return a.askBatch(bp, reqs)
 	}
-	if err := a.ended("asked"); err != nil {
+	return a.askEach(reqs)
+}
+
+// askEach asks reqs, valid, of the provider of a one after another, as Ask
+// asks each, up to the first error.
+func (a inflight) askEach(reqs []Request) ([]Answer, error) {
+	answers := make([]Answer, 0, len(reqs))
+	for i := range reqs {
+		ans, err := a.askProvider(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
+		if err != nil {
+			return answers, err
+		}
+		answers = append(answers, ans)
+	}
+	return answers, nil
+}
+
+// askBatch asks reqs, valid, of bp, the provider of a, in one call, and
+// checks each answer against its request.
+func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
+	if err := a.abortErr("asked"); err != nil {
 		return nil, err
 	}
 	given, err := bp.AskAll(a.ctx, reqs)
@@ -239,24 +249,24 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	}
 	answers := make([]Answer, 0, len(given))
 	for i, ans := range given {
-		ans, why := resolve(&reqs[i], ans)
-		if why != "" {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, why))
+		ans, broken := resolve(&reqs[i], ans)
+		if broken != nil {
+			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
 		}
 		answers = append(answers, ans)
 	}
 	switch {
 	case err != nil:
-		return answers, a.failure(err)
+		return answers, a.askErr(err)
 	case len(answers) < len(reqs):
 		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
 	}
 	return answers, nil
 }
 
-// usable returns the error for a caller's ctx that Ask cannot ask with: nil,
-// or already done.
-func usable(ctx context.Context) error {
+// checkCtx returns the error for a caller's ctx that Ask cannot ask with, a
+// nil or a done one; else nil.
+func checkCtx(ctx context.Context) error {
 	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
 	}
@@ -274,9 +284,9 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// An ask is one Ask or AskAll call recorded on the registration whose
-// provider answers it.
-type ask struct {
+// An inflight is one Ask or AskAll call in flight, recorded on the
+// registration whose provider answers it.
+type inflight struct {
 	reg    *registration
 	slot   int                     // its slot in reg.asks
 	caller context.Context         // the caller's ctx
@@ -284,37 +294,37 @@ type ask struct {
 	cancel context.CancelCauseFunc // cancels ctx
 }
 
-// start records an ask of the caller's ctx on the active registration, or
+// begin records an ask of the caller's ctx on the active registration, or
 // returns NO_PROVIDER. A registration that is disposed before the ask is
 // recorded refuses it: Ask never waits for, or retries with, a newer one.
-func (r *Registry) start(ctx context.Context) (ask, error) {
+func (r *Registry) begin(ctx context.Context) (inflight, error) {
 	if r == nil {
-		return ask{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
+		return inflight{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
 	}
 	reg := r.registration()
 	if reg == nil {
-		return ask{}, noProvider()
+		return inflight{}, noProvider()
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	slot, ok := reg.track(cancel)
 	if !ok {
 		cancel(nil)
-		return ask{}, noProvider()
+		return inflight{}, noProvider()
 	}
-	return ask{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
+	return inflight{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
 }
 
-// end forgets the finished ask and releases its context.
-func (a ask) end() {
+// finish forgets the finished ask and releases its context.
+func (a inflight) finish() {
 	a.reg.untrack(a.slot)
 	a.cancel(nil)
 }
 
-// ended returns the ASK_ABORTED error when the provider's context of a is
-// done, or nil; stage says what had happened to the question ("asked" or
+// abortErr returns the ASK_ABORTED error when the provider's context of a
+// is done, or nil; stage says what had happened to the question ("asked" or
 // "answered"). Disposal is judged from a's own two contexts: a's context is
 // done while the caller's is live only when a's registration was disposed.
-func (a ask) ended(stage string) error {
+func (a inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
 		return aborted(a.caller, stage)
@@ -324,41 +334,41 @@ func (a ask) ended(stage string) error {
 	return nil
 }
 
-// failure maps err, returned by the provider of a, to the error Ask returns.
-func (a ask) failure(err error) error {
-	if isNil(err) {
+// askErr returns the error Ask returns for err, the provider's error.
+func (a inflight) askErr(err error) error {
+	if isTypedNil(err) {
 		return providerFailed(err)
 	}
 	switch code := CodeOf(err); {
 	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
 		// A nested ask that took this ask's disposal for its caller's
 		// cancellation: this ask knows the cause.
-		return a.ended("answered")
+		return a.abortErr("answered")
 	case code != "":
 		return err // the human's outcome, or another plugin family's
 	}
-	if err := a.ended("answered"); err != nil {
+	if err := a.abortErr("answered"); err != nil {
 		return err
 	}
 	return providerFailed(err)
 }
 
-// call asks req, valid, of the provider of a, as steps 4 to 6 of Ask say;
-// which names the question in an INVALID_ANSWER, as "questions[2]: " does.
-func (a ask) call(req *Request, which string) (Answer, error) {
+// askProvider asks req, valid, of the provider of a, as steps 4 to 6 of Ask
+// say. which names the question in an INVALID_ANSWER ("questions[2]: ").
+func (a inflight) askProvider(req *Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here; one that comes later aborts a question being asked, as any other.
-	if err := a.ended("asked"); err != nil {
+	if err := a.abortErr("asked"); err != nil {
 		return Answer{}, err
 	}
 	ans, err := a.reg.provider.Ask(a.ctx, *req)
 	if err != nil {
-		return Answer{}, a.failure(err)
+		return Answer{}, a.askErr(err)
 	}
-	ans, why := resolve(req, ans)
-	if why != "" {
-		return Answer{}, invalidAnswer(which + why)
+	ans, broken := resolve(req, ans)
+	if broken != nil {
+		return Answer{}, invalidAnswer(which + broken.why)
 	}
 	return ans, nil
 }
@@ -415,15 +425,15 @@ func noProvider() error {
 // from a provider. A typed nil is named, not kept: calling its methods could
 // panic in the caller.
 func providerFailed(err error) *UserInteractionError {
-	if isNil(err) {
+	if isTypedNil(err) {
 		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
 	}
 	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error(), maxProviderText), err)
 }
 
-// isNil reports whether err is a typed nil: a nil pointer, map, slice, func
+// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice, func
 // or chan in a non-nil error interface.
-func isNil(err error) bool {
+func isTypedNil(err error) bool {
 	switch v := reflect.ValueOf(err); v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
 		return v.IsNil()
@@ -559,59 +569,15 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		if err != nil {
 			return Answer{}, err
 		}
-		ans, why := resolve(&req, given) // step 6 of Registry.Ask
+		ans, broken := resolve(&req, given) // step 6 of Registry.Ask
 		switch {
-		case why == "":
+		case broken == nil:
 			return ans, nil
 		case n == maxForms:
-			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", why, maxForms))
+			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", broken.why, maxForms))
 		}
-		lead = refusal(req, given)
+		lead = broken.hint
 	}
-}
-
-// refusal words for the human why resolve refused ans, a form's response to
-// req. resolve alone decides what is refused; refusal only names the
-// likeliest cause, from the shape of ans.
-func refusal(req Request, ans Answer) string {
-	picks := ans.Options
-	if ans.Option != nil {
-		picks = append(picks[:len(picks):len(picks)], *ans.Option)
-	}
-	seen := make(map[string]bool, len(picks))
-	for _, o := range picks {
-		switch {
-		case blank(o.Label):
-			return emptyRefusal(req)
-		case labelIndex(req.Options, o.Label) < 0:
-			return quote(o.Label) + " is not one of the options: pick one of those listed."
-		case seen[o.Label]:
-			return "Pick each option only once."
-		}
-		seen[o.Label] = true
-	}
-	switch {
-	case len(picks) > 1 && !req.MultiSelect:
-		return "Pick only one option."
-	case len(picks) == 0 && blank(ans.Text):
-		return emptyRefusal(req)
-	}
-	return "Pick from the options: this question takes no answer of your own."
-}
-
-// emptyRefusal says what an empty response to req's form lacks.
-func emptyRefusal(req Request) string {
-	switch {
-	case len(req.Options) == 0:
-		return "Type your answer."
-	case !req.CustomAllowed() && req.MultiSelect:
-		return "Pick at least one option."
-	case !req.CustomAllowed():
-		return "Pick an option."
-	case req.MultiSelect:
-		return "Pick at least one option, or type your own answer."
-	}
-	return "Pick an option, or type your own answer."
 }
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
@@ -783,7 +749,7 @@ func (p *Replay) Pending() []Pending {
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
-		o = outcome{err: recorded(err)}
+		o = outcome{err: recordedError(err)}
 	}
 	if !utf8.ValidString(id) || o.err != nil && o.err.Code == CodeInputRequired {
 		return
@@ -1011,12 +977,12 @@ type outcome struct {
 	err    *HarnessError // nil for an answer; never with a cause
 }
 
-// recorded returns the {name, code, message} that stands for err in a record:
+// recordedError returns the {name, code, message} that stands for err in a record:
 // its own when it carries a code, else the PROVIDER_FAILED that Registry.Ask
 // would return for it.
-func recorded(err error) *HarnessError {
+func recordedError(err error) *HarnessError {
 	var he *HarnessError
-	if isNil(err) || CodeOf(err) == "" {
+	if isTypedNil(err) || CodeOf(err) == "" {
 		he = &providerFailed(err).HarnessError
 	} else {
 		errors.As(err, &he)
@@ -1357,11 +1323,11 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	if err := t.take(ctx); err != nil {
+	if err := t.acquire(ctx); err != nil {
 		return Answer{}, err
 	}
-	defer t.give()
-	return t.ask(ctx, req, "")
+	defer t.release()
+	return t.askOne(ctx, req, "")
 }
 
 // AskAll asks reqs one after another, each headed with its place ("Question
@@ -1371,13 +1337,13 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	if err := t.take(ctx); err != nil {
+	if err := t.acquire(ctx); err != nil {
 		return nil, err
 	}
-	defer t.give()
+	defer t.release()
 	answers := make([]Answer, 0, len(reqs))
 	for i, req := range reqs {
-		ans, err := t.ask(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
+		ans, err := t.askOne(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
 		if err != nil {
 			return answers, err
 		}
@@ -1386,8 +1352,8 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// take waits for the terminal's turn, or for ctx.
-func (t *Terminal) take(ctx context.Context) error {
+// acquire waits for the terminal's turn, or for ctx.
+func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
 		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
 	}
@@ -1399,11 +1365,11 @@ func (t *Terminal) take(ctx context.Context) error {
 	}
 }
 
-// give ends the turn that take began.
-func (t *Terminal) give() { <-t.turn }
+// release ends the turn that acquire began.
+func (t *Terminal) release() { <-t.turn }
 
-// ask shows req, headed by place, and reads replies until one answers it.
-func (t *Terminal) ask(ctx context.Context, req Request, place string) (Answer, error) {
+// askOne shows req, headed by place, and reads replies until one answers it.
+func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}
@@ -1477,7 +1443,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 				}
 				read <- l
 			}()
-			l = t.next()
+			l = t.scanLine()
 		}()
 		t.read = read
 	}
@@ -1508,9 +1474,9 @@ func (p *panicked) repanic() {
 	}
 }
 
-// next reads the next line of input, without its "\n" or "\r\n", trimmed. A
+// scanLine reads the next line of input, without its "\n" or "\r\n", trimmed. A
 // line of more than maxLine bytes is too long: it is skipped, not kept.
-func (t *Terminal) next() line {
+func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
 	for {
@@ -1848,9 +1814,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	}
 	r := result{err: err}
 	if err == nil {
-		var why string
-		if r.ans, why = resolve(&q.req, ans); why != "" {
-			return invalidAnswer(why)
+		var broken *brokenRule
+		if r.ans, broken = resolve(&q.req, ans); broken != nil {
+			return invalidAnswer(broken.why)
 		}
 	}
 	b.deliver(q, r)
@@ -1899,7 +1865,7 @@ type result struct {
 // AskAll says.
 func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if ctx == nil {
-		return nil, usable(ctx) // INVALID_REQUEST, as Registry.Ask gives
+		return nil, checkCtx(ctx) // INVALID_REQUEST, as Registry.Ask gives
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // not opened: no UI sees a question already given up

@@ -30,6 +30,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -571,70 +572,125 @@ func (a Answer) clone() Answer {
 }
 
 // resolve completes the provider's answer ans to req and checks it, as
-// [Answer] documents: it returns the result, or the rule ans breaks.
-func resolve(req *Request, ans Answer) (Answer, string) {
+// [Answer] documents. It returns the result, or the rule ans breaks.
+func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 	if req.MultiSelect && len(req.Options) > 0 {
 		return resolveMulti(req, ans)
 	}
 	return resolveSingle(req, ans)
 }
 
-func resolveSingle(req *Request, ans Answer) (Answer, string) {
-	switch len(ans.Options) {
-	case 0:
-	case 1:
-		if ans.Option != nil && ans.Option.Label != ans.Options[0].Label {
-			return Answer{}, "option " + quote(ans.Option.Label) + " and options " + quote(ans.Options[0].Label) + " disagree"
-		}
+// A brokenRule is why an answer breaks the rules of [Answer]: what the model
+// reads in INVALID_ANSWER, and the line that tells the human what to do
+// instead, which a [Form] leads its next form with.
+type brokenRule struct {
+	why  string // for the model
+	hint string // for the human
+}
+
+// notOffered is the brokenRule of a pick of label, which req does not offer.
+// A blank label is a pick of nothing.
+func notOffered(req *Request, label string) *brokenRule {
+	broken := &brokenRule{why: "option " + quote(label) + " was not offered", hint: pickHint(req)}
+	if !blank(label) {
+		broken.hint = quote(label) + " is not one of the options: pick one of those listed."
+	}
+	return broken
+}
+
+// notAnOption is the brokenRule of the human's own words text, where req
+// allows none.
+func notAnOption(text string) *brokenRule {
+	return &brokenRule{
+		why:  quote(text) + " is not one of the offered options",
+		hint: "Pick from the options: this question takes no answer of your own.",
+	}
+}
+
+// pickOne is the brokenRule why of an answer that picks several options of a
+// single-select request.
+func pickOne(why string) *brokenRule {
+	return &brokenRule{why: why, hint: "Pick only one option."}
+}
+
+// emptyAnswer is the brokenRule of an answer to req that says nothing.
+func emptyAnswer(req *Request) *brokenRule {
+	return &brokenRule{why: "the answer is empty", hint: pickHint(req)}
+}
+
+// pickHint says what an answer to req must hold.
+func pickHint(req *Request) string {
+	switch {
+	case len(req.Options) == 0:
+		return "Type your answer."
+	case !req.CustomAllowed() && req.MultiSelect:
+		return "Pick at least one option."
+	case !req.CustomAllowed():
+		return "Pick an option."
+	case req.MultiSelect:
+		return "Pick at least one option, or type your own answer."
+	}
+	return "Pick an option, or type your own answer."
+}
+
+func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
+	switch {
+	case len(ans.Options) > 1:
+		return Answer{}, pickOne(fmt.Sprintf("%d options picked: the question takes one", len(ans.Options)))
+	case len(ans.Options) == 1 && ans.Option != nil && ans.Option.Label != ans.Options[0].Label:
+		return Answer{}, pickOne("option " + quote(ans.Option.Label) + " and options " + quote(ans.Options[0].Label) + " disagree")
+	case len(ans.Options) == 1:
 		ans.Option = &ans.Options[0]
-	default:
-		return Answer{}, fmt.Sprintf("%d options picked; the question takes one", len(ans.Options))
 	}
 	picked := -1 // the index of the offered option that ans picks
 	if ans.Option != nil {
 		picked = labelIndex(req.Options, ans.Option.Label)
 		if picked < 0 {
-			return Answer{}, "option " + quote(ans.Option.Label) + " was not offered"
+			return Answer{}, notOffered(req, ans.Option.Label)
 		}
-		switch text := req.Options[picked].text(); ans.Text {
-		case "":
+		text := req.Options[picked].text()
+		if ans.Text == "" {
 			ans.Text = text
-		case text:
-		default:
-			return Answer{}, "text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label)
+		}
+		if ans.Text != text {
+			return Answer{}, &brokenRule{
+				why:  "text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label),
+				hint: pickHint(req),
+			}
 		}
 	} else {
 		picked = textIndex(req.Options, ans.Text)
 	}
 	if blank(ans.Text) {
-		return Answer{}, "the answer is empty"
+		return Answer{}, emptyAnswer(req)
 	}
 	if picked < 0 && !req.CustomAllowed() {
-		return Answer{}, quote(ans.Text) + " is not one of the offered options"
+		return Answer{}, notAnOption(ans.Text)
 	}
 	result := Answer{Text: ans.Text}
 	if picked >= 0 {
 		o := req.Options[picked]
 		result.Option = &o
 	}
-	return result, ""
+	return result, nil
 }
 
-func resolveMulti(req *Request, ans Answer) (Answer, string) {
+func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 	picks := ans.Options
 	if ans.Option != nil {
-		picks = append(picks[:len(picks):len(picks)], *ans.Option)
+		// A copy: appending to the provider's slice could write into its array.
+		picks = append(slices.Clip(picks), *ans.Option)
 	}
 	picked := make([]bool, len(req.Options))
 	if len(picks) > 0 {
 		index := labelIndexes(req.Options)
 		for _, o := range picks {
 			i, ok := index[o.Label]
-			switch {
-			case !ok:
-				return Answer{}, "option " + quote(o.Label) + " was not offered"
-			case picked[i]:
-				return Answer{}, "option " + quote(o.Label) + " is picked twice"
+			if !ok {
+				return Answer{}, notOffered(req, o.Label)
+			}
+			if picked[i] {
+				return Answer{}, &brokenRule{why: "option " + quote(o.Label) + " is picked twice", hint: "Pick each option only once."}
 			}
 			picked[i] = true
 		}
@@ -653,7 +709,7 @@ func resolveMulti(req *Request, ans Answer) (Answer, string) {
 	result.Text = join
 	if own := ownWords(ans.Text, join); !blank(own) {
 		if !req.CustomAllowed() {
-			return Answer{}, quote(own) + " is not one of the offered options"
+			return Answer{}, notAnOption(own)
 		}
 		if join != "" {
 			result.Text = join + ", " + own
@@ -662,9 +718,9 @@ func resolveMulti(req *Request, ans Answer) (Answer, string) {
 		}
 	}
 	if blank(result.Text) {
-		return Answer{}, "the answer is empty"
+		return Answer{}, emptyAnswer(req)
 	}
-	return result, ""
+	return result, nil
 }
 
 // ownWords returns the human's own words in text, the Text of a MultiSelect
