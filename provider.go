@@ -22,6 +22,9 @@ import (
 	"unicode/utf8"
 )
 
+// ----------------------------------------------------------------------------
+// Providers and the registry
+
 // Provider answers questions on behalf of the human: a UI surface implements it
 // and becomes the active provider of a [Registry] with [Register].
 //
@@ -63,6 +66,15 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
+// Pending is a question that waits for an outcome: a [Replay] run asked it
+// and had none recorded, or it is open in an [Inbox]. The host asks the
+// human and records the outcome under ID, or responds with it. Its JSON is
+// {"id", "request"}.
+type Pending struct {
+	ID      string  `json:"id"`
+	Request Request `json:"request"`
+}
+
 // Registry holds the single active [Provider] of one scope, typically one
 // agent session; a host puts it in the session's context with [WithRegistry].
 //
@@ -75,30 +87,47 @@ type Registry struct {
 	active atomic.Pointer[registration]
 }
 
-// registration is one successful Register: a provider and the asks it is
-// answering, so that disposing it can abort them. One mutex is enough, as
-// for the connections net/http's Server tracks for Shutdown: it is held for
-// a slice update, while the human behind every ask takes seconds.
-type registration struct {
-	registry *Registry
-	provider Provider
-
-	mu sync.Mutex // guards asks, free and disposed
-	// asks holds, in the slot that track gave each ask in flight, the func
-	// that cancels the context its provider was handed; a finished ask's
-	// slot is nil and listed in free, for the next ask to reuse. So the
-	// slices grow only to the most asks ever in flight at once, and an ask
-	// costs no allocation. (A map, as net/http keeps, is re-seeded by the
-	// runtime each time it becomes empty: at the end of nearly every ask.)
-	// Dispose drops both, so no finished ask stays referenced.
-	asks     []context.CancelCauseFunc
-	free     []int
-	disposed bool
+// WithRegistry returns a copy of ctx that carries r, the scope that
+// [Register] and [Ask] use. A nil r hides any registry that ctx carries, so
+// Register returns [CodeNoRegistry] and Ask [CodeNoProvider]. A nil ctx is
+// taken as context.Background().
+func WithRegistry(ctx context.Context, r *Registry) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithValue(ctx, registryKey{}, r)
 }
 
-// errDisposed is the cause of the context handed to a provider whose
-// registration was disposed while it was answering.
-var errDisposed = errors.New("provider disposed")
+// FromContext returns the Registry that ctx carries, or nil when it carries
+// none or ctx is nil.
+func FromContext(ctx context.Context) *Registry {
+	if ctx == nil {
+		return nil
+	}
+	r, _ := ctx.Value(registryKey{}).(*Registry)
+	return r
+}
+
+// Register is FromContext(ctx).Register(p): it makes p the active provider
+// of the registry that ctx carries, or returns [CodeNoRegistry] when ctx
+// carries none.
+func Register(ctx context.Context, p Provider) (dispose func(), err error) {
+	return FromContext(ctx).Register(p)
+}
+
+// Ask is FromContext(ctx).Ask(ctx, req): it asks the active provider of the
+// registry that ctx carries and returns [CodeNoProvider] when there is none.
+// See [Registry.Ask] for the full semantics.
+func Ask(ctx context.Context, req Request) (Answer, error) {
+	return FromContext(ctx).Ask(ctx, req)
+}
+
+// AskAll is FromContext(ctx).AskAll(ctx, reqs): it asks the active provider
+// of the registry that ctx carries several questions at once. See
+// [Registry.AskAll].
+func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	return FromContext(ctx).AskAll(ctx, reqs)
+}
 
 // Register makes p the active provider of r and returns the func that
 // unregisters it. It fails, leaving r as it was, with [CodeNoRegistry] when r
@@ -124,29 +153,6 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 		return noop, NewError(CodeDuplicateProvider, "another provider is already registered: call its dispose first", nil)
 	}
 	return reg.dispose, nil
-}
-
-func noop() {}
-
-// isNilProvider reports whether p is nil or a nil value of a provider type of
-// this package, whose methods would panic. Other typed nils are accepted, as
-// their methods may work on a nil receiver.
-func isNilProvider(p Provider) bool {
-	switch p := p.(type) {
-	case nil:
-		return true
-	case ProviderFunc:
-		return p == nil
-	case *Replay:
-		return p == nil
-	case *Terminal:
-		return p == nil
-	case *Inbox:
-		return p == nil
-	case *Form:
-		return p == nil || p.elicit == nil
-	}
-	return false
 }
 
 // Provider returns the active provider of r, or nil when there is none or r
@@ -223,57 +229,31 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return a.askEach(reqs)
 }
 
-// askEach asks reqs, valid, of the provider of a one after another, as Ask
-// asks each, up to the first error.
-func (a inflight) askEach(reqs []Request) ([]Answer, error) {
-	answers := make([]Answer, 0, len(reqs))
-	for i := range reqs {
-		ans, err := a.askProvider(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
-		if err != nil {
-			return answers, err
-		}
-		answers = append(answers, ans)
-	}
-	return answers, nil
-}
+// registryKey is the context key of the Registry; unexported so that only
+// WithRegistry and FromContext reach it.
+type registryKey struct{}
 
-// askBatch asks reqs, valid, of bp, the provider of a, in one call, and
-// checks each answer against its request.
-func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
-	if err := a.abortErr("asked"); err != nil {
-		return nil, err
-	}
-	given, err := bp.AskAll(a.ctx, reqs)
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
-	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
-		}
-		answers = append(answers, ans)
-	}
-	switch {
-	case err != nil:
-		return answers, a.askErr(err)
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
-	}
-	return answers, nil
-}
+func noop() {}
 
-// checkCtx returns the error for a caller's ctx that Ask cannot ask with, a
-// nil or a done one; else nil.
-func checkCtx(ctx context.Context) error {
-	if ctx == nil {
-		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+// isNilProvider reports whether p is nil or a nil value of a provider type of
+// this package, whose methods would panic. Other typed nils are accepted, as
+// their methods may work on a nil receiver.
+func isNilProvider(p Provider) bool {
+	switch p := p.(type) {
+	case nil:
+		return true
+	case ProviderFunc:
+		return p == nil
+	case *Replay:
+		return p == nil
+	case *Terminal:
+		return p == nil
+	case *Inbox:
+		return p == nil
+	case *Form:
+		return p == nil || p.elicit == nil
 	}
-	if ctx.Err() != nil {
-		return aborted(ctx, "asked")
-	}
-	return nil
+	return false
 }
 
 // registration returns the active registration, or nil; r may be nil.
@@ -284,94 +264,30 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// An inflight is one Ask or AskAll call in flight, recorded on the
-// registration whose provider answers it.
-type inflight struct {
-	reg    *registration
-	slot   int                     // its slot in reg.asks
-	caller context.Context         // the caller's ctx
-	ctx    context.Context         // handed to the provider
-	cancel context.CancelCauseFunc // cancels ctx
+// registration is one successful Register: a provider and the asks it is
+// answering, so that disposing it can abort them. One mutex is enough, as
+// for the connections net/http's Server tracks for Shutdown: it is held for
+// a slice update, while the human behind every ask takes seconds.
+type registration struct {
+	registry *Registry
+	provider Provider
+
+	mu sync.Mutex // guards asks, free and disposed
+	// asks holds, in the slot that track gave each ask in flight, the func
+	// that cancels the context its provider was handed; a finished ask's
+	// slot is nil and listed in free, for the next ask to reuse. So the
+	// slices grow only to the most asks ever in flight at once, and an ask
+	// costs no allocation. (A map, as net/http keeps, is re-seeded by the
+	// runtime each time it becomes empty: at the end of nearly every ask.)
+	// Dispose drops both, so no finished ask stays referenced.
+	asks     []context.CancelCauseFunc
+	free     []int
+	disposed bool
 }
 
-// begin records an ask of the caller's ctx on the active registration, or
-// returns NO_PROVIDER. A registration that is disposed before the ask is
-// recorded refuses it: Ask never waits for, or retries with, a newer one.
-func (r *Registry) begin(ctx context.Context) (inflight, error) {
-	if r == nil {
-		return inflight{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
-	}
-	reg := r.registration()
-	if reg == nil {
-		return inflight{}, noProvider()
-	}
-	actx, cancel := context.WithCancelCause(ctx)
-	slot, ok := reg.track(cancel)
-	if !ok {
-		cancel(nil)
-		return inflight{}, noProvider()
-	}
-	return inflight{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
-}
-
-// finish forgets the finished ask and releases its context.
-func (a inflight) finish() {
-	a.reg.untrack(a.slot)
-	a.cancel(nil)
-}
-
-// abortErr returns the ASK_ABORTED error when the provider's context of a
-// is done, or nil; stage says what had happened to the question ("asked" or
-// "answered"). Disposal is judged from a's own two contexts: a's context is
-// done while the caller's is live only when a's registration was disposed.
-func (a inflight) abortErr(stage string) error {
-	switch {
-	case a.caller.Err() != nil:
-		return aborted(a.caller, stage)
-	case a.ctx.Err() != nil:
-		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, context.Cause(a.ctx))
-	}
-	return nil
-}
-
-// askErr returns the error Ask returns for err, the provider's error.
-func (a inflight) askErr(err error) error {
-	if isTypedNil(err) {
-		return providerFailed(err)
-	}
-	switch code := CodeOf(err); {
-	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask that took this ask's disposal for its caller's
-		// cancellation: this ask knows the cause.
-		return a.abortErr("answered")
-	case code != "":
-		return err // the human's outcome, or another plugin family's
-	}
-	if err := a.abortErr("answered"); err != nil {
-		return err
-	}
-	return providerFailed(err)
-}
-
-// askProvider asks req, valid, of the provider of a, as steps 4 to 6 of Ask
-// say. which names the question in an INVALID_ANSWER ("questions[2]: ").
-func (a inflight) askProvider(req *Request, which string) (Answer, error) {
-	// The provider is never called once its context is done. dispose cancels
-	// a.ctx under that context's lock, so a dispose that has returned is seen
-	// here; one that comes later aborts a question being asked, as any other.
-	if err := a.abortErr("asked"); err != nil {
-		return Answer{}, err
-	}
-	ans, err := a.reg.provider.Ask(a.ctx, *req)
-	if err != nil {
-		return Answer{}, a.askErr(err)
-	}
-	ans, broken := resolve(req, ans)
-	if broken != nil {
-		return Answer{}, invalidAnswer(which + broken.why)
-	}
-	return ans, nil
-}
+// errDisposed is the cause of the context handed to a provider whose
+// registration was disposed while it was answering.
+var errDisposed = errors.New("provider disposed")
 
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its slot; it reports false when reg is disposed.
@@ -417,6 +333,148 @@ func (reg *registration) dispose() {
 	}
 }
 
+// An inflight is one Ask or AskAll call in flight, recorded on the
+// registration whose provider answers it.
+type inflight struct {
+	reg    *registration
+	slot   int                     // its slot in reg.asks
+	caller context.Context         // the caller's ctx
+	ctx    context.Context         // handed to the provider
+	cancel context.CancelCauseFunc // cancels ctx
+}
+
+// begin records an ask of the caller's ctx on the active registration, or
+// returns NO_PROVIDER. A registration that is disposed before the ask is
+// recorded refuses it: Ask never waits for, or retries with, a newer one.
+func (r *Registry) begin(ctx context.Context) (inflight, error) {
+	if r == nil {
+		return inflight{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
+	}
+	reg := r.registration()
+	if reg == nil {
+		return inflight{}, noProvider()
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	slot, ok := reg.track(cancel)
+	if !ok {
+		cancel(nil)
+		return inflight{}, noProvider()
+	}
+	return inflight{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
+}
+
+// finish forgets the finished ask and releases its context.
+func (a inflight) finish() {
+	a.reg.untrack(a.slot)
+	a.cancel(nil)
+}
+
+// askProvider asks req, valid, of the provider of a, as steps 4 to 6 of Ask
+// say. which names the question in an INVALID_ANSWER ("questions[2]: ").
+func (a inflight) askProvider(req *Request, which string) (Answer, error) {
+	// The provider is never called once its context is done. dispose cancels
+	// a.ctx under that context's lock, so a dispose that has returned is seen
+	// here; one that comes later aborts a question being asked, as any other.
+	if err := a.abortErr("asked"); err != nil {
+		return Answer{}, err
+	}
+	ans, err := a.reg.provider.Ask(a.ctx, *req)
+	if err != nil {
+		return Answer{}, a.askErr(err)
+	}
+	ans, broken := resolve(req, ans)
+	if broken != nil {
+		return Answer{}, invalidAnswer(which + broken.why)
+	}
+	return ans, nil
+}
+
+// askEach asks reqs, valid, of the provider of a one after another, as Ask
+// asks each, up to the first error.
+func (a inflight) askEach(reqs []Request) ([]Answer, error) {
+	answers := make([]Answer, 0, len(reqs))
+	for i := range reqs {
+		ans, err := a.askProvider(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
+		if err != nil {
+			return answers, err
+		}
+		answers = append(answers, ans)
+	}
+	return answers, nil
+}
+
+// askBatch asks reqs, valid, of bp, the provider of a, in one call, and
+// checks each answer against its request.
+func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
+	if err := a.abortErr("asked"); err != nil {
+		return nil, err
+	}
+	given, err := bp.AskAll(a.ctx, reqs)
+	if len(given) > len(reqs) {
+		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	}
+	answers := make([]Answer, 0, len(given))
+	for i, ans := range given {
+		ans, broken := resolve(&reqs[i], ans)
+		if broken != nil {
+			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
+		}
+		answers = append(answers, ans)
+	}
+	switch {
+	case err != nil:
+		return answers, a.askErr(err)
+	case len(answers) < len(reqs):
+		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
+	}
+	return answers, nil
+}
+
+// abortErr returns the ASK_ABORTED error when the provider's context of a
+// is done, or nil; stage says what had happened to the question ("asked" or
+// "answered"). Disposal is judged from a's own two contexts: a's context is
+// done while the caller's is live only when a's registration was disposed.
+func (a inflight) abortErr(stage string) error {
+	switch {
+	case a.caller.Err() != nil:
+		return aborted(a.caller, stage)
+	case a.ctx.Err() != nil:
+		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, context.Cause(a.ctx))
+	}
+	return nil
+}
+
+// askErr returns the error Ask returns for err, the provider's error.
+func (a inflight) askErr(err error) error {
+	if isTypedNil(err) {
+		return providerFailed(err)
+	}
+	switch code := CodeOf(err); {
+	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
+		// A nested ask that took this ask's disposal for its caller's
+		// cancellation: this ask knows the cause.
+		return a.abortErr("answered")
+	case code != "":
+		return err // the human's outcome, or another plugin family's
+	}
+	if err := a.abortErr("answered"); err != nil {
+		return err
+	}
+	return providerFailed(err)
+}
+
+// checkCtx returns the error for a caller's ctx that Ask cannot ask with, a
+// nil or a done one; else nil.
+func checkCtx(ctx context.Context) error {
+	if ctx == nil {
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	}
+	if ctx.Err() != nil {
+		return aborted(ctx, "asked")
+	}
+	return nil
+}
+
 func noProvider() error {
 	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
 }
@@ -454,50 +512,494 @@ func aborted(ctx context.Context, stage string) error {
 	return NewError(CodeAskAborted, "ask aborted before the question was "+stage, err)
 }
 
-// registryKey is the context key of the Registry; unexported so that only
-// WithRegistry and FromContext reach it.
-type registryKey struct{}
+// ----------------------------------------------------------------------------
+// Terminal
 
-// WithRegistry returns a copy of ctx that carries r, the scope that
-// [Register] and [Ask] use. A nil r hides any registry that ctx carries, so
-// Register returns [CodeNoRegistry] and Ask [CodeNoProvider]. A nil ctx is
-// taken as context.Background().
-func WithRegistry(ctx context.Context, r *Registry) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, registryKey{}, r)
+// Terminal is a [Provider] that asks on a text terminal, or on any reader and
+// writer. Make one with [NewTerminal]; it is safe for concurrent use.
+type Terminal struct {
+	in   *bufio.Reader
+	out  io.Writer
+	turn chan struct{} // holds a token while a question or a batch is asked
+
+	// Guarded by turn:
+	read    chan line    // the read in flight, or nil
+	written chan written // the write in flight, or nil
+	midLine bool         // the last output is a prompt that no line answered
 }
 
-// FromContext returns the Registry that ctx carries, or nil when it carries
-// none or ctx is nil.
-func FromContext(ctx context.Context) *Registry {
-	if ctx == nil {
+var _ BatchProvider = (*Terminal)(nil)
+
+// NewTerminal returns a Terminal that reads the human's replies from in, through
+// a buffer of its own (in is for this Terminal only), and writes to out. A nil
+// in is an input that has ended, a nil out discards what is written.
+func NewTerminal(in io.Reader, out io.Writer) *Terminal {
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
+}
+
+// Ask writes the header, the question, the options numbered from 1 (with
+// their descriptions and a "(recommended)" mark) and a line saying what it
+// accepts. Then it reads one line, trimmed:
+//
+//   - A number picks that option. For MultiSelect, numbers separated by
+//     commas or spaces pick several. With options, a line of only digits,
+//     commas and spaces is always read as numbers.
+//   - An option's label picks that option. A typed label is compared as
+//     [Option] compares labels, so it names at most one option. For
+//     MultiSelect, labels separated by commas pick several.
+//   - An empty line picks the recommended option or options.
+//   - Other text is the human's own answer, when [Request.CustomAllowed].
+//
+// Any other line is refused with a line saying why, and the question is
+// asked again. So is a line over 1 MiB. End of input, even within a line,
+// is [CodeAskCancelled], as is a read error (its cause). A write error ends
+// the ask with that error. An invalid req is [CodeInvalidRequest], and
+// nothing is written.
+//
+// The text of req is written as it is, but for the characters that
+// [Request.Validate] lets through only in a question or a description: a
+// bidirectional formatting character is written as <U+202E>, visibly.
+//
+// The Terminal reads only while a question waits, so piped answers answer
+// questions in order. When ctx is done, Ask returns ctx.Err() at once. The
+// read in flight then answers the next question, whose output starts on a
+// fresh line. Asks take turns, each waiting under its own ctx. A panic of
+// the reader or writer is raised again in Ask, on the caller's goroutine.
+// The Terminal handles no signals: run the tool step under
+// signal.NotifyContext for Ctrl-C to cancel the question.
+func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	if err := t.acquire(ctx); err != nil {
+		return Answer{}, err
+	}
+	defer t.release()
+	return t.askOne(ctx, req, "")
+}
+
+// AskAll asks reqs one after another, each headed with its place ("Question
+// 2 of 3"), with no other question in between, and returns the answers up to
+// the first error; see [BatchProvider].
+func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	if err := t.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer t.release()
+	answers := make([]Answer, 0, len(reqs))
+	for i, req := range reqs {
+		ans, err := t.askOne(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
+		if err != nil {
+			return answers, err
+		}
+		answers = append(answers, ans)
+	}
+	return answers, nil
+}
+
+// maxLine is the longest line, in bytes, that a Terminal reads.
+const maxLine = 1 << 20
+
+// acquire waits for the terminal's turn, or for ctx.
+func (t *Terminal) acquire(ctx context.Context) error {
+	if t.turn == nil {
+		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
+	}
+	select {
+	case t.turn <- struct{}{}:
 		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	r, _ := ctx.Value(registryKey{}).(*Registry)
-	return r
 }
 
-// Register is FromContext(ctx).Register(p): it makes p the active provider
-// of the registry that ctx carries, or returns [CodeNoRegistry] when ctx
-// carries none.
-func Register(ctx context.Context, p Provider) (dispose func(), err error) {
-	return FromContext(ctx).Register(p)
+// release ends the turn that acquire began.
+func (t *Terminal) release() { <-t.turn }
+
+// askOne shows req, headed by place, and reads replies until one answers it.
+func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{}, err
+	}
+	if err := t.write(ctx, place+render(req)+prompt(req)); err != nil {
+		return Answer{}, err
+	}
+	for {
+		l, err := t.readLine(ctx)
+		if err != nil {
+			return Answer{}, err
+		}
+		ans, refusal := reply(req, l)
+		if refusal == "" {
+			return ans, nil
+		}
+		if err := t.write(ctx, refusal+"\n"+prompt(req)); err != nil {
+			return Answer{}, err
+		}
+	}
 }
 
-// AskAll is FromContext(ctx).AskAll(ctx, reqs): it asks the active provider
-// of the registry that ctx carries several questions at once. See
-// [Registry.AskAll].
-func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	return FromContext(ctx).AskAll(ctx, reqs)
+// render returns req as the terminal writes it, before the prompt.
+func render(req Request) string {
+	var b strings.Builder
+	if req.Header != "" {
+		b.WriteString(shown(req.Header) + "\n")
+	}
+	b.WriteString(shown(req.Question) + "\n")
+	for i, o := range req.Options {
+		fmt.Fprintf(&b, "  %d. %s", i+1, shown(o.Label))
+		if o.Recommended {
+			b.WriteString(" (recommended)")
+		}
+		if o.Description != "" {
+			// On one line: line feeds in a description could forge option lines.
+			b.WriteString(" - " + shown(strings.Join(strings.Fields(o.Description), " ")))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
-// Ask is FromContext(ctx).Ask(ctx, req): it asks the active provider of the
-// registry that ctx carries and returns [CodeNoProvider] when there is none.
-// See [Registry.Ask] for the full semantics.
-func Ask(ctx context.Context, req Request) (Answer, error) {
-	return FromContext(ctx).Ask(ctx, req)
+// shown returns s as the terminal writes it: each character that may not
+// be shown raw ([Request.Validate] says which) as <U+XXXX>, except the line
+// feeds and tabs that prose may hold. So no text of the request can move
+// the cursor, change the screen or reorder what the human reads.
+func shown(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if hidden(c, name) && c != '\n' && c != '\t' {
+			fmt.Fprintf(&b, "<%U>", c)
+		} else {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// prompt returns the line that says what the terminal accepts for req, and
+// the prompt "> ".
+func prompt(req Request) string {
+	n := len(req.Options)
+	if n == 0 {
+		return "Type your answer.\n> "
+	}
+	numbers := "1"
+	if n > 1 {
+		numbers = fmt.Sprintf("1-%d", n)
+	}
+	var ways []string
+	switch {
+	case req.MultiSelect && n > 1:
+		ways = append(ways, fmt.Sprintf("one or more of %s, such as 1,%d", numbers, n))
+	default:
+		ways = append(ways, numbers)
+	}
+	var recommended []string
+	for _, o := range req.Options {
+		if o.Recommended {
+			recommended = append(recommended, o.Label)
+		}
+	}
+	if len(recommended) > 0 {
+		ways = append(ways, "Enter for "+shown(strings.Join(recommended, " and ")))
+	}
+	if req.CustomAllowed() {
+		ways = append(ways, "type your own answer")
+	}
+	if last := len(ways) - 1; last > 0 {
+		ways[last] = "or " + ways[last]
+	}
+	return strings.Join(ways, ", ") + "\n> "
+}
+
+// write writes s, first ending a line left open by a prompt ("> ") that no
+// line answered. It writes on a goroutine of its own so that ctx can end the
+// wait; a write that ctx interrupts finishes before the next one starts.
+func (t *Terminal) write(ctx context.Context, s string) error {
+	if t.midLine {
+		s = "\n" + s
+	}
+	t.midLine = strings.HasSuffix(s, "> ")
+	if t.written != nil {
+		select {
+		case w := <-t.written: // its error was the interrupted ask's to report
+			t.written = nil
+			w.repanic()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	done := make(chan written, 1)
+	go func() {
+		w := written{err: errStopped}
+		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
+			if v := recover(); v != nil {
+				w = written{panicked: &panicked{v}}
+			}
+			done <- w
+		}()
+		_, w.err = io.WriteString(t.out, s)
+	}()
+	select {
+	case w := <-done:
+		w.repanic()
+		return w.err
+	case <-ctx.Done():
+		t.written = done
+		return ctx.Err()
+	}
+}
+
+// readLine returns the next line of input, reading it on a goroutine of its
+// own so that ctx can end the wait; a read that ctx interrupts stays in
+// flight for the next question.
+func (t *Terminal) readLine(ctx context.Context) (line, error) {
+	if t.read == nil {
+		read := make(chan line, 1)
+		go func() {
+			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
+			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
+				if v := recover(); v != nil {
+					l = line{panicked: &panicked{v}}
+				}
+				read <- l
+			}()
+			l = t.scanLine()
+		}()
+		t.read = read
+	}
+	select {
+	case l := <-t.read:
+		t.read, t.midLine = nil, false
+		l.repanic()
+		return l, l.err
+	case <-ctx.Done():
+		return line{}, ctx.Err()
+	}
+}
+
+// scanLine reads the next line of input, without its "\n" or "\r\n", trimmed. A
+// line of more than maxLine bytes is too long: it is skipped, not kept.
+func (t *Terminal) scanLine() line {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := t.in.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) <= maxLine+len("\r\n") {
+			buf = append(buf, chunk...)
+		} else {
+			buf, tooLong = nil, true
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == nil:
+			text := strings.TrimSuffix(strings.TrimSuffix(string(buf), "\n"), "\r")
+			return line{text: strings.TrimSpace(text), tooLong: tooLong || len(text) > maxLine}
+		case err == io.EOF && len(buf) == 0 && !tooLong:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input ended", nil)}
+		case err == io.EOF:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input ended in the middle of a line", nil)}
+		default:
+			return line{err: NewError(CodeAskCancelled, "the terminal's input failed", err)}
+		}
+	}
+}
+
+// line is a line read from a Terminal's input, or why there is none.
+type line struct {
+	text    string
+	tooLong bool
+	err     error // ASK_CANCELLED at the end of the input or on a read error
+	*panicked
+}
+
+// written is the outcome of a write to a Terminal's output.
+type written struct {
+	err error
+	*panicked
+}
+
+// errStopped is the error of a read or write whose call ended its goroutine
+// without returning or panicking with a value: runtime.Goexit, or panic(nil)
+// under GODEBUG=panicnil=1.
+var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
+
+// panicked is a panic of a Terminal's reader or writer, recovered on the
+// Terminal's own goroutine and raised again on the asking one, where the
+// caller of Ask can recover it, as a provider's panic.
+type panicked struct{ value any }
+
+// repanic raises p's panic again, when there is one.
+func (p *panicked) repanic() {
+	if p != nil {
+		panic(p.value)
+	}
+}
+
+// reply reads l, the human's reply to req, as the answer a provider returns,
+// or returns the refusal to show.
+func reply(req Request, l line) (Answer, string) {
+	text := l.text
+	switch {
+	case l.tooLong:
+		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+	case !utf8.ValidString(text):
+		return Answer{}, "That line is not valid UTF-8."
+	case len(req.Options) == 0 && text == "":
+		return Answer{}, "Type an answer."
+	case len(req.Options) == 0:
+		return Answer{Text: text}, ""
+	case text == "":
+		return recommendedAnswer(req)
+	case strings.Trim(text, "0123456789, \t") == "":
+		return numbered(req, text)
+	}
+	if req.MultiSelect {
+		switch picks, ok, ambiguous := labelList(req, text); {
+		case ambiguous:
+			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
+		case ok:
+			return Pick(picks...), ""
+		}
+	} else if i, ok := findLabel(req.Options, text); ok {
+		return req.Options[i].Answer(), ""
+	}
+	if !req.CustomAllowed() {
+		return Answer{}, quote(text) + " is not an option: type its number."
+	}
+	return Answer{Text: text}, ""
+}
+
+// findLabel returns the index of the option whose label is the same as text
+// by the comparison Validate uses for duplicates, so at most one is.
+func findLabel(opts []Option, text string) (i int, ok bool) {
+	for i := range opts {
+		if sameLabel(opts[i].Label, text) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// labelList returns the options of req, a MultiSelect request, that text
+// names as labels separated by commas ("api, worker", as the answer's Text
+// shows them), in offered order. A label may hold commas itself, so text
+// may name options in several ways: ambiguous reports that it does, and
+// then no options are returned. ok is false when text names no options,
+// or one option twice.
+func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
+	// Text is cut into parts at its commas; a label spans one part or more.
+	// Part p is text[cuts[p] : cuts[p+1]-1].
+	cuts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == ',' {
+			cuts = append(cuts, i+1)
+		}
+	}
+	cuts = append(cuts, len(text)+1)
+	parts := len(cuts) - 1
+	spans := make([]int, len(req.Options)) // the parts each label spans
+	all := 0
+	for k, o := range req.Options {
+		spans[k] = strings.Count(o.Label, ",") + 1
+		all += spans[k]
+	}
+	if parts > all { // more parts than all the labels span: no reading
+		return nil, false, false
+	}
+	// ways[p] counts the readings of the parts from p on, up to 2. The first
+	// reading names option first[p] with the parts up to end[p].
+	ways := make([]int, parts+1)
+	first := make([]int, parts+1)
+	end := make([]int, parts+1)
+	ways[parts] = 1
+	for p := parts - 1; p >= 0; p-- {
+		for k, o := range req.Options {
+			q := p + spans[k]
+			if q > parts || ways[q] == 0 || !sameLabel(o.Label, text[cuts[p]:cuts[q]-1]) {
+				continue
+			}
+			if ways[p] == 0 {
+				first[p], end[p] = k, q
+			}
+			ways[p] = min(2, ways[p]+ways[q])
+		}
+	}
+	switch ways[0] {
+	case 0:
+		return nil, false, false
+	case 2:
+		return nil, false, true
+	}
+	picked := make([]bool, len(req.Options))
+	for p := 0; p < parts; p = end[p] {
+		if picked[first[p]] {
+			return nil, false, false
+		}
+		picked[first[p]] = true
+	}
+	for k, yes := range picked {
+		if yes {
+			picks = append(picks, req.Options[k])
+		}
+	}
+	return picks, true, false
+}
+
+// recommendedAnswer picks the recommended options of req, which has options,
+// for an empty line.
+func recommendedAnswer(req Request) (Answer, string) {
+	var picks []Option
+	for _, o := range req.Options {
+		if o.Recommended {
+			picks = append(picks, o)
+		}
+	}
+	switch {
+	case len(picks) == 0:
+		return Answer{}, "No option is recommended: type a number."
+	case req.MultiSelect:
+		return Pick(picks...), ""
+	}
+	return picks[0].Answer(), ""
+}
+
+// numbered picks the options of req that text numbers.
+func numbered(req Request, text string) (Answer, string) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	switch {
+	case len(fields) == 0:
+		return Answer{}, "Type the number of an option."
+	case len(fields) > 1 && !req.MultiSelect:
+		return Answer{}, "Pick one option."
+	}
+	picked := make([]bool, len(req.Options))
+	var picks []Option
+	for _, f := range fields {
+		i, err := strconv.Atoi(f)
+		switch {
+		case err != nil || i < 1 || i > len(req.Options):
+			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
+		case picked[i-1]:
+			return Answer{}, fmt.Sprintf("Option %d is given twice.", i)
+		}
+		picked[i-1] = true
+		picks = append(picks, req.Options[i-1])
+	}
+	if !req.MultiSelect {
+		return picks[0].Answer(), ""
+	}
+	return Pick(picks...), ""
 }
 
 // ----------------------------------------------------------------------------
@@ -522,9 +1024,6 @@ type Form struct {
 }
 
 var _ Provider = (*Form)(nil)
-
-// maxForms is how many times Form sends one question before it gives up.
-const maxForms = 3
 
 // NewForm returns a Form that sends its forms through elicit.
 func NewForm(elicit ElicitFunc) *Form {
@@ -580,6 +1079,251 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 }
 
+// maxForms is how many times Form sends one question before it gives up.
+const maxForms = 3
+
+// ----------------------------------------------------------------------------
+// Inbox
+
+// Inbox is a [Provider] for a UI outside the process, such as a web page, a
+// chat bot or an editor over a socket, that answers by ID whenever it
+// connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
+// asks the human, and delivers each outcome with [Inbox.Respond].
+// [Inbox.Changed] tells it when to read Pending again.
+//
+// A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
+// another session's UI cannot guess it, and no ID repeats. A question is open
+// from its Ask until Respond delivers its outcome, or until the asker's ctx
+// is done: the caller's step ended, or the registration was disposed. The
+// zero value is an empty Inbox ready to use. An Inbox is
+// safe for concurrent use and must not be copied after first use. Its
+// methods need a non-nil *Inbox.
+type Inbox struct {
+	mu      sync.Mutex           // guards the fields below
+	open    []*question          // the open questions, oldest first
+	byID    map[string]*question // the open questions by ID
+	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
+}
+
+var _ BatchProvider = (*Inbox)(nil)
+
+// Ask opens req as a question and waits for the outcome that
+// [Inbox.Respond] delivers. When ctx is done first, the question leaves
+// Pending and Ask returns ctx.Err(). An outcome delivered before that is
+// returned all the same. An invalid req is [CodeInvalidRequest] and is not
+// opened.
+func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	answers, err := b.askAll(ctx, []Request{req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+// AskAll opens reqs at once, consecutive in Pending, and returns their
+// answers in request order. At the first error in request order, once the
+// questions before it are answered, it returns their answers and that error;
+// see [BatchProvider]. An error outcome closes the questions after it at
+// once, and a done ctx closes every open one: their answers could not be
+// returned.
+func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	return b.askAll(ctx, reqs)
+}
+
+// Pending returns the open questions, oldest first; a batch's questions are
+// consecutive, in request order. The result shares no memory with b.
+func (b *Inbox) Pending() []Pending {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Pending, len(b.open))
+	for i, q := range b.open {
+		out[i] = Pending{ID: q.id, Request: q.req.clone()}
+	}
+	return out
+}
+
+// Respond delivers the outcome of the open question id, as a live provider
+// returns it: ans when err is nil, else err. It returns nil when the outcome
+// is delivered, and the question is closed. An ans that breaks a rule of
+// [Answer] for the question's request is refused with [CodeInvalidAnswer],
+// and the question stays open for another try. An id that is not open
+// (never asked, already answered, or given up) is refused with
+// [CodeNotPending]: the first Respond of a question wins. A refused Respond
+// changes nothing.
+func (b *Inbox) Respond(id string, ans Answer, err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.byID[id]
+	if q == nil {
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+	}
+	r := result{err: err}
+	if err == nil {
+		var broken *brokenRule
+		if r.ans, broken = resolve(&q.req, ans); broken != nil {
+			return invalidAnswer(broken.why)
+		}
+	}
+	b.deliver(q, r)
+	if err != nil {
+		// The call returns at q's error: the questions after q leave now.
+		for _, later := range q.call[q.index+1:] {
+			b.deliver(later, r)
+		}
+	}
+	b.publish()
+	return nil
+}
+
+// Changed returns a channel that is closed at the next change of Pending: a
+// question opened, answered or given up. Then call Changed again. Call it
+// before Pending to miss no change. A channel that nobody waits on holds no
+// goroutine.
+func (b *Inbox) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
+}
+
+// A question is one request that an Inbox asks.
+type question struct {
+	id    string
+	req   Request     // a clone of the request asked
+	call  []*question // the questions of its Ask or AskAll, in request order
+	index int         // its place in call
+	// outcome receives the question's outcome once, when it closes, so the
+	// asker always finds one: the responder's, or its own giving up.
+	outcome chan result
+	closed  bool // guarded by the Inbox's mu
+}
+
+// result is the outcome of a question: an answer, or the error in its place.
+type result struct {
+	ans Answer
+	err error
+}
+
+// askAll opens reqs, which are valid, and waits for their outcomes, as
+// AskAll says.
+func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if ctx == nil {
+		return nil, checkCtx(ctx) // INVALID_REQUEST, as Registry.Ask gives
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // not opened: no UI sees a question already given up
+	}
+	call, err := b.openAll(reqs)
+	if err != nil {
+		return nil, err
+	}
+	answers := make([]Answer, 0, len(call))
+	for _, q := range call {
+		var r result
+		select {
+		case r = <-q.outcome:
+		case <-ctx.Done():
+			// A Respond that closed q first has delivered its outcome
+			// under b.mu: the human's answer is kept.
+			b.giveUp(call, ctx.Err())
+			r = <-q.outcome
+		}
+		if r.err != nil {
+			return answers, r.err // every question after q is closed by now
+		}
+		answers = append(answers, r.ans)
+	}
+	return answers, nil
+}
+
+// openAll opens reqs as the questions of one call, consecutive in Pending.
+// An ID is not checked against earlier ones: two of 2^32 random 128-bit IDs
+// are equal with a chance of about 2^-65.
+func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
+	random := make([]byte, 16*len(reqs))
+	if _, err := rand.Read(random); err != nil {
+		// Since Go 1.24 crypto/rand.Read never fails; Go 1.21 could.
+		// Registry.Ask makes this error PROVIDER_FAILED.
+		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
+	}
+	call := make([]*question, len(reqs))
+	for i, req := range reqs {
+		call[i] = &question{
+			id:      hex.EncodeToString(random[16*i : 16*(i+1)]),
+			req:     req.clone(),
+			call:    call,
+			index:   i,
+			outcome: make(chan result, 1),
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byID == nil {
+		b.byID = make(map[string]*question)
+	}
+	for _, q := range call {
+		b.byID[q.id] = q
+	}
+	b.open = append(b.open, call...)
+	b.publish()
+	return call, nil
+}
+
+// giveUp closes the open questions of call with err, as their asker's ctx
+// is done.
+func (b *Inbox) giveUp(call []*question, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	changed := false
+	for _, q := range call {
+		changed = b.deliver(q, result{err: err}) || changed
+	}
+	if changed {
+		b.publish()
+	}
+}
+
+// deliver closes q with the outcome r and reports true, or reports false when
+// q was closed already; b.mu is held. Each question receives exactly one
+// outcome, so the send never blocks.
+func (b *Inbox) deliver(q *question, r result) bool {
+	if q.closed {
+		return false
+	}
+	q.closed = true
+	delete(b.byID, q.id)
+	q.outcome <- r
+	return true
+}
+
+// publish makes a change of the open questions visible: it drops the closed
+// ones from b.open and closes the Changed channel; b.mu is held.
+func (b *Inbox) publish() {
+	kept := b.open[:0]
+	for _, q := range b.open {
+		if !q.closed {
+			kept = append(kept, q)
+		}
+	}
+	clear(b.open[len(kept):]) // no closed question stays reachable
+	b.open = kept
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
+}
+
+// ----------------------------------------------------------------------------
+// Replay
+
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
 // the human thinks: it answers questions from a record of outcomes, and
 // collects the others as pending. The host runs the call with [Replay.Run],
@@ -611,15 +1355,6 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Pending is a question that waits for an outcome: a [Replay] run asked it
-// and had none recorded, or it is open in an [Inbox]. The host asks the
-// human and records the outcome under ID, or responds with it. Its JSON is
-// {"id", "request"}.
-type Pending struct {
-	ID      string  `json:"id"`
-	Request Request `json:"request"`
-}
-
 // Ask answers req from the record: a recorded answer, which [Registry.Ask]
 // then checks as any provider's, or a recorded error. A question without an
 // outcome joins [Replay.Pending] and Ask returns [CodeInputRequired]. An
@@ -647,60 +1382,6 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return p.replay(reqs)
 }
 
-// replay answers the valid requests reqs from the record, as AskAll says.
-func (p *Replay) replay(reqs []Request) ([]Answer, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.opened { // the first ask of a Replay registered without Run starts its run
-		p.startRun()
-	}
-	var answers []Answer // of the questions before the first without an outcome
-	var missing []string // the IDs of the questions without an outcome
-	var failed error     // the first recorded error
-	for i := range reqs {
-		req := &reqs[i]
-		id := p.id(req)
-		o, ok := p.record[id]
-		if !ok {
-			missing = append(missing, id)
-			p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
-			continue
-		}
-		if o.err != nil {
-			failed = o.error() // the human's outcome ends the batch
-			break
-		}
-		if len(missing) == 0 {
-			answers = append(answers, o.answer.clone())
-		}
-	}
-	switch len(missing) {
-	case 0:
-		return answers, failed
-	case 1:
-		return answers, NewError(CodeInputRequired, "input required: question "+missing[0]+
-			" has no recorded answer; the host asks it and runs the call again", nil)
-	}
-	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
-		"the host asks them and runs the call again", len(missing), missing[0]), nil)
-}
-
-// id returns the ID of req, valid, one more ask of it in this run; p.mu is
-// held.
-func (p *Replay) id(req *Request) string {
-	var scratch [256]byte // enough for most requests, without a heap buffer
-	buf := appendCanonical(scratch[:0], req)
-	if p.asked == nil {
-		p.asked = make(map[string]int)
-	}
-	n := p.asked[string(buf)]
-	p.asked[string(buf)] = n + 1
-	buf = append(buf, '\n')
-	buf = strconv.AppendInt(buf, int64(n), 10)
-	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:16])
-}
-
 // Run runs call once as a run of a tool call: it starts a new run on p (the
 // record stays; the previous run's asks and pending questions are
 // forgotten), makes p the provider of a new [Registry] in a context derived
@@ -716,13 +1397,6 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	defer dispose()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
-}
-
-// startRun starts a new run on p: the record stays, the asks and pending
-// questions of the previous run (or of the sealed state) are forgotten; p.mu
-// is held.
-func (p *Replay) startRun() {
-	p.pending, p.asked, p.opened = nil, nil, false
 }
 
 // Pending returns the questions this run asked that had no recorded outcome
@@ -766,24 +1440,6 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // pending questions.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
-}
-
-// entries returns the record as encoding/json encodes it: each outcome as
-// its answer or its error. They are values without a MarshalJSON method,
-// whose output encoding/json would check again, taking longer than the
-// encoding itself.
-func (p *Replay) entries() map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	entries := make(map[string]any, len(p.record))
-	for id, o := range p.record {
-		if o.err != nil {
-			entries[id] = o.err
-		} else {
-			entries[id] = wireAnswer(o.answer)
-		}
-	}
-	return entries
 }
 
 // UnmarshalJSON replaces the record with the one data encodes; call it
@@ -873,6 +1529,88 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	return &Replay{record: record, pending: s.Pending, opened: true}, nil
 }
 
+// replay answers the valid requests reqs from the record, as AskAll says.
+func (p *Replay) replay(reqs []Request) ([]Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.opened { // the first ask of a Replay registered without Run starts its run
+		p.startRun()
+	}
+	var answers []Answer // of the questions before the first without an outcome
+	var missing []string // the IDs of the questions without an outcome
+	var failed error     // the first recorded error
+	for i := range reqs {
+		req := &reqs[i]
+		id := p.id(req)
+		o, ok := p.record[id]
+		if !ok {
+			missing = append(missing, id)
+			p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
+			continue
+		}
+		if o.err != nil {
+			failed = o.error() // the human's outcome ends the batch
+			break
+		}
+		if len(missing) == 0 {
+			answers = append(answers, o.answer.clone())
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return answers, failed
+	case 1:
+		return answers, NewError(CodeInputRequired, "input required: question "+missing[0]+
+			" has no recorded answer; the host asks it and runs the call again", nil)
+	}
+	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
+		"the host asks them and runs the call again", len(missing), missing[0]), nil)
+}
+
+// id returns the ID of req, valid, one more ask of it in this run; p.mu is
+// held.
+func (p *Replay) id(req *Request) string {
+	var scratch [256]byte // enough for most requests, without a heap buffer
+	buf := appendCanonical(scratch[:0], req)
+	if p.asked == nil {
+		p.asked = make(map[string]int)
+	}
+	n := p.asked[string(buf)]
+	p.asked[string(buf)] = n + 1
+	buf = append(buf, '\n')
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:16])
+}
+
+// startRun starts a new run on p: the record stays, the asks and pending
+// questions of the previous run (or of the sealed state) are forgotten; p.mu
+// is held.
+func (p *Replay) startRun() {
+	p.pending, p.asked, p.opened = nil, nil, false
+}
+
+// entries returns the record as encoding/json encodes it: each outcome as
+// its answer or its error. They are values without a MarshalJSON method,
+// whose output encoding/json would check again, taking longer than the
+// encoding itself.
+func (p *Replay) entries() map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	entries := make(map[string]any, len(p.record))
+	for id, o := range p.record {
+		if o.err != nil {
+			entries[id] = o.err
+		} else {
+			entries[id] = wireAnswer(o.answer)
+		}
+	}
+	return entries
+}
+
+// ----------------------------------------------------------------------------
+// Replay: sealed state
+
 // sealed is the payload of sealed state, authenticated by its MAC.
 type sealed struct {
 	Version int             `json:"v"`
@@ -930,6 +1668,38 @@ func invalidState(cause error) error {
 	return NewError(CodeInvalidState, "invalid state: the answers of this call cannot be used, so call the tool again from the start", cause)
 }
 
+// ----------------------------------------------------------------------------
+// Replay: the record's JSON
+
+// outcome is a recorded outcome: an answer, or the coded error in its place.
+type outcome struct {
+	answer Answer
+	err    *HarnessError // nil for an answer; never with a cause
+}
+
+// recordedError returns the {name, code, message} that stands for err in a record:
+// its own when it carries a code, else the PROVIDER_FAILED that Registry.Ask
+// would return for it.
+func recordedError(err error) *HarnessError {
+	var he *HarnessError
+	if isTypedNil(err) || CodeOf(err) == "" {
+		he = &providerFailed(err).HarnessError
+	} else {
+		errors.As(err, &he)
+	}
+	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
+}
+
+// error returns the recorded error as Ask returns it: a *UserInteractionError
+// when it is named so.
+func (o outcome) error() error {
+	if o.err.Name == errorName {
+		return NewError(o.err.Code, o.err.Message, nil)
+	}
+	he := *o.err
+	return &he
+}
+
 // decodeRecord decodes a record's JSON in one pass, key by key, so that it
 // sees every key as written: encoding/json alone would read "Answer" as
 // "answer", where other languages read only "answer", and would let the last
@@ -969,35 +1739,6 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 		}
 	}
 	return record, nil
-}
-
-// outcome is a recorded outcome: an answer, or the coded error in its place.
-type outcome struct {
-	answer Answer
-	err    *HarnessError // nil for an answer; never with a cause
-}
-
-// recordedError returns the {name, code, message} that stands for err in a record:
-// its own when it carries a code, else the PROVIDER_FAILED that Registry.Ask
-// would return for it.
-func recordedError(err error) *HarnessError {
-	var he *HarnessError
-	if isTypedNil(err) || CodeOf(err) == "" {
-		he = &providerFailed(err).HarnessError
-	} else {
-		errors.As(err, &he)
-	}
-	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
-}
-
-// error returns the recorded error as Ask returns it: a *UserInteractionError
-// when it is named so.
-func (o outcome) error() error {
-	if o.err.Name == errorName {
-		return NewError(o.err.Code, o.err.Message, nil)
-	}
-	he := *o.err
-	return &he
 }
 
 // Keys of a record's objects.
@@ -1242,730 +1983,4 @@ func (r *recordReader) boolean(key string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%s is %s, not a boolean", quote(key), r.kind())
-}
-
-// Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]; it is safe for concurrent use.
-type Terminal struct {
-	in   *bufio.Reader
-	out  io.Writer
-	turn chan struct{} // holds a token while a question or a batch is asked
-
-	// Guarded by turn:
-	read    chan line    // the read in flight, or nil
-	written chan written // the write in flight, or nil
-	midLine bool         // the last output is a prompt that no line answered
-}
-
-var _ BatchProvider = (*Terminal)(nil)
-
-// line is a line read from a Terminal's input, or why there is none.
-type line struct {
-	text    string
-	tooLong bool
-	err     error // ASK_CANCELLED at the end of the input or on a read error
-	*panicked
-}
-
-// written is the outcome of a write to a Terminal's output.
-type written struct {
-	err error
-	*panicked
-}
-
-// maxLine is the longest line, in bytes, that a Terminal reads.
-const maxLine = 1 << 20
-
-// NewTerminal returns a Terminal that reads the human's replies from in, through
-// a buffer of its own (in is for this Terminal only), and writes to out. A nil
-// in is an input that has ended, a nil out discards what is written.
-func NewTerminal(in io.Reader, out io.Writer) *Terminal {
-	if in == nil {
-		in = strings.NewReader("")
-	}
-	if out == nil {
-		out = io.Discard
-	}
-	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
-}
-
-// Ask writes the header, the question, the options numbered from 1 (with
-// their descriptions and a "(recommended)" mark) and a line saying what it
-// accepts. Then it reads one line, trimmed:
-//
-//   - A number picks that option. For MultiSelect, numbers separated by
-//     commas or spaces pick several. With options, a line of only digits,
-//     commas and spaces is always read as numbers.
-//   - An option's label picks that option. A typed label is compared as
-//     [Option] compares labels, so it names at most one option. For
-//     MultiSelect, labels separated by commas pick several.
-//   - An empty line picks the recommended option or options.
-//   - Other text is the human's own answer, when [Request.CustomAllowed].
-//
-// Any other line is refused with a line saying why, and the question is
-// asked again. So is a line over 1 MiB. End of input, even within a line,
-// is [CodeAskCancelled], as is a read error (its cause). A write error ends
-// the ask with that error. An invalid req is [CodeInvalidRequest], and
-// nothing is written.
-//
-// The text of req is written as it is, but for the characters that
-// [Request.Validate] lets through only in a question or a description: a
-// bidirectional formatting character is written as <U+202E>, visibly.
-//
-// The Terminal reads only while a question waits, so piped answers answer
-// questions in order. When ctx is done, Ask returns ctx.Err() at once. The
-// read in flight then answers the next question, whose output starts on a
-// fresh line. Asks take turns, each waiting under its own ctx. A panic of
-// the reader or writer is raised again in Ask, on the caller's goroutine.
-// The Terminal handles no signals: run the tool step under
-// signal.NotifyContext for Ctrl-C to cancel the question.
-func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
-		return Answer{}, err
-	}
-	if err := t.acquire(ctx); err != nil {
-		return Answer{}, err
-	}
-	defer t.release()
-	return t.askOne(ctx, req, "")
-}
-
-// AskAll asks reqs one after another, each headed with its place ("Question
-// 2 of 3"), with no other question in between, and returns the answers up to
-// the first error; see [BatchProvider].
-func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
-		return nil, err
-	}
-	if err := t.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer t.release()
-	answers := make([]Answer, 0, len(reqs))
-	for i, req := range reqs {
-		ans, err := t.askOne(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
-		if err != nil {
-			return answers, err
-		}
-		answers = append(answers, ans)
-	}
-	return answers, nil
-}
-
-// acquire waits for the terminal's turn, or for ctx.
-func (t *Terminal) acquire(ctx context.Context) error {
-	if t.turn == nil {
-		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
-	}
-	select {
-	case t.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// release ends the turn that acquire began.
-func (t *Terminal) release() { <-t.turn }
-
-// askOne shows req, headed by place, and reads replies until one answers it.
-func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
-	if err := ctx.Err(); err != nil {
-		return Answer{}, err
-	}
-	if err := t.write(ctx, place+render(req)+prompt(req)); err != nil {
-		return Answer{}, err
-	}
-	for {
-		l, err := t.readLine(ctx)
-		if err != nil {
-			return Answer{}, err
-		}
-		ans, refusal := reply(req, l)
-		if refusal == "" {
-			return ans, nil
-		}
-		if err := t.write(ctx, refusal+"\n"+prompt(req)); err != nil {
-			return Answer{}, err
-		}
-	}
-}
-
-// write writes s, first ending a line left open by a prompt ("> ") that no
-// line answered. It writes on a goroutine of its own so that ctx can end the
-// wait; a write that ctx interrupts finishes before the next one starts.
-func (t *Terminal) write(ctx context.Context, s string) error {
-	if t.midLine {
-		s = "\n" + s
-	}
-	t.midLine = strings.HasSuffix(s, "> ")
-	if t.written != nil {
-		select {
-		case w := <-t.written: // its error was the interrupted ask's to report
-			t.written = nil
-			w.repanic()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	done := make(chan written, 1)
-	go func() {
-		w := written{err: errStopped}
-		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-			if v := recover(); v != nil {
-				w = written{panicked: &panicked{v}}
-			}
-			done <- w
-		}()
-		_, w.err = io.WriteString(t.out, s)
-	}()
-	select {
-	case w := <-done:
-		w.repanic()
-		return w.err
-	case <-ctx.Done():
-		t.written = done
-		return ctx.Err()
-	}
-}
-
-// readLine returns the next line of input, reading it on a goroutine of its
-// own so that ctx can end the wait; a read that ctx interrupts stays in
-// flight for the next question.
-func (t *Terminal) readLine(ctx context.Context) (line, error) {
-	if t.read == nil {
-		read := make(chan line, 1)
-		go func() {
-			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
-			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-				if v := recover(); v != nil {
-					l = line{panicked: &panicked{v}}
-				}
-				read <- l
-			}()
-			l = t.scanLine()
-		}()
-		t.read = read
-	}
-	select {
-	case l := <-t.read:
-		t.read, t.midLine = nil, false
-		l.repanic()
-		return l, l.err
-	case <-ctx.Done():
-		return line{}, ctx.Err()
-	}
-}
-
-// errStopped is the error of a read or write whose call ended its goroutine
-// without returning or panicking with a value: runtime.Goexit, or panic(nil)
-// under GODEBUG=panicnil=1.
-var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
-
-// panicked is a panic of a Terminal's reader or writer, recovered on the
-// Terminal's own goroutine and raised again on the asking one, where the
-// caller of Ask can recover it, as a provider's panic.
-type panicked struct{ value any }
-
-// repanic raises p's panic again, when there is one.
-func (p *panicked) repanic() {
-	if p != nil {
-		panic(p.value)
-	}
-}
-
-// scanLine reads the next line of input, without its "\n" or "\r\n", trimmed. A
-// line of more than maxLine bytes is too long: it is skipped, not kept.
-func (t *Terminal) scanLine() line {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := t.in.ReadSlice('\n')
-		if !tooLong && len(buf)+len(chunk) <= maxLine+len("\r\n") {
-			buf = append(buf, chunk...)
-		} else {
-			buf, tooLong = nil, true
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == nil:
-			text := strings.TrimSuffix(strings.TrimSuffix(string(buf), "\n"), "\r")
-			return line{text: strings.TrimSpace(text), tooLong: tooLong || len(text) > maxLine}
-		case err == io.EOF && len(buf) == 0 && !tooLong:
-			return line{err: NewError(CodeAskCancelled, "the terminal's input ended", nil)}
-		case err == io.EOF:
-			return line{err: NewError(CodeAskCancelled, "the terminal's input ended in the middle of a line", nil)}
-		default:
-			return line{err: NewError(CodeAskCancelled, "the terminal's input failed", err)}
-		}
-	}
-}
-
-// render returns req as the terminal writes it, before the prompt.
-func render(req Request) string {
-	var b strings.Builder
-	if req.Header != "" {
-		b.WriteString(shown(req.Header) + "\n")
-	}
-	b.WriteString(shown(req.Question) + "\n")
-	for i, o := range req.Options {
-		fmt.Fprintf(&b, "  %d. %s", i+1, shown(o.Label))
-		if o.Recommended {
-			b.WriteString(" (recommended)")
-		}
-		if o.Description != "" {
-			// On one line: line feeds in a description could forge option lines.
-			b.WriteString(" - " + shown(strings.Join(strings.Fields(o.Description), " ")))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// shown returns s as the terminal writes it: each character that may not
-// be shown raw ([Request.Validate] says which) as <U+XXXX>, except the line
-// feeds and tabs that prose may hold. So no text of the request can move
-// the cursor, change the screen or reorder what the human reads.
-func shown(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if hidden(c, name) && c != '\n' && c != '\t' {
-			fmt.Fprintf(&b, "<%U>", c)
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-// prompt returns the line that says what the terminal accepts for req, and
-// the prompt "> ".
-func prompt(req Request) string {
-	n := len(req.Options)
-	if n == 0 {
-		return "Type your answer.\n> "
-	}
-	numbers := "1"
-	if n > 1 {
-		numbers = fmt.Sprintf("1-%d", n)
-	}
-	var ways []string
-	switch {
-	case req.MultiSelect && n > 1:
-		ways = append(ways, fmt.Sprintf("one or more of %s, such as 1,%d", numbers, n))
-	default:
-		ways = append(ways, numbers)
-	}
-	var recommended []string
-	for _, o := range req.Options {
-		if o.Recommended {
-			recommended = append(recommended, o.Label)
-		}
-	}
-	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+shown(strings.Join(recommended, " and ")))
-	}
-	if req.CustomAllowed() {
-		ways = append(ways, "type your own answer")
-	}
-	if last := len(ways) - 1; last > 0 {
-		ways[last] = "or " + ways[last]
-	}
-	return strings.Join(ways, ", ") + "\n> "
-}
-
-// reply reads l, the human's reply to req, as the answer a provider returns,
-// or returns the refusal to show.
-func reply(req Request, l line) (Answer, string) {
-	text := l.text
-	switch {
-	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine)
-	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8."
-	case len(req.Options) == 0 && text == "":
-		return Answer{}, "Type an answer."
-	case len(req.Options) == 0:
-		return Answer{Text: text}, ""
-	case text == "":
-		return recommendedAnswer(req)
-	case strings.Trim(text, "0123456789, \t") == "":
-		return numbered(req, text)
-	}
-	if req.MultiSelect {
-		switch picks, ok, ambiguous := labelList(req, text); {
-		case ambiguous:
-			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
-		case ok:
-			return Pick(picks...), ""
-		}
-	} else if i, ok := findLabel(req.Options, text); ok {
-		return req.Options[i].Answer(), ""
-	}
-	if !req.CustomAllowed() {
-		return Answer{}, quote(text) + " is not an option: type its number."
-	}
-	return Answer{Text: text}, ""
-}
-
-// findLabel returns the index of the option whose label is the same as text
-// by the comparison Validate uses for duplicates, so at most one is.
-func findLabel(opts []Option, text string) (i int, ok bool) {
-	for i := range opts {
-		if sameLabel(opts[i].Label, text) {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-// labelList returns the options of req, a MultiSelect request, that text
-// names as labels separated by commas ("api, worker", as the answer's Text
-// shows them), in offered order. A label may hold commas itself, so text
-// may name options in several ways: ambiguous reports that it does, and
-// then no options are returned. ok is false when text names no options,
-// or one option twice.
-func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
-	// Text is cut into parts at its commas; a label spans one part or more.
-	// Part p is text[cuts[p] : cuts[p+1]-1].
-	cuts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == ',' {
-			cuts = append(cuts, i+1)
-		}
-	}
-	cuts = append(cuts, len(text)+1)
-	parts := len(cuts) - 1
-	spans := make([]int, len(req.Options)) // the parts each label spans
-	all := 0
-	for k, o := range req.Options {
-		spans[k] = strings.Count(o.Label, ",") + 1
-		all += spans[k]
-	}
-	if parts > all { // more parts than all the labels span: no reading
-		return nil, false, false
-	}
-	// ways[p] counts the readings of the parts from p on, up to 2. The first
-	// reading names option first[p] with the parts up to end[p].
-	ways := make([]int, parts+1)
-	first := make([]int, parts+1)
-	end := make([]int, parts+1)
-	ways[parts] = 1
-	for p := parts - 1; p >= 0; p-- {
-		for k, o := range req.Options {
-			q := p + spans[k]
-			if q > parts || ways[q] == 0 || !sameLabel(o.Label, text[cuts[p]:cuts[q]-1]) {
-				continue
-			}
-			if ways[p] == 0 {
-				first[p], end[p] = k, q
-			}
-			ways[p] = min(2, ways[p]+ways[q])
-		}
-	}
-	switch ways[0] {
-	case 0:
-		return nil, false, false
-	case 2:
-		return nil, false, true
-	}
-	picked := make([]bool, len(req.Options))
-	for p := 0; p < parts; p = end[p] {
-		if picked[first[p]] {
-			return nil, false, false
-		}
-		picked[first[p]] = true
-	}
-	for k, yes := range picked {
-		if yes {
-			picks = append(picks, req.Options[k])
-		}
-	}
-	return picks, true, false
-}
-
-// recommendedAnswer picks the recommended options of req, which has options,
-// for an empty line.
-func recommendedAnswer(req Request) (Answer, string) {
-	var picks []Option
-	for _, o := range req.Options {
-		if o.Recommended {
-			picks = append(picks, o)
-		}
-	}
-	switch {
-	case len(picks) == 0:
-		return Answer{}, "No option is recommended: type a number."
-	case req.MultiSelect:
-		return Pick(picks...), ""
-	}
-	return picks[0].Answer(), ""
-}
-
-// numbered picks the options of req that text numbers.
-func numbered(req Request, text string) (Answer, string) {
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-	switch {
-	case len(fields) == 0:
-		return Answer{}, "Type the number of an option."
-	case len(fields) > 1 && !req.MultiSelect:
-		return Answer{}, "Pick one option."
-	}
-	picked := make([]bool, len(req.Options))
-	var picks []Option
-	for _, f := range fields {
-		i, err := strconv.Atoi(f)
-		switch {
-		case err != nil || i < 1 || i > len(req.Options):
-			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
-		case picked[i-1]:
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i)
-		}
-		picked[i-1] = true
-		picks = append(picks, req.Options[i-1])
-	}
-	if !req.MultiSelect {
-		return picks[0].Answer(), ""
-	}
-	return Pick(picks...), ""
-}
-
-// ----------------------------------------------------------------------------
-// Inbox
-
-// Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket, that answers by ID whenever it
-// connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
-// asks the human, and delivers each outcome with [Inbox.Respond].
-// [Inbox.Changed] tells it when to read Pending again.
-//
-// A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
-// another session's UI cannot guess it, and no ID repeats. A question is open
-// from its Ask until Respond delivers its outcome, or until the asker's ctx
-// is done: the caller's step ended, or the registration was disposed. The
-// zero value is an empty Inbox ready to use. An Inbox is
-// safe for concurrent use and must not be copied after first use. Its
-// methods need a non-nil *Inbox.
-type Inbox struct {
-	mu      sync.Mutex           // guards the fields below
-	open    []*question          // the open questions, oldest first
-	byID    map[string]*question // the open questions by ID
-	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
-}
-
-var _ BatchProvider = (*Inbox)(nil)
-
-// Ask opens req as a question and waits for the outcome that
-// [Inbox.Respond] delivers. When ctx is done first, the question leaves
-// Pending and Ask returns ctx.Err(). An outcome delivered before that is
-// returned all the same. An invalid req is [CodeInvalidRequest] and is not
-// opened.
-func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
-		return Answer{}, err
-	}
-	answers, err := b.askAll(ctx, []Request{req})
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
-}
-
-// AskAll opens reqs at once, consecutive in Pending, and returns their
-// answers in request order. At the first error in request order, once the
-// questions before it are answered, it returns their answers and that error;
-// see [BatchProvider]. An error outcome closes the questions after it at
-// once, and a done ctx closes every open one: their answers could not be
-// returned.
-func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
-		return nil, err
-	}
-	return b.askAll(ctx, reqs)
-}
-
-// Pending returns the open questions, oldest first; a batch's questions are
-// consecutive, in request order. The result shares no memory with b.
-func (b *Inbox) Pending() []Pending {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]Pending, len(b.open))
-	for i, q := range b.open {
-		out[i] = Pending{ID: q.id, Request: q.req.clone()}
-	}
-	return out
-}
-
-// Respond delivers the outcome of the open question id, as a live provider
-// returns it: ans when err is nil, else err. It returns nil when the outcome
-// is delivered, and the question is closed. An ans that breaks a rule of
-// [Answer] for the question's request is refused with [CodeInvalidAnswer],
-// and the question stays open for another try. An id that is not open
-// (never asked, already answered, or given up) is refused with
-// [CodeNotPending]: the first Respond of a question wins. A refused Respond
-// changes nothing.
-func (b *Inbox) Respond(id string, ans Answer, err error) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	q := b.byID[id]
-	if q == nil {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
-	}
-	r := result{err: err}
-	if err == nil {
-		var broken *brokenRule
-		if r.ans, broken = resolve(&q.req, ans); broken != nil {
-			return invalidAnswer(broken.why)
-		}
-	}
-	b.deliver(q, r)
-	if err != nil {
-		// The call returns at q's error: the questions after q leave now.
-		for _, later := range q.call[q.index+1:] {
-			b.deliver(later, r)
-		}
-	}
-	b.publish()
-	return nil
-}
-
-// Changed returns a channel that is closed at the next change of Pending: a
-// question opened, answered or given up. Then call Changed again. Call it
-// before Pending to miss no change. A channel that nobody waits on holds no
-// goroutine.
-func (b *Inbox) Changed() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.changed == nil {
-		b.changed = make(chan struct{})
-	}
-	return b.changed
-}
-
-// A question is one request that an Inbox asks.
-type question struct {
-	id    string
-	req   Request     // a clone of the request asked
-	call  []*question // the questions of its Ask or AskAll, in request order
-	index int         // its place in call
-	// outcome receives the question's outcome once, when it closes, so the
-	// asker always finds one: the responder's, or its own giving up.
-	outcome chan result
-	closed  bool // guarded by the Inbox's mu
-}
-
-// result is the outcome of a question: an answer, or the error in its place.
-type result struct {
-	ans Answer
-	err error
-}
-
-// askAll opens reqs, which are valid, and waits for their outcomes, as
-// AskAll says.
-func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if ctx == nil {
-		return nil, checkCtx(ctx) // INVALID_REQUEST, as Registry.Ask gives
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // not opened: no UI sees a question already given up
-	}
-	call, err := b.openAll(reqs)
-	if err != nil {
-		return nil, err
-	}
-	answers := make([]Answer, 0, len(call))
-	for _, q := range call {
-		var r result
-		select {
-		case r = <-q.outcome:
-		case <-ctx.Done():
-			// A Respond that closed q first has delivered its outcome
-			// under b.mu: the human's answer is kept.
-			b.giveUp(call, ctx.Err())
-			r = <-q.outcome
-		}
-		if r.err != nil {
-			return answers, r.err // every question after q is closed by now
-		}
-		answers = append(answers, r.ans)
-	}
-	return answers, nil
-}
-
-// openAll opens reqs as the questions of one call, consecutive in Pending.
-// An ID is not checked against earlier ones: two of 2^32 random 128-bit IDs
-// are equal with a chance of about 2^-65.
-func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
-	random := make([]byte, 16*len(reqs))
-	if _, err := rand.Read(random); err != nil {
-		// Since Go 1.24 crypto/rand.Read never fails; Go 1.21 could.
-		// Registry.Ask makes this error PROVIDER_FAILED.
-		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
-	}
-	call := make([]*question, len(reqs))
-	for i, req := range reqs {
-		call[i] = &question{
-			id:      hex.EncodeToString(random[16*i : 16*(i+1)]),
-			req:     req.clone(),
-			call:    call,
-			index:   i,
-			outcome: make(chan result, 1),
-		}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.byID == nil {
-		b.byID = make(map[string]*question)
-	}
-	for _, q := range call {
-		b.byID[q.id] = q
-	}
-	b.open = append(b.open, call...)
-	b.publish()
-	return call, nil
-}
-
-// giveUp closes the open questions of call with err, as their asker's ctx
-// is done.
-func (b *Inbox) giveUp(call []*question, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	changed := false
-	for _, q := range call {
-		changed = b.deliver(q, result{err: err}) || changed
-	}
-	if changed {
-		b.publish()
-	}
-}
-
-// deliver closes q with the outcome r and reports true, or reports false when
-// q was closed already; b.mu is held. Each question receives exactly one
-// outcome, so the send never blocks.
-func (b *Inbox) deliver(q *question, r result) bool {
-	if q.closed {
-		return false
-	}
-	q.closed = true
-	delete(b.byID, q.id)
-	q.outcome <- r
-	return true
-}
-
-// publish makes a change of the open questions visible: it drops the closed
-// ones from b.open and closes the Changed channel; b.mu is held.
-func (b *Inbox) publish() {
-	kept := b.open[:0]
-	for _, q := range b.open {
-		if !q.closed {
-			kept = append(kept, q)
-		}
-	}
-	clear(b.open[len(kept):]) // no closed question stays reachable
-	b.open = kept
-	if b.changed != nil {
-		close(b.changed)
-		b.changed = nil
-	}
 }
