@@ -47,9 +47,6 @@ const (
 	CodeNotPending = "NOT_PENDING"
 )
 
-// errorName is the Name of every error this package creates.
-const errorName = "UserInteractionError"
-
 // HarnessError is the error shape an agent harness hands to the model: a class
 // Name, a stable Code and a human- and model-readable Message, plus an optional
 // cause Err that stays on the Go side. json.Marshal of a HarnessError gives
@@ -144,6 +141,9 @@ func CodeOf(err error) string {
 	}
 	return ""
 }
+
+// errorName is the Name of every error this package creates.
+const errorName = "UserInteractionError"
 
 // maxQuoted is the number of runes of user text that an error message quotes
 // at most, and maxProviderText that of a provider's error text, so that no

@@ -36,6 +36,9 @@ import (
 	"unicode/utf8"
 )
 
+// ----------------------------------------------------------------------------
+// The vocabulary: options, requests, answers
+
 // Option is one answer offered to the human.
 //
 // Label is what the human sees and identifies the option. No two labels of a
@@ -60,6 +63,14 @@ func (o Option) Answer() Answer {
 	return Answer{Text: o.text(), Option: &o}
 }
 
+// text is the model-facing text of o.
+func (o Option) text() string {
+	if o.Value != "" {
+		return o.Value
+	}
+	return o.Label
+}
+
 // Pick returns the [Answer] that picks opts, for a provider whose human picked
 // several options of a MultiSelect request: its Options are copies of opts,
 // and its Text is empty, which [Registry.Ask] completes to the picks' values
@@ -68,14 +79,6 @@ func (o Option) Answer() Answer {
 // is empty, which Ask rejects.
 func Pick(opts ...Option) Answer {
 	return Answer{Options: cloneOptions(opts)}
-}
-
-// text is the model-facing text of o.
-func (o Option) text() string {
-	if o.Value != "" {
-		return o.Value
-	}
-	return o.Label
 }
 
 // Agent identifies the agent whose tool call asks the question, so that a UI
@@ -116,6 +119,67 @@ type Request struct {
 func (r Request) CustomAllowed() bool {
 	return len(r.Options) == 0 || !r.DisallowCustom
 }
+
+// clone returns a copy of r that shares no memory with r.
+func (r Request) clone() Request {
+	r.Options = cloneOptions(r.Options)
+	if r.Agent != nil {
+		a := *r.Agent
+		r.Agent = &a
+	}
+	return r
+}
+
+// cloneOptions returns a copy of opts, nil when opts is empty.
+func cloneOptions(opts []Option) []Option {
+	if len(opts) == 0 {
+		return nil
+	}
+	return append([]Option(nil), opts...)
+}
+
+// Answer is the human's answer to a [Request]. Text is the model-facing
+// answer, the one consumers use; Option is the option picked in a
+// single-select request, or nil for the human's own words; Options are the
+// options picked in a MultiSelect request, in offered order. Its JSON is
+// {"answer", "option"?, "options"?}; an empty "options" array decodes as nil.
+//
+// [Registry.Ask] completes a provider's answer and checks it against the
+// request, the source of truth; a broken rule is [CodeInvalidAnswer]:
+//
+//   - Single-select: Option must name an offered option by Label; an empty
+//     Text becomes its value (Value, or Label when Value is empty), and any
+//     other Text disagrees with it. Without Option, a Text equal to an
+//     offered value picks the first such option. One element of Options is
+//     read as Option; more are invalid.
+//   - MultiSelect: Options, and Option when set, are the picks, each offered
+//     and none twice. Text becomes their values, in offered order, joined with
+//     ", "; the human's own words (a Text that is not the join, and does not
+//     already start with the join and ", ") follow the join after ", ".
+//     Without picks, a Text equal to an offered value picks that option.
+//   - Both: an empty or white-space Text is invalid, and so are the human's
+//     own words when [Request.CustomAllowed] is false.
+//
+// Completing is idempotent: Ask's own result comes out unchanged. The result
+// holds copies of the offered options, never the provider's or the request's.
+type Answer struct {
+	Text    string   `json:"answer"`
+	Option  *Option  `json:"option,omitempty"`
+	Options []Option `json:"options,omitempty"`
+}
+
+// clone returns a copy of a that shares no memory with a.
+func (a Answer) clone() Answer {
+	if a.Option != nil {
+		o := *a.Option
+		a.Option = &o
+	}
+	a.Options = cloneOptions(a.Options)
+	return a
+}
+
+// ----------------------------------------------------------------------------
+// Validate: what the human sees is what they pick
 
 // Validate reports whether r can be asked: nil, or a *[UserInteractionError]
 // with code [CodeInvalidRequest] whose message names the first problem.
@@ -210,6 +274,11 @@ func optionProblem(o *Option) string {
 		return " has a value of only white space"
 	}
 	return ""
+}
+
+// blank reports whether s is empty or only white space.
+func blank(s string) bool {
+	return strings.TrimSpace(s) == ""
 }
 
 // The kinds of text the human reads: prose (a question, a description) may
@@ -421,155 +490,8 @@ var defaultIgnorable = &unicode.RangeTable{
 	},
 }
 
-// blank reports whether s is empty or only white space.
-func blank(s string) bool {
-	return strings.TrimSpace(s) == ""
-}
-
-// wireRequest is the JSON shape of a Request.
-type wireRequest struct {
-	Question    string   `json:"question"`
-	Header      string   `json:"header,omitempty"`
-	Options     []Option `json:"options,omitempty"`
-	AllowCustom *bool    `json:"allowCustom,omitempty"`
-	MultiSelect bool     `json:"multiSelect,omitempty"`
-	Agent       *Agent   `json:"agent,omitempty"`
-}
-
-// decode decodes data into w. It decodes through a local type named Request
-// so that decoding errors name the type the caller decodes into, not wireRequest.
-func (w *wireRequest) decode(data []byte) error {
-	type Request wireRequest
-	return json.Unmarshal(data, (*Request)(w))
-}
-
-// MarshalJSON encodes r as described on [Request]:
-// Request{Question: "q"} encodes as {"question":"q"}.
-func (r Request) MarshalJSON() ([]byte, error) {
-	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent}
-	if r.DisallowCustom {
-		allow := false
-		w.AllowCustom = &allow
-	}
-	return json.Marshal(w)
-}
-
-// UnmarshalJSON decodes the JSON object described on [Request] into r,
-// replacing every field. Unknown keys are ignored, an empty "options" array
-// decodes as nil, and JSON null leaves r unchanged, as it does for other
-// types.
-func (r *Request) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	var w wireRequest
-	if err := w.decode(data); err != nil {
-		return err
-	}
-	if len(w.Options) == 0 {
-		w.Options = nil
-	}
-	*r = Request{
-		Question:       w.Question,
-		Header:         w.Header,
-		Options:        w.Options,
-		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
-		MultiSelect:    w.MultiSelect,
-		Agent:          w.Agent,
-	}
-	return nil
-}
-
-// isNull reports whether data is the JSON null, with any white space around it.
-func isNull(data []byte) bool {
-	return string(bytes.TrimSpace(data)) == "null"
-}
-
-// clone returns a copy of r that shares no memory with r.
-func (r Request) clone() Request {
-	r.Options = cloneOptions(r.Options)
-	if r.Agent != nil {
-		a := *r.Agent
-		r.Agent = &a
-	}
-	return r
-}
-
-// cloneOptions returns a copy of opts, nil when opts is empty.
-func cloneOptions(opts []Option) []Option {
-	if len(opts) == 0 {
-		return nil
-	}
-	return append([]Option(nil), opts...)
-}
-
-// Answer is the human's answer to a [Request]. Text is the model-facing
-// answer, the one consumers use; Option is the option picked in a
-// single-select request, or nil for the human's own words; Options are the
-// options picked in a MultiSelect request, in offered order. Its JSON is
-// {"answer", "option"?, "options"?}; an empty "options" array decodes as nil.
-//
-// [Registry.Ask] completes a provider's answer and checks it against the
-// request, the source of truth; a broken rule is [CodeInvalidAnswer]:
-//
-//   - Single-select: Option must name an offered option by Label; an empty
-//     Text becomes its value (Value, or Label when Value is empty), and any
-//     other Text disagrees with it. Without Option, a Text equal to an
-//     offered value picks the first such option. One element of Options is
-//     read as Option; more are invalid.
-//   - MultiSelect: Options, and Option when set, are the picks, each offered
-//     and none twice. Text becomes their values, in offered order, joined with
-//     ", "; the human's own words (a Text that is not the join, and does not
-//     already start with the join and ", ") follow the join after ", ".
-//     Without picks, a Text equal to an offered value picks that option.
-//   - Both: an empty or white-space Text is invalid, and so are the human's
-//     own words when [Request.CustomAllowed] is false.
-//
-// Completing is idempotent: Ask's own result comes out unchanged. The result
-// holds copies of the offered options, never the provider's or the request's.
-type Answer struct {
-	Text    string   `json:"answer"`
-	Option  *Option  `json:"option,omitempty"`
-	Options []Option `json:"options,omitempty"`
-}
-
-// UnmarshalJSON decodes the JSON object described on [Answer] into a,
-// replacing every field. An empty "options" array decodes as nil, and JSON
-// null leaves a unchanged, as it does for other types.
-func (a *Answer) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	var w wireAnswer
-	if err := w.decode(data); err != nil {
-		return err
-	}
-	*a = Answer(w)
-	if len(a.Options) == 0 {
-		a.Options = nil
-	}
-	return nil
-}
-
-// wireAnswer is Answer without its methods, to decode into.
-type wireAnswer Answer
-
-// decode decodes data into w through a local type named Answer, so that
-// decoding errors name Answer.
-func (w *wireAnswer) decode(data []byte) error {
-	type Answer wireAnswer
-	return json.Unmarshal(data, (*Answer)(w))
-}
-
-// clone returns a copy of a that shares no memory with a.
-func (a Answer) clone() Answer {
-	if a.Option != nil {
-		o := *a.Option
-		a.Option = &o
-	}
-	a.Options = cloneOptions(a.Options)
-	return a
-}
+// ----------------------------------------------------------------------------
+// The answer rules: completing and checking an answer
 
 // resolve completes the provider's answer ans to req and checks it, as
 // [Answer] documents. It returns the result, or the rule ans breaks.
@@ -773,6 +695,209 @@ func invalidAnswer(why string) error {
 	return NewError(CodeInvalidAnswer, "invalid answer: "+why, nil)
 }
 
+// ----------------------------------------------------------------------------
+// Wire shapes: JSON, and the canonical JSON of question IDs
+
+// wireRequest is the JSON shape of a Request.
+type wireRequest struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header,omitempty"`
+	Options     []Option `json:"options,omitempty"`
+	AllowCustom *bool    `json:"allowCustom,omitempty"`
+	MultiSelect bool     `json:"multiSelect,omitempty"`
+	Agent       *Agent   `json:"agent,omitempty"`
+}
+
+// decode decodes data into w. It decodes through a local type named Request
+// so that decoding errors name the type the caller decodes into, not wireRequest.
+func (w *wireRequest) decode(data []byte) error {
+	type Request wireRequest
+	return json.Unmarshal(data, (*Request)(w))
+}
+
+// MarshalJSON encodes r as described on [Request]:
+// Request{Question: "q"} encodes as {"question":"q"}.
+func (r Request) MarshalJSON() ([]byte, error) {
+	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent}
+	if r.DisallowCustom {
+		allow := false
+		w.AllowCustom = &allow
+	}
+	return json.Marshal(w)
+}
+
+// appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
+// in the canonical form of RFC 8785 (JSON Canonicalization Scheme): keys
+// sorted, no white space, strings escaped as ECMAScript's JSON.stringify
+// escapes them. Any language computes the same text, as JSON.stringify of the
+// wire shape with its keys sorted. Request's wire shape holds only strings,
+// booleans, objects and arrays: no numbers, whose canonical form is the hard
+// part. r must be valid: see appendCanonicalString.
+//
+// The keys are written in sorted order by hand. "question" is always present
+// and sorts last, so every field before it ends with a comma.
+func appendCanonical(buf []byte, r *Request) []byte {
+	buf = append(buf, '{')
+	if a := r.Agent; a != nil {
+		buf = append(buf, `"agent":{`...)
+		if a.ID != "" {
+			buf = append(buf, `"id":`...)
+			buf = appendCanonicalString(buf, a.ID)
+		}
+		if a.ID != "" && a.Name != "" {
+			buf = append(buf, ',')
+		}
+		if a.Name != "" {
+			buf = append(buf, `"name":`...)
+			buf = appendCanonicalString(buf, a.Name)
+		}
+		buf = append(buf, "},"...)
+	}
+	if r.DisallowCustom {
+		buf = append(buf, `"allowCustom":false,`...)
+	}
+	if r.Header != "" {
+		buf = append(buf, `"header":`...)
+		buf = appendCanonicalString(buf, r.Header)
+		buf = append(buf, ',')
+	}
+	if r.MultiSelect {
+		buf = append(buf, `"multiSelect":true,`...)
+	}
+	if len(r.Options) > 0 {
+		buf = append(buf, `"options":[`...)
+		for i := range r.Options {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendCanonicalOption(buf, &r.Options[i])
+		}
+		buf = append(buf, "],"...)
+	}
+	buf = append(buf, `"question":`...)
+	buf = appendCanonicalString(buf, r.Question)
+	return append(buf, '}')
+}
+
+// appendCanonicalOption appends o to buf as appendCanonical does. "label" is
+// always present, so the field before it ends with a comma and the fields
+// after it start with one.
+func appendCanonicalOption(buf []byte, o *Option) []byte {
+	buf = append(buf, '{')
+	if o.Description != "" {
+		buf = append(buf, `"description":`...)
+		buf = appendCanonicalString(buf, o.Description)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"label":`...)
+	buf = appendCanonicalString(buf, o.Label)
+	if o.Recommended {
+		buf = append(buf, `,"recommended":true`...)
+	}
+	if o.Value != "" {
+		buf = append(buf, `,"value":`...)
+		buf = appendCanonicalString(buf, o.Value)
+	}
+	return append(buf, '}')
+}
+
+// appendCanonicalString appends s to buf as a JSON string the way
+// JSON.stringify writes it: \" \\ \b \f \n \r \t, other control characters
+// as \u00xx, and everything else, < > & and U+2028 included, as it is. s must
+// be valid UTF-8, as Validate ensures: bytes from 0x80 up, the parts of
+// multi-byte characters, are copied as they are.
+func appendCanonicalString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			buf = append(buf, `\"`...)
+		case '\\':
+			buf = append(buf, `\\`...)
+		case '\b':
+			buf = append(buf, `\b`...)
+		case '\f':
+			buf = append(buf, `\f`...)
+		case '\n':
+			buf = append(buf, `\n`...)
+		case '\r':
+			buf = append(buf, `\r`...)
+		case '\t':
+			buf = append(buf, `\t`...)
+		default:
+			if c < 0x20 {
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			} else {
+				buf = append(buf, c)
+			}
+		}
+	}
+	return append(buf, '"')
+}
+
+// UnmarshalJSON decodes the JSON object described on [Request] into r,
+// replacing every field. Unknown keys are ignored, an empty "options" array
+// decodes as nil, and JSON null leaves r unchanged, as it does for other
+// types.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wireRequest
+	if err := w.decode(data); err != nil {
+		return err
+	}
+	if len(w.Options) == 0 {
+		w.Options = nil
+	}
+	*r = Request{
+		Question:       w.Question,
+		Header:         w.Header,
+		Options:        w.Options,
+		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect:    w.MultiSelect,
+		Agent:          w.Agent,
+	}
+	return nil
+}
+
+// isNull reports whether data is the JSON null, with any white space around it.
+func isNull(data []byte) bool {
+	return string(bytes.TrimSpace(data)) == "null"
+}
+
+// UnmarshalJSON decodes the JSON object described on [Answer] into a,
+// replacing every field. An empty "options" array decodes as nil, and JSON
+// null leaves a unchanged, as it does for other types.
+func (a *Answer) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wireAnswer
+	if err := w.decode(data); err != nil {
+		return err
+	}
+	*a = Answer(w)
+	if len(a.Options) == 0 {
+		a.Options = nil
+	}
+	return nil
+}
+
+// wireAnswer is Answer without its methods, to decode into.
+type wireAnswer Answer
+
+// decode decodes data into w through a local type named Answer, so that
+// decoding errors name Answer.
+func (w *wireAnswer) decode(data []byte) error {
+	type Answer wireAnswer
+	return json.Unmarshal(data, (*Answer)(w))
+}
+
+// ----------------------------------------------------------------------------
+// Wire shapes: the form elicitation
+
 // Elicitation is a [Request] as the params of a form-mode elicitation/create,
 // which MCP and ACP clients render as a form: the JSON of
 // req.Elicitation() is those params. ACP's params also carry the session
@@ -946,114 +1071,4 @@ func jsonType(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
-// in the canonical form of RFC 8785 (JSON Canonicalization Scheme): keys
-// sorted, no white space, strings escaped as ECMAScript's JSON.stringify
-// escapes them. Any language computes the same text, as JSON.stringify of the
-// wire shape with its keys sorted. Request's wire shape holds only strings,
-// booleans, objects and arrays: no numbers, whose canonical form is the hard
-// part. r must be valid: see appendCanonicalString.
-//
-// The keys are written in sorted order by hand. "question" is always present
-// and sorts last, so every field before it ends with a comma.
-func appendCanonical(buf []byte, r *Request) []byte {
-	buf = append(buf, '{')
-	if a := r.Agent; a != nil {
-		buf = append(buf, `"agent":{`...)
-		if a.ID != "" {
-			buf = append(buf, `"id":`...)
-			buf = appendCanonicalString(buf, a.ID)
-		}
-		if a.ID != "" && a.Name != "" {
-			buf = append(buf, ',')
-		}
-		if a.Name != "" {
-			buf = append(buf, `"name":`...)
-			buf = appendCanonicalString(buf, a.Name)
-		}
-		buf = append(buf, "},"...)
-	}
-	if r.DisallowCustom {
-		buf = append(buf, `"allowCustom":false,`...)
-	}
-	if r.Header != "" {
-		buf = append(buf, `"header":`...)
-		buf = appendCanonicalString(buf, r.Header)
-		buf = append(buf, ',')
-	}
-	if r.MultiSelect {
-		buf = append(buf, `"multiSelect":true,`...)
-	}
-	if len(r.Options) > 0 {
-		buf = append(buf, `"options":[`...)
-		for i := range r.Options {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendCanonicalOption(buf, &r.Options[i])
-		}
-		buf = append(buf, "],"...)
-	}
-	buf = append(buf, `"question":`...)
-	buf = appendCanonicalString(buf, r.Question)
-	return append(buf, '}')
-}
-
-// appendCanonicalOption appends o to buf as appendCanonical does. "label" is
-// always present, so the field before it ends with a comma and the fields
-// after it start with one.
-func appendCanonicalOption(buf []byte, o *Option) []byte {
-	buf = append(buf, '{')
-	if o.Description != "" {
-		buf = append(buf, `"description":`...)
-		buf = appendCanonicalString(buf, o.Description)
-		buf = append(buf, ',')
-	}
-	buf = append(buf, `"label":`...)
-	buf = appendCanonicalString(buf, o.Label)
-	if o.Recommended {
-		buf = append(buf, `,"recommended":true`...)
-	}
-	if o.Value != "" {
-		buf = append(buf, `,"value":`...)
-		buf = appendCanonicalString(buf, o.Value)
-	}
-	return append(buf, '}')
-}
-
-// appendCanonicalString appends s to buf as a JSON string the way
-// JSON.stringify writes it: \" \\ \b \f \n \r \t, other control characters
-// as \u00xx, and everything else, < > & and U+2028 included, as it is. s must
-// be valid UTF-8, as Validate ensures: bytes from 0x80 up, the parts of
-// multi-byte characters, are copied as they are.
-func appendCanonicalString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			buf = append(buf, `\"`...)
-		case '\\':
-			buf = append(buf, `\\`...)
-		case '\b':
-			buf = append(buf, `\b`...)
-		case '\f':
-			buf = append(buf, `\f`...)
-		case '\n':
-			buf = append(buf, `\n`...)
-		case '\r':
-			buf = append(buf, `\r`...)
-		case '\t':
-			buf = append(buf, `\t`...)
-		default:
-			if c < 0x20 {
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				buf = append(buf, c)
-			}
-		}
-	}
-	return append(buf, '"')
 }
