@@ -11,11 +11,11 @@ import (
 const (
 	// CodeNoProvider: Ask found no provider registered in the caller's scope.
 	CodeNoProvider = "NO_PROVIDER"
-	// CodeDuplicateProvider: Register found another provider active; it stays active.
+	// CodeDuplicateProvider: Register found another provider active, which stays active.
 	CodeDuplicateProvider = "DUPLICATE_PROVIDER"
 	// CodeInvalidProvider: Register was given a nil provider.
 	CodeInvalidProvider = "INVALID_PROVIDER"
-	// CodeNoRegistry: Register found no registry in the context; the host did not call WithRegistry.
+	// CodeNoRegistry: Register found no registry in the context: the host did not call WithRegistry.
 	CodeNoRegistry = "NO_REGISTRY"
 	// CodeAskAborted: the caller's context was cancelled or timed out, or the
 	// provider was disposed, before the question was answered.
@@ -26,8 +26,8 @@ const (
 	// CodeInvalidAnswer: the provider's answer is empty, picks an option that was
 	// not offered, or breaks another rule of Registry.Ask.
 	CodeInvalidAnswer = "INVALID_ANSWER"
-	// CodeProviderFailed: the provider failed with an error that carries no code;
-	// that error is the cause, and its text, cut short, ends the message.
+	// CodeProviderFailed: the provider failed with an error that carries no
+	// code. That error is the cause, and its text, cut short, ends the message.
 	CodeProviderFailed = "PROVIDER_FAILED"
 	// CodeAskDeclined: returned by providers when the human explicitly refused to
 	// answer (MCP/ACP elicitation "decline").
@@ -36,7 +36,7 @@ const (
 	// question (Esc, a closed dialog, end of input, MCP/ACP "cancel").
 	CodeAskCancelled = "ASK_CANCELLED"
 	// CodeInputRequired: returned by Replay when the question has no recorded
-	// outcome yet; the host collects it out of band and runs the call again.
+	// outcome yet. The host collects it out of band and runs the call again.
 	CodeInputRequired = "INPUT_REQUIRED"
 	// CodeInvalidState: OpenReplay was given sealed state that was tampered
 	// with, expired, sealed for another call or under another key, or is
@@ -48,12 +48,13 @@ const (
 )
 
 // HarnessError is the error shape an agent harness hands to the model: a class
-// Name, a stable Code and a human- and model-readable Message, plus an optional
-// cause Err that stays on the Go side. json.Marshal of a HarnessError gives
-// exactly {"name", "code", "message"}, so a tool runner that knows only
-// HarnessError can report any coded failure; find it in a chain with errors.As
-// or [CodeOf]. Like [io/fs.PathError] it is a plain value, safe for concurrent
-// use while nobody changes it; Error and Unwrap accept a nil receiver.
+// Name, a stable Code and a human- and model-readable Message, plus an
+// optional cause Err that stays on the Go side. json.Marshal of a
+// HarnessError gives exactly {"name", "code", "message"}, so a tool runner
+// that knows only HarnessError can report any coded failure. Find it in a
+// chain with errors.As or [CodeOf]. Like [io/fs.PathError] it is a plain
+// value, safe for concurrent use while nobody changes it. Error and Unwrap
+// accept a nil receiver.
 //
 // A plugin family that embeds HarnessError in an error type of its own must
 // give that type an Unwrap method returning &e.HarnessError, as
@@ -80,18 +81,16 @@ func (e *HarnessError) Error() string {
 	if e.Code != "" {
 		s = e.Code + ": " + s
 	}
-	if e.Err != nil {
-		cause := e.Err.Error()
-		if short := ": " + clip(cause, maxProviderText); strings.HasSuffix(s, short) {
-			s = strings.TrimSuffix(s, short) + ": " + cause
-		} else {
-			s += ": " + cause
-		}
+	if e.Err == nil {
+		return s
 	}
-	return s
+	// A message that quotes its cause, cut short as PROVIDER_FAILED's does,
+	// ends with the whole cause in place of the quote, not with a second copy.
+	cause := e.Err.Error()
+	return strings.TrimSuffix(s, ": "+clip(cause, maxProviderText)) + ": " + cause
 }
 
-// Unwrap returns the cause, Err, which may be nil; it returns nil for a nil e.
+// Unwrap returns the cause, Err, which may be nil. It returns nil for a nil e.
 func (e *HarnessError) Unwrap() error {
 	if e == nil {
 		return nil

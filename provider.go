@@ -25,30 +25,33 @@ import (
 // ----------------------------------------------------------------------------
 // Providers and the registry
 
-// Provider answers questions on behalf of the human: a UI surface implements it
-// and becomes the active provider of a [Registry] with [Register].
+// Provider answers questions on behalf of the human. A UI surface implements
+// it and becomes the active provider of a [Registry] with [Register].
 //
 // Ask may be called concurrently, once per question, on the asking tool's
-// goroutine. ctx carries the caller's values and is done when the caller gives
-// up or the registration is disposed; Ask should then return soon, typically
-// with ctx.Err(). It returns [Option.Answer] of the option the human picked,
-// [Pick] of several (for a MultiSelect request) or Answer{Text: typed} for
-// their own words, and [Registry.Ask] completes and checks it. A human who
-// refuses to answer is NewError([CodeAskDeclined], ...), a dismissed question
-// NewError([CodeAskCancelled], ...). Ask must not modify req or its options,
-// which belong to the caller, as an http.Handler must not modify its Request.
+// goroutine. ctx carries the caller's values. It is done when the caller
+// gives up or the registration is disposed, and Ask should then return soon,
+// typically with ctx.Err(). Ask returns [Option.Answer] of the option the
+// human picked, [Pick] of several, or Answer{Text: typed} for their own
+// words. [Registry.Ask] completes and checks it. A human who refuses to
+// answer is NewError([CodeAskDeclined], ...), a dismissed question
+// NewError([CodeAskCancelled], ...).
+//
+// Ask must not modify req or its options, which belong to the caller, as an
+// http.Handler must not modify its Request. This holds for every method of
+// a provider that is given requests.
 type Provider interface {
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
 // BatchProvider is implemented by a provider that can show several questions
 // at once: one dialog, one form, one round trip. It is optional, as
-// io.WriterTo is for an io.Writer; [Registry.AskAll] uses it when the active
+// io.WriterTo is for an io.Writer. [Registry.AskAll] uses it when the active
 // provider has it.
 //
-// AskAll answers reqs, in order, under the same rules as Ask: it returns one
-// answer per request, or the answers of the questions answered before the
-// one that failed and that question's error. It must not keep or modify reqs.
+// AskAll answers reqs, in order, under the rules of Ask. It returns one
+// answer per request, or the answers before the question that failed and
+// that question's error. It must not keep reqs.
 type BatchProvider interface {
 	Provider
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
@@ -76,7 +79,7 @@ type Pending struct {
 }
 
 // Registry holds the single active [Provider] of one scope, typically one
-// agent session; a host puts it in the session's context with [WithRegistry].
+// agent session. A host puts it in the session's context with [WithRegistry].
 //
 // The zero value is an empty registry ready to use. A nil *Registry never has
 // a provider: Ask returns [CodeNoProvider] and Register [CodeNoRegistry]. A
@@ -130,20 +133,22 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Register makes p the active provider of r and returns the func that
-// unregisters it. It fails, leaving r as it was, with [CodeNoRegistry] when r
-// is nil, [CodeInvalidProvider] when p is nil (a nil ProviderFunc, *Replay,
-// *Terminal, *Form or *Inbox too, and a Form without an [ElicitFunc]), and
-// [CodeDuplicateProvider] when another provider is active.
+// unregisters it. It fails, leaving r as it was, with:
 //
-// dispose is never nil; after a failed Register it does nothing. Its first
-// call removes p and cancels the contexts of the asks p is answering, which
-// then return [CodeAskAborted] unless p still answers (the answer is kept);
-// p is not called again. Later calls, and a stale dispose after another
-// Register, do nothing. dispose may be called from any goroutine, p.Ask
+//   - [CodeNoRegistry] when r is nil;
+//   - [CodeInvalidProvider] when p is nil, also a nil ProviderFunc, *Replay,
+//     *Terminal, *Form or *Inbox, or a Form without an [ElicitFunc];
+//   - [CodeDuplicateProvider] when another provider is active.
+//
+// dispose is never nil. After a failed Register it does nothing. Its first
+// call removes p and cancels the contexts of the asks p is answering. Those
+// asks return [CodeAskAborted], unless p still answers: the answer is kept.
+// p is not called again. Later calls do nothing, and so does a stale dispose
+// after another Register. dispose may be called from any goroutine, p.Ask
 // included, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
-		return noop, NewError(CodeNoRegistry, "context has no registry; the host must call WithRegistry", nil)
+		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
 	}
 	if isNilProvider(p) {
 		return noop, NewError(CodeInvalidProvider, "provider is nil", nil)
@@ -165,23 +170,21 @@ func (r *Registry) Provider() Provider {
 }
 
 // Ask asks the active provider of r the question req and waits for the
-// answer. It is safe for concurrent use, and checks in this order:
+// answer. It is safe for concurrent use. It goes in this order:
 //
-//  1. ctx is nil: [CodeInvalidRequest]; ctx is done: [CodeAskAborted].
-//  2. req.Validate fails: that [CodeInvalidRequest].
-//  3. No provider is active: [CodeNoProvider].
-//  4. The provider is called on the caller's goroutine, holding no lock, with
-//     a context that carries ctx's values and is done when ctx is done or the
+//  1. A nil ctx is [CodeInvalidRequest]. A done ctx is [CodeAskAborted].
+//  2. An invalid req is the [CodeInvalidRequest] of [Request.Validate].
+//  3. No active provider is [CodeNoProvider].
+//  4. The provider is called on the caller's goroutine, holding no lock. Its
+//     context carries ctx's values, and is done when ctx is done or the
 //     registration is disposed. It is not called once that context is done.
-//  5. A provider's error with a code ([CodeOf] is not "") is returned as it
-//     is, except an [CodeAskAborted] after the registration was disposed
-//     while ctx is live: that is this ask's disposal. A context that ended
-//     is [CodeAskAborted]: when ctx ended, it
-//     wraps ctx.Err() and context.Cause(ctx); when the disposal did,
-//     errors.Is(err, context.Canceled) is false. Any other error is
-//     [CodeProviderFailed], with that error as its cause.
-//  6. The answer is completed and checked against req as [Answer] says;
-//     [CodeInvalidAnswer] when it breaks a rule.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is. Any
+//     other error, or a [CodeAskAborted] of this ask's disposal, is mapped.
+//     A context that ended is [CodeAskAborted]. It wraps ctx.Err() and
+//     context.Cause(ctx) when ctx ended, and not [context.Canceled] when the
+//     disposal did. Else the error is [CodeProviderFailed], with it as cause.
+//  6. The answer is completed and checked against req, as [Answer] says.
+//     A broken rule is [CodeInvalidAnswer].
 //
 // An answer is returned even when ctx ended or the provider was disposed
 // meanwhile: the human's input is never lost. A panic in the provider
@@ -229,7 +232,7 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return a.askEach(reqs)
 }
 
-// registryKey is the context key of the Registry; unexported so that only
+// registryKey is the context key of the Registry. It is unexported, so only
 // WithRegistry and FromContext reach it.
 type registryKey struct{}
 
@@ -256,7 +259,7 @@ func isNilProvider(p Provider) bool {
 	return false
 }
 
-// registration returns the active registration, or nil; r may be nil.
+// registration returns the active registration, or nil. r may be nil.
 func (r *Registry) registration() *registration {
 	if r == nil {
 		return nil
@@ -290,7 +293,7 @@ type registration struct {
 var errDisposed = errors.New("provider disposed")
 
 // track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its slot; it reports false when reg is disposed.
+// cancel, and returns its slot. It reports false when reg is disposed.
 func (reg *registration) track(cancel context.CancelCauseFunc) (slot int, ok bool) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -431,7 +434,7 @@ func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
 }
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
-// is done, or nil; stage says what had happened to the question ("asked" or
+// is done, or nil. stage says what had happened to the question ("asked" or
 // "answered"). Disposal is judged from a's own two contexts: a's context is
 // done while the caller's is live only when a's registration was disposed.
 func (a inflight) abortErr(stage string) error {
@@ -464,7 +467,7 @@ func (a inflight) askErr(err error) error {
 }
 
 // checkCtx returns the error for a caller's ctx that Ask cannot ask with, a
-// nil or a done one; else nil.
+// nil or a done one, else nil.
 func checkCtx(ctx context.Context) error {
 	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
@@ -516,7 +519,14 @@ func aborted(ctx context.Context, stage string) error {
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]; it is safe for concurrent use.
+// writer. Make one with [NewTerminal]. It is safe for concurrent use: asks
+// take turns, each waiting under its own ctx.
+//
+// A Terminal writes no control character of a request but line feeds and
+// tabs, and a question's bidirectional formatting visibly, as <U+202E>. It
+// reads only while a question waits, so piped answers answer questions in
+// order. It handles no signals: run the tool step under signal.NotifyContext
+// for Ctrl-C to cancel the question.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -543,36 +553,23 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes the header, the question, the options numbered from 1 (with
-// their descriptions and a "(recommended)" mark) and a line saying what it
-// accepts. Then it reads one line, trimmed:
+// Ask writes the header, the question, the options numbered from 1 (with a
+// "(recommended)" mark, and a description on one line) and a line saying
+// what it accepts. Then it reads one line, trimmed:
 //
-//   - A number picks that option. For MultiSelect, numbers separated by
-//     commas or spaces pick several. With options, a line of only digits,
+//   - A number picks that option. With options, a line of only digits,
 //     commas and spaces is always read as numbers.
-//   - An option's label picks that option. A typed label is compared as
-//     [Option] compares labels, so it names at most one option. For
-//     MultiSelect, labels separated by commas pick several.
+//   - A label picks that option, compared as [Option] compares labels.
+//   - For MultiSelect, numbers or labels separated by commas pick several.
 //   - An empty line picks the recommended option or options.
 //   - Other text is the human's own answer, when [Request.CustomAllowed].
 //
-// Any other line is refused with a line saying why, and the question is
-// asked again. So is a line over 1 MiB. End of input, even within a line,
-// is [CodeAskCancelled], as is a read error (its cause). A write error ends
-// the ask with that error. An invalid req is [CodeInvalidRequest], and
-// nothing is written.
-//
-// The text of req is written as it is, but for the characters that
-// [Request.Validate] lets through only in a question or a description: a
-// bidirectional formatting character is written as <U+202E>, visibly.
-//
-// The Terminal reads only while a question waits, so piped answers answer
-// questions in order. When ctx is done, Ask returns ctx.Err() at once. The
-// read in flight then answers the next question, whose output starts on a
-// fresh line. Asks take turns, each waiting under its own ctx. A panic of
-// the reader or writer is raised again in Ask, on the caller's goroutine.
-// The Terminal handles no signals: run the tool step under
-// signal.NotifyContext for Ctrl-C to cancel the question.
+// Any other line, or one over 1 MiB, is refused with a line saying why, and
+// the question is asked again. End of input, even within a line, is
+// [CodeAskCancelled], as is a read error. A write error ends the ask. An
+// invalid req is [CodeInvalidRequest], and nothing is written. When ctx is
+// done, Ask returns ctx.Err() at once, and the read in flight answers the
+// next question. A panic of the reader or writer is raised again in Ask.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -585,8 +582,8 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll asks reqs one after another, each headed with its place ("Question
-// 2 of 3"), with no other question in between, and returns the answers up to
-// the first error; see [BatchProvider].
+// 2 of 3"), with no other question in between. It returns the answers up to
+// the first error, as [BatchProvider] says.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -723,7 +720,7 @@ func prompt(req Request) string {
 
 // write writes s, first ending a line left open by a prompt ("> ") that no
 // line answered. It writes on a goroutine of its own so that ctx can end the
-// wait; a write that ctx interrupts finishes before the next one starts.
+// wait. A write that ctx interrupts finishes before the next one starts.
 func (t *Terminal) write(ctx context.Context, s string) error {
 	if t.midLine {
 		s = "\n" + s
@@ -760,7 +757,7 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 }
 
 // readLine returns the next line of input, reading it on a goroutine of its
-// own so that ctx can end the wait; a read that ctx interrupts stays in
+// own so that ctx can end the wait. A read that ctx interrupts stays in
 // flight for the next question.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
@@ -898,7 +895,7 @@ func findLabel(opts []Option, text string) (i int, ok bool) {
 // then no options are returned. ok is false when text names no options,
 // or one option twice.
 func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
-	// Text is cut into parts at its commas; a label spans one part or more.
+	// Text is cut into parts at its commas. A label spans one part or more.
 	// Part p is text[cuts[p] : cuts[p+1]-1].
 	cuts := []int{0}
 	for i := 0; i < len(text); i++ {
@@ -1125,10 +1122,9 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 
 // AskAll opens reqs at once, consecutive in Pending, and returns their
 // answers in request order. At the first error in request order, once the
-// questions before it are answered, it returns their answers and that error;
-// see [BatchProvider]. An error outcome closes the questions after it at
-// once, and a done ctx closes every open one: their answers could not be
-// returned.
+// questions before it are answered, it returns their answers and that error.
+// An error outcome closes the questions after it at once. A done ctx closes
+// every open one. Their answers could not be returned.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -1136,7 +1132,7 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return b.askAll(ctx, reqs)
 }
 
-// Pending returns the open questions, oldest first; a batch's questions are
+// Pending returns the open questions, oldest first. A batch's questions are
 // consecutive, in request order. The result shares no memory with b.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
@@ -1250,7 +1246,7 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
 	random := make([]byte, 16*len(reqs))
 	if _, err := rand.Read(random); err != nil {
-		// Since Go 1.24 crypto/rand.Read never fails; Go 1.21 could.
+		// Since Go 1.24 crypto/rand.Read never fails. Go 1.21 could.
 		// Registry.Ask makes this error PROVIDER_FAILED.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
@@ -1292,7 +1288,7 @@ func (b *Inbox) giveUp(call []*question, err error) {
 }
 
 // deliver closes q with the outcome r and reports true, or reports false when
-// q was closed already; b.mu is held. Each question receives exactly one
+// q was closed already. b.mu is held. Each question receives exactly one
 // outcome, so the send never blocks.
 func (b *Inbox) deliver(q *question, r result) bool {
 	if q.closed {
@@ -1305,7 +1301,7 @@ func (b *Inbox) deliver(q *question, r result) bool {
 }
 
 // publish makes a change of the open questions visible: it drops the closed
-// ones from b.open and closes the Changed channel; b.mu is held.
+// ones from b.open and closes the Changed channel. b.mu is held.
 func (b *Inbox) publish() {
 	kept := b.open[:0]
 	for _, q := range b.open {
@@ -1325,26 +1321,21 @@ func (b *Inbox) publish() {
 // Replay
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
-// the human thinks: it answers questions from a record of outcomes, and
+// the human thinks. It answers questions from a record of outcomes and
 // collects the others as pending. The host runs the call with [Replay.Run],
-// asks the pending questions out of band, records their outcomes with
-// [Replay.Record], and runs the call again until nothing is pending. The
-// tools do not change: they call [Ask] as always.
+// asks the pending questions out of band and records their outcomes with
+// [Replay.Record]. Then it runs the call again, until nothing is pending.
+// The tools do not change: they call [Ask] as always.
 //
-// A question is identified by an ID that any process and any language
-// computes alike: the first 16 bytes, in lower-case hex, of the SHA-256 of
-// the request's wire shape as RFC 8785 canonical JSON (JSON.stringify with
-// sorted keys), a newline, and the decimal count of equal requests the run
-// asked before it. So the call must reach the same questions in the same
-// order on every run, and ask before it acts: what it does before an Ask
-// happens again on every run.
+// A question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
+// of the request's RFC 8785 canonical JSON (JSON.stringify with sorted
+// keys), a newline, and the count of equal requests the run asked before.
+// Any language computes the same IDs. So a call must reach the same
+// questions in the same order on every run. It must ask before it acts:
+// what it does before an Ask happens again on every run.
 //
-// The record's JSON maps IDs to outcomes: an answer as [Answer] encodes it,
-// an error as [HarnessError] does; its keys are matched exactly, case and all,
-// and a key twice in one object is an error.
-// [Replay.Seal] packs the record with the pending questions for a trip
-// through a client. The zero value is an empty record ready to use; a Replay
-// is safe for concurrent use, and its methods need a non-nil *Replay.
+// The zero value is an empty record ready to use. A Replay is safe for
+// concurrent use. Its methods need a non-nil *Replay.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID
@@ -1372,7 +1363,7 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error; it puts every question up to there without an outcome into
+// recorded error. It puts every question up to there without an outcome into
 // Pending at once, and then returns [CodeInputRequired]. A question's ID is
 // the same whether it is asked by Ask or within AskAll.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
@@ -1382,12 +1373,12 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return p.replay(reqs)
 }
 
-// Run runs call once as a run of a tool call: it starts a new run on p (the
-// record stays; the previous run's asks and pending questions are
-// forgotten), makes p the provider of a new [Registry] in a context derived
-// from ctx, so that the caller's registry and its UI are never asked, calls
-// call with that context, disposes p, and returns the questions left pending.
-// One Replay can serve every run of a call.
+// Run runs call once, as one run of a tool call, and returns the questions
+// left pending. It starts a new run on p: the record stays, and the previous
+// run's pending questions are forgotten. It makes p the provider of a new
+// [Registry] in a context derived from ctx, so the caller's UI is never
+// asked. It calls call with that context, then disposes p. One Replay can
+// serve every run of a call.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	p.mu.Lock()
 	p.startRun()
@@ -1425,7 +1416,7 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	if err != nil {
 		o = outcome{err: recordedError(err)}
 	}
-	if !utf8.ValidString(id) || o.err != nil && o.err.Code == CodeInputRequired {
+	if !utf8.ValidString(id) || (o.err != nil && o.err.Code == CodeInputRequired) {
 		return
 	}
 	p.mu.Lock()
@@ -1436,13 +1427,16 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// MarshalJSON encodes the record: the recorded outcomes by ID, not the
-// pending questions.
+// MarshalJSON encodes the record, not the pending questions: a JSON object
+// that maps question IDs to outcomes. An answer is encoded as [Answer]
+// encodes it, an error as [HarnessError] does.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
 
-// UnmarshalJSON replaces the record with the one data encodes; call it
+// UnmarshalJSON replaces the record with the one data encodes. It reads
+// strictly, as other languages read: keys match exactly, case and all,
+// unknown keys are refused, and so is a key twice in one object. Call it
 // before the run's first Ask. On an error p is left as it was. JSON null
 // changes nothing.
 func (p *Replay) UnmarshalJSON(data []byte) error {
@@ -1460,12 +1454,12 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 }
 
 // Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState: URL-safe ASCII,
-// authenticated with HMAC-SHA256 under key, valid for ttl (expired at once
-// when ttl is not positive), and bound to binding, which identifies the call:
-// the principal, the tool's name and its arguments, for example; only its
-// digest is stored. The state is sealed, not encrypted: the client can read
-// the answers it holds. A key shorter than 32 bytes is an uncoded error: it
+// trip through a client, such as MCP's requestState. The state is URL-safe
+// ASCII, authenticated with HMAC-SHA256 under key, and valid for ttl (expired
+// at once when ttl is not positive). It is bound to binding, which
+// identifies the call: the principal, the tool's name and its arguments, for
+// example. Only a digest of binding is stored. The state is sealed, not
+// encrypted: the client can read the answers it holds. A key shorter than 32 bytes is an uncoded error: it
 // is the host's configuration error, not the client's. State sealed before
 // version 2 of the format, whose MAC key was not derived, no longer opens.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
@@ -1567,7 +1561,7 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)
 }
 
-// id returns the ID of req, valid, one more ask of it in this run; p.mu is
+// id returns the ID of req, valid, one more ask of it in this run. p.mu is
 // held.
 func (p *Replay) id(req *Request) string {
 	var scratch [256]byte // enough for most requests, without a heap buffer
@@ -1584,7 +1578,7 @@ func (p *Replay) id(req *Request) string {
 }
 
 // startRun starts a new run on p: the record stays, the asks and pending
-// questions of the previous run (or of the sealed state) are forgotten; p.mu
+// questions of the previous run (or of the sealed state) are forgotten. p.mu
 // is held.
 func (p *Replay) startRun() {
 	p.pending, p.asked, p.opened = nil, nil, false
@@ -1635,7 +1629,7 @@ const (
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state; Strict, so that each state has one
+// stateEncoding encodes sealed state. It is Strict, so each state has one
 // spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
@@ -1810,9 +1804,7 @@ type recordReader struct {
 // next skips white space and returns the byte at r.pos, or 0 at the end.
 func (r *recordReader) next() byte {
 	for ; r.pos < len(r.data); r.pos++ {
-		switch c := r.data[r.pos]; c {
-		case ' ', '\t', '\n', '\r':
-		default:
+		if c := r.data[r.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
 		}
 	}
@@ -1853,13 +1845,13 @@ func (r *recordReader) fields(keys []string, value func(key string) error) error
 			r.next()
 		}
 		k := r.text()
-		switch {
-		case keys == nil:
-		case !slices.Contains(keys, k):
-			return fmt.Errorf("unknown key %s", quote(k))
-		case slices.Contains(seen, k):
-			return fmt.Errorf("duplicate key %s", quote(k))
-		default:
+		if keys != nil {
+			if !slices.Contains(keys, k) {
+				return fmt.Errorf("unknown key %s", quote(k))
+			}
+			if slices.Contains(seen, k) {
+				return fmt.Errorf("duplicate key %s", quote(k))
+			}
 			seen = append(seen, k)
 		}
 		r.next()
@@ -1922,6 +1914,7 @@ func (r *recordReader) options() ([]Option, error) {
 		r.pos += len("null")
 		return nil, nil
 	case '[':
+		// an array: read below
 	default:
 		return nil, fmt.Errorf(`"options" is %s, not an array`, r.kind())
 	}

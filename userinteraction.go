@@ -1,16 +1,16 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
 // and wait for the answer, whichever user interface is attached. A tool calls
-// [Ask]; the UI the harness runs answers as the [Provider] registered in the
-// session's [Registry]. The package ships the providers most harnesses need:
-// a [Terminal], a [Form] for the forms MCP and ACP clients render
-// ([Request.Elicitation]), and [Replay] for hosts that cannot keep a tool call
-// open while the human thinks.
+// [Ask]. The UI that the harness runs answers, as the [Provider] registered
+// in the session's [Registry]. The package ships the providers most
+// harnesses need: a [Terminal], a [Form] for the forms that MCP and ACP
+// clients render, an [Inbox] for a UI outside the process, and [Replay] for
+// hosts that cannot keep a tool call open while the human thinks.
 //
-// Three roles meet here: the host puts one Registry per session in the
-// session's context with [WithRegistry]; a UI becomes the session's single
-// provider with [Register] and calls the returned dispose func when it goes
-// away; a tool or permission plugin calls Ask, or [AskAll] for several
-// questions, and gets an [Answer] or an error with a stable code ([CodeOf]):
+// Three roles meet here. The host puts one Registry per session in the
+// session's context with [WithRegistry]. A UI becomes the session's single
+// provider with [Register], and calls the returned dispose func when it goes
+// away. A tool or permission plugin calls Ask, or [AskAll] for several
+// questions. It gets an [Answer] or an error with a stable code ([CodeOf]):
 //
 //	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 //	dispose, _ := userinteraction.Register(ctx, userinteraction.NewTerminal(os.Stdin, os.Stdout))
@@ -41,15 +41,16 @@ import (
 
 // Option is one answer offered to the human.
 //
-// Label is what the human sees and identifies the option. No two labels of a
-// request are the same. Labels that differ only in case, in white space (at
-// their ends, or its kind and length inside), or in default-ignorable code
-// points such as U+200B ZERO WIDTH SPACE are the same: a human cannot tell
-// them apart. Value is what the
-// model receives and defaults to Label when empty; two options may share
-// one. Description is extra context for UIs able to show it. A Recommended
-// option is the default choice (for a MultiSelect request, the recommended
-// options are the preselected set).
+// Label is what the human sees, and it identifies the option. No two labels
+// of a request are the same. Labels that differ only in case, in white space
+// (at their ends, or its kind and length inside), or in default-ignorable
+// code points such as U+200B ZERO WIDTH SPACE are the same: a human cannot
+// tell them apart.
+//
+// The option's value is what the model receives: Value, or Label when Value
+// is empty. Two options may share a value. Description is extra context for
+// UIs able to show it. A Recommended option is the default choice. For a
+// MultiSelect request, the recommended options are the preselected set.
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -57,13 +58,13 @@ type Option struct {
 	Recommended bool   `json:"recommended,omitempty"`
 }
 
-// Answer returns the [Answer] that picks o: its Text is o's Value, or o's Label
-// when Value is empty, and its Option points to a copy of o.
+// Answer returns the [Answer] that picks o. Its Text is o's value, and its
+// Option points to a copy of o.
 func (o Option) Answer() Answer {
 	return Answer{Text: o.text(), Option: &o}
 }
 
-// text is the model-facing text of o.
+// text returns the value of o, as [Option] defines it.
 func (o Option) text() string {
 	if o.Value != "" {
 		return o.Value
@@ -72,11 +73,10 @@ func (o Option) text() string {
 }
 
 // Pick returns the [Answer] that picks opts, for a provider whose human picked
-// several options of a MultiSelect request: its Options are copies of opts,
-// and its Text is empty, which [Registry.Ask] completes to the picks' values
-// (or labels) joined with ", " in offered order. Set Text only to add the
-// human's own words: any other Text counts as theirs. With no opts the answer
-// is empty, which Ask rejects.
+// several options of a MultiSelect request. Its Options are copies of opts.
+// Its Text is empty, and [Registry.Ask] completes it as [Answer] says. Set
+// Text only to add the human's own words. With no opts the answer is empty,
+// which Ask rejects.
 func Pick(opts ...Option) Answer {
 	return Answer{Options: cloneOptions(opts)}
 }
@@ -91,19 +91,18 @@ type Agent struct {
 // Request is a question for the human.
 //
 // Question is required. Header is an optional short title. Options are the
-// offered answers; with none the question takes free-form input. The zero value
-// of DisallowCustom allows the human to type an answer of their own besides the
-// options; set it to restrict the answer to the options. MultiSelect lets the
-// human pick several options. Neither has an effect without options. Agent is
-// the asking agent, when known.
+// offered answers. With none, the question takes free-form input. The zero
+// DisallowCustom lets the human type an answer of their own besides the
+// options. Set it to restrict the answer to the options. MultiSelect lets
+// the human pick several options. Neither has an effect without options.
+// Agent is the asking agent, when known.
 //
-// Request encodes to and decodes from the JSON object {"question", "header"?,
-// "options"?, "allowCustom"?, "multiSelect"?, "agent"?}, where "allowCustom"
-// appears, as false, only when DisallowCustom is set (an absent or true
-// "allowCustom" decodes as DisallowCustom false), and "multiSelect" appears, as
-// true, only when MultiSelect is set. Decoding does not validate; call
-// [Request.Validate] for that. [Ask] validates every request and never
-// modifies it or its options: options in an [Answer] are copies.
+// Request encodes to and decodes from the JSON object {"question",
+// "header"?, "options"?, "allowCustom"?, "multiSelect"?, "agent"?}.
+// "allowCustom" appears only as false, when DisallowCustom is set. An absent
+// or true "allowCustom" decodes as DisallowCustom false. "multiSelect"
+// appears only as true. Decoding does not validate: call [Request.Validate].
+// [Ask] validates every request and never modifies it.
 type Request struct {
 	Question       string
 	Header         string
@@ -139,29 +138,25 @@ func cloneOptions(opts []Option) []Option {
 }
 
 // Answer is the human's answer to a [Request]. Text is the model-facing
-// answer, the one consumers use; Option is the option picked in a
-// single-select request, or nil for the human's own words; Options are the
+// answer, the one consumers use. Option is the option picked in a
+// single-select request, or nil for the human's own words. Options are the
 // options picked in a MultiSelect request, in offered order. Its JSON is
-// {"answer", "option"?, "options"?}; an empty "options" array decodes as nil.
+// {"answer", "option"?, "options"?}. An empty "options" decodes as nil.
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
-// request, the source of truth; a broken rule is [CodeInvalidAnswer]:
+// request. A broken rule is [CodeInvalidAnswer].
 //
-//   - Single-select: Option must name an offered option by Label; an empty
-//     Text becomes its value (Value, or Label when Value is empty), and any
-//     other Text disagrees with it. Without Option, a Text equal to an
-//     offered value picks the first such option. One element of Options is
-//     read as Option; more are invalid.
-//   - MultiSelect: Options, and Option when set, are the picks, each offered
-//     and none twice. Text becomes their values, in offered order, joined with
-//     ", "; the human's own words (a Text that is not the join, and does not
-//     already start with the join and ", ") follow the join after ", ".
+//   - Single-select: Option must name an offered option by Label. An empty
+//     Text becomes its value ([Option]), another Text is invalid. Options of
+//     one is read as Option. A Text equal to a value picks that option.
+//   - MultiSelect: Options and Option are the picks, each offered, none
+//     twice. Text becomes their values, in offered order, joined with ", ".
+//     Other text is the human's own words, which follow the join after ", ".
 //     Without picks, a Text equal to an offered value picks that option.
-//   - Both: an empty or white-space Text is invalid, and so are the human's
-//     own words when [Request.CustomAllowed] is false.
+//   - Both: an empty Text is invalid, and so are the human's own words when
+//     [Request.CustomAllowed] is false.
 //
-// Completing is idempotent: Ask's own result comes out unchanged. The result
-// holds copies of the offered options, never the provider's or the request's.
+// Completing is idempotent. The result holds copies of offered options.
 type Answer struct {
 	Text    string   `json:"answer"`
 	Option  *Option  `json:"option,omitempty"`
@@ -432,13 +427,13 @@ func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		switch {
-		case isDefaultIgnorable(c):
-		case unicode.IsSpace(c):
-			return ' ', strings.TrimLeftFunc(s, showsNothing)
-		default:
-			return foldRune(c), s
+		if isDefaultIgnorable(c) {
+			continue
 		}
+		if unicode.IsSpace(c) {
+			return ' ', strings.TrimLeftFunc(s, showsNothing)
+		}
+		return foldRune(c), s
 	}
 	return -1, ""
 }
@@ -678,8 +673,8 @@ func labelIndex(opts []Option, label string) int {
 	return -1
 }
 
-// textIndex returns the index of the first option whose Value, or Label when
-// it has no Value, is text, or -1.
+// textIndex returns the index of the first option whose value is text, or
+// -1.
 func textIndex(opts []Option, text string) int {
 	for i := range opts {
 		if opts[i].text() == text {
@@ -922,8 +917,8 @@ type Elicitation struct {
 	RequestedSchema map[string]any `json:"requestedSchema"`
 }
 
-// Elicitation returns r as a form elicitation; see [Elicitation]. Map the
-// response back with [ElicitationAnswer].
+// Elicitation returns r as a form elicitation, as [Elicitation] describes.
+// Map the response back with [ElicitationAnswer].
 func (r Request) Elicitation() Elicitation {
 	// One buffer of the message's size: += would copy the message for every
 	// option, in time quadratic in their number.
@@ -988,10 +983,9 @@ func (r Request) choiceSchema() map[string]any {
 		choice["title"] = r.Header
 	}
 	switch {
-	case len(recommended) == 0:
-	case !r.MultiSelect:
+	case len(recommended) > 0 && !r.MultiSelect:
 		choice["default"] = recommended[0]
-	case !r.CustomAllowed():
+	case len(recommended) > 0 && !r.CustomAllowed():
 		choice["default"] = recommended
 	}
 	if r.MultiSelect && !r.CustomAllowed() {
@@ -1001,24 +995,24 @@ func (r Request) choiceSchema() map[string]any {
 }
 
 // ElicitationAnswer maps the response to a form from [Request.Elicitation],
-// its action and content, to what a provider returns; it needs no request,
+// its action and content, to what a provider returns. It needs no request,
 // so a host can map a response that arrives after its request is gone.
 //
-// "accept" gives, for a "choice" array (of strings, as []any or []string),
-// [Pick] of those labels with the "text" as Text; for a non-blank "text", its
-// Answer{Text: text} (text wins: clients fill in the choice's default); else
-// the Option labelled "choice". "decline" is [CodeAskDeclined] and "cancel"
-// [CodeAskCancelled]. Another action, or a "choice" or "text" of another
-// type, is [CodeInvalidAnswer] naming it. [Registry.Ask] then checks the
-// answer against the request, as any provider's.
+// "accept" with a "choice" array (of strings, as []any or []string) gives
+// [Pick] of those labels, with the "text" as Text. A non-blank "text" beside
+// a string "choice" gives Answer{Text: text}: clients fill in the choice's
+// default. Else it gives the Option labelled "choice". "decline" is
+// [CodeAskDeclined] and "cancel" [CodeAskCancelled]. Another action, or a
+// "choice" or "text" of another type, is [CodeInvalidAnswer] naming it.
+// [Registry.Ask] then checks the answer against the request.
 func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	switch action {
-	case "accept":
 	case "decline":
 		return Answer{}, NewError(CodeAskDeclined, "the user declined to answer", nil)
 	case "cancel":
 		return Answer{}, NewError(CodeAskCancelled, "the user dismissed the question", nil)
-	default:
+	}
+	if action != "accept" {
 		return Answer{}, invalidAnswer("unknown elicitation action " + quote(action))
 	}
 	text, ok := content["text"].(string)
