@@ -1710,7 +1710,7 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 	}
 	r := &recordReader{data: data}
 	record := make(map[string]outcome)
-	if r.next() != '{' {
+	if r.peek() != '{' {
 		return fail(fmt.Errorf("want a JSON object, not %s", r.kind()))
 	}
 	err := r.fields(nil, func(id string) error {
@@ -1744,7 +1744,7 @@ var (
 // read reads an outcome's JSON object from r, strictly: see decodeRecord.
 // It has an "answer" or a "code", and only the keys of that kind of outcome.
 func (o *outcome) read(r *recordReader) error {
-	if r.next() != '{' {
+	if r.peek() != '{' {
 		return fmt.Errorf("want a JSON object, not %s", r.kind())
 	}
 	var ans Answer
@@ -1801,8 +1801,8 @@ type recordReader struct {
 	pos  int // of the next byte to read
 }
 
-// next skips white space and returns the byte at r.pos, or 0 at the end.
-func (r *recordReader) next() byte {
+// peek skips white space and returns the byte at r.pos, or 0 at the end.
+func (r *recordReader) peek() byte {
 	for ; r.pos < len(r.data); r.pos++ {
 		if c := r.data[r.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
@@ -1836,13 +1836,13 @@ func (r *recordReader) fields(keys []string, value func(key string) error) error
 	seen := buf[:0] // a list: an object with keys has a handful
 	r.pos++         // '{'
 	for {
-		switch r.next() {
+		switch r.peek() {
 		case '}':
 			r.pos++
 			return nil
 		case ',':
 			r.pos++
-			r.next()
+			r.peek()
 		}
 		k := r.text()
 		if keys != nil {
@@ -1854,9 +1854,9 @@ func (r *recordReader) fields(keys []string, value func(key string) error) error
 			}
 			seen = append(seen, k)
 		}
-		r.next()
+		r.peek()
 		r.pos++ // ':'
-		r.next()
+		r.peek()
 		if err := value(k); err != nil {
 			return err
 		}
@@ -1921,13 +1921,13 @@ func (r *recordReader) options() ([]Option, error) {
 	var opts []Option
 	r.pos++ // '['
 	for {
-		switch r.next() {
+		switch r.peek() {
 		case ']':
 			r.pos++
 			return opts, nil
 		case ',':
 			r.pos++
-			r.next()
+			r.peek()
 		}
 		o, err := r.optionObject()
 		if err != nil {
