@@ -55,6 +55,45 @@ func TestReplayThreeRuns(t *testing.T) {
 	}
 }
 
+// TestReplayAskAll: a three-question AskAll completes in two runs: the first
+// has all three pending at once, the second completes.
+func TestReplayAskAll(t *testing.T) {
+	var got []ui.Answer
+	var gotErr error
+	tool := func(ctx context.Context) string {
+		got, gotErr = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, pending := run(rp, tool)
+	wantCode(t, "AskAll() in run 1", gotErr, ui.CodeInputRequired)
+	if len(pending) != 3 || len(got) != 0 {
+		t.Fatalf("run 1: %d pending, %d answers, want 3 pending and none answered", len(pending), len(got))
+	}
+	for i, q := range pending {
+		if q.ID != firstID(three[i]) || q.Request.Question != three[i].Question {
+			t.Fatalf("pending[%d] = %+v, want %q under the ID Ask would give it", i, q, three[i].Question)
+		}
+	}
+	asked := pending
+	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
+	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}), nil)
+	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
+	_, pending = run(rp, tool)
+	if want := []string{"production", "42", "the release"}; len(pending) != 0 || gotErr != nil ||
+		!reflect.DeepEqual(texts(got), want) {
+		t.Fatalf("run 2 = %q, %v, pending %d, want the three answers", texts(got), gotErr, len(pending))
+	}
+
+	// A recorded refusal ends the batch there, with the answers before it.
+	rp.Record(asked[1].ID, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
+	run(rp, tool)
+	wantCode(t, "AskAll() with a recorded refusal", gotErr, ui.CodeAskDeclined)
+	if !reflect.DeepEqual(texts(got), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer before the refusal", texts(got))
+	}
+}
+
 // TestReplayRunUsesItsOwnRegistry: Run never asks the caller's registry, and
 // disposes its own when the call returns.
 func TestReplayRunUsesItsOwnRegistry(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -339,21 +340,46 @@ func TestTerminalNotMadeByNewTerminal(t *testing.T) {
 }
 
 // TestTerminalAskAll: a batch is asked one question after another, each
-// headed with its place, and answered in order.
+// headed with its place and then its header, and answered in order, also
+// when a registry's AskAll asks it.
 func TestTerminalAskAll(t *testing.T) {
 	var out bytes.Buffer
 	term := ui.NewTerminal(strings.NewReader("2\n\nfeature/x\n"), &out)
 	answers, err := term.AskAll(context.Background(), []ui.Request{deleteIt, steps, freeForm})
-	if err != nil || len(answers) != 3 || answers[0].Option.Label != "Keep" || len(answers[1].Options) != 2 || answers[2].Text != "feature/x" {
+	if err != nil || len(answers) != 3 || answers[0].Option.Label != "Keep" || len(answers[1].Options) != 2 ||
+		answers[2].Text != "feature/x" {
 		t.Fatalf("Terminal.AskAll() = %+v, %v, want Keep, the recommended steps, feature/x", answers, err)
 	}
-	for i, heading := range []string{"Question 1 of 3\nDelete notes.txt?", "> Question 2 of 3\nWhich steps?", "> Question 3 of 3\nName the branch."} {
+	for i, heading := range []string{
+		"Question 1 of 3\nDelete notes.txt?",
+		"> Question 2 of 3\nWhich steps?",
+		"> Question 3 of 3\nName the branch.",
+	} {
 		if !strings.Contains(out.String(), heading) {
 			t.Errorf("question %d: terminal wrote %q, want %q", i+1, out.String(), heading)
 		}
 	}
+
+	// Through a registry: numbers pick several options, a header follows the place.
+	out.Reset()
+	ctx := scope(t, ui.NewTerminal(strings.NewReader("2\n1,3\nthe release\n"), &out))
+	answers, err = ui.AskAll(ctx, three)
+	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) {
+		t.Fatalf("AskAll() = %q, %v, want production, 41, 43, the release", texts(answers), err)
+	}
+	for _, heading := range []string{
+		"Question 1 of 3\nTarget\n",
+		"Question 2 of 3\nMigrations\n",
+		"Question 3 of 3\nWhy now?\n",
+	} {
+		if !strings.Contains(out.String(), heading) {
+			t.Errorf("terminal wrote %q, want %q", out.String(), heading)
+		}
+	}
+
 	// The answers before a failure are kept.
-	answers, err = ui.NewTerminal(strings.NewReader("1\n"), io.Discard).AskAll(context.Background(), []ui.Request{deleteIt, freeForm})
+	term = ui.NewTerminal(strings.NewReader("1\n"), io.Discard)
+	answers, err = term.AskAll(context.Background(), []ui.Request{deleteIt, freeForm})
 	wantCode(t, "Terminal.AskAll() at end of input", err, ui.CodeAskCancelled)
 	if len(answers) != 1 || answers[0].Option.Label != "Delete" {
 		t.Fatalf("Terminal.AskAll() = %+v, want the first answer before the error", answers)
