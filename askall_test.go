@@ -45,7 +45,10 @@ func TestAskAllValidates(t *testing.T) {
 	}{
 		{nil, "invalid request: no questions"},
 		{[]ui.Request{}, "invalid request: no questions"},
-		{[]ui.Request{target, reason, {Question: "q", Options: []ui.Option{{Label: " "}}}}, "invalid request: questions[2]: options[0] has an empty label"},
+		{
+			reqs: []ui.Request{target, reason, {Question: "q", Options: []ui.Option{{Label: " "}}}},
+			want: "invalid request: questions[2]: options[0] has an empty label",
+		},
 		{[]ui.Request{{}, target}, "invalid request: questions[0]: question is empty"},
 	} {
 		answers, err := ui.AskAll(ctx, tt.reqs)
@@ -89,7 +92,8 @@ func TestAskAllOneByOne(t *testing.T) {
 		return ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil)
 	}))
 	answers, err := ui.AskAll(ctx, three)
-	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) || answers[0].Option.Label != "Production" {
+	if want := []string{"production", "41, 43", "the release"}; err != nil || !reflect.DeepEqual(texts(answers), want) ||
+		answers[0].Option.Label != "Production" {
 		t.Fatalf("AskAll() = %v, %v, want production, 41, 43, the release", texts(answers), err)
 	}
 	if !reflect.DeepEqual(asked, []string{target.Question, migrations.Question, reason.Question}) {
@@ -116,7 +120,8 @@ func TestAskAllBatchProvider(t *testing.T) {
 		return []ui.Answer{{Text: "staging"}, ui.Pick(ui.Option{Label: "42"}), {Text: "tests pass"}}, nil
 	}}
 	answers, err := ui.AskAll(scope(t, b), three)
-	if err != nil || !reflect.DeepEqual(texts(answers), []string{"staging", "42", "tests pass"}) || answers[0].Option == nil {
+	if want := []string{"staging", "42", "tests pass"}; err != nil || !reflect.DeepEqual(texts(answers), want) ||
+		answers[0].Option == nil {
 		t.Fatalf("AskAll() = %v, %v, want staging, 42, tests pass, completed", texts(answers), err)
 	}
 	if len(b.calls) != 1 || len(b.calls[0]) != 3 {
@@ -132,12 +137,49 @@ func TestAskAllBatchProvider(t *testing.T) {
 		want  []string // texts of the answers returned
 		says  string   // part of the error
 	}{
-		{"too few", []ui.Answer{{Text: "staging"}}, nil, ui.CodeInvalidAnswer, []string{"staging"}, "questions[1]: no answer"},
-		{"too many", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: "x"}, {Text: "y"}}, nil, ui.CodeInvalidAnswer, []string{}, "4 answers to 3 questions"},
-		{"a broken rule", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: " "}}, nil, ui.CodeInvalidAnswer, []string{"staging", "41"}, "questions[2]: the answer is empty"},
-		{"a disallowed answer", []ui.Answer{{Text: "the moon"}}, nil, ui.CodeInvalidAnswer, []string{}, `questions[0]: "the moon" is not one of the offered options`},
-		{"declined after one", []ui.Answer{{Text: "staging"}}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), ui.CodeAskDeclined, []string{"staging"}, "declined"},
-		{"an uncoded error", nil, errBroken, ui.CodeProviderFailed, []string{}, "dialog broke"},
+		{
+			name:  "too few",
+			given: []ui.Answer{{Text: "staging"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{"staging"},
+			says:  "questions[1]: no answer",
+		},
+		{
+			name:  "too many",
+			given: []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: "x"}, {Text: "y"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{},
+			says:  "4 answers to 3 questions",
+		},
+		{
+			name:  "a broken rule",
+			given: []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: " "}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{"staging", "41"},
+			says:  "questions[2]: the answer is empty",
+		},
+		{
+			name:  "a disallowed answer",
+			given: []ui.Answer{{Text: "the moon"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{},
+			says:  `questions[0]: "the moon" is not one of the offered options`,
+		},
+		{
+			name:  "declined after one",
+			given: []ui.Answer{{Text: "staging"}},
+			err:   ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil),
+			code:  ui.CodeAskDeclined,
+			want:  []string{"staging"},
+			says:  "declined",
+		},
+		{
+			name: "an uncoded error",
+			err:  errBroken,
+			code: ui.CodeProviderFailed,
+			want: []string{},
+			says: "dialog broke",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

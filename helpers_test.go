@@ -170,7 +170,11 @@ func deployTool(ctx context.Context) string {
 }
 
 var (
-	deleteIt = ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true}
+	deleteIt = ui.Request{
+		Question:       "Delete notes.txt?",
+		Options:        []ui.Option{{Label: "Delete"}, {Label: "Keep"}},
+		DisallowCustom: true,
+	}
 	freeForm = ui.Request{Question: "Name the branch."}
 )
 
