@@ -421,7 +421,7 @@ func FuzzElicitationAnswer(f *testing.F) {
 			return
 		}
 		if _, err := json.Marshal(req.Elicitation()); err != nil {
-			t.Fatalf("json.Marshal(Elicitation()) error = %v", err)
+			t.Fatalf("json.Marshal(Elicitation()) error = %v, want nil", err)
 		}
 		var fields map[string]any
 		if json.Unmarshal(content, &fields) != nil {

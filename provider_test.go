@@ -496,7 +496,7 @@ func TestCopiedRegistryAfterDispose(t *testing.T) {
 	var r ui.Registry
 	dispose, err := r.Register(answering("yes"))
 	if err != nil {
-		t.Fatalf("Register() error = %v", err)
+		t.Fatalf("Register() error = %v, want nil", err)
 	}
 	var copied ui.Registry
 	reflect.ValueOf(&copied).Elem().Set(reflect.ValueOf(&r).Elem()) // what *copy = r does, unseen by vet

@@ -34,7 +34,7 @@ func sealedRun(
 	run(rp, tool)
 	state, err := rp.Seal(sealKey, binding, time.Hour)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	return state, rp
 }
@@ -46,7 +46,7 @@ func TestSealRoundTrip(t *testing.T) {
 	}
 	opened, err := ui.OpenReplay(sealKey, "alice\ndeploy\n{}", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	if got, want := marshal(t, opened), marshal(t, rp); string(got) != string(want) {
 		t.Fatalf("opened record = %s, want %s", got, want)
@@ -77,7 +77,7 @@ func TestOpenReplayRefuses(t *testing.T) {
 	state, _ := sealedRun(t, "call-1", deployTool, nil)
 	expired, err := (&ui.Replay{}).Seal(sealKey, "call-1", -time.Second)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	payload, mac, _ := strings.Cut(state, ".")
 	flip := func(s string, i int) string { // s with character i changed
@@ -155,7 +155,7 @@ func TestNoTwoKeysOpenOneState(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			state, err := (&ui.Replay{}).Seal(tt.seal, "call", time.Hour)
 			if err != nil {
-				t.Fatalf("Seal() error = %v", err)
+				t.Fatalf("Seal() error = %v, want nil", err)
 			}
 			if _, err := ui.OpenReplay(tt.seal, "call", state); err != nil {
 				t.Fatalf("OpenReplay() with the sealing key = %v, want it opened", err)
@@ -185,7 +185,7 @@ func TestOpenedReplayRegisteredWithoutRun(t *testing.T) {
 	_, pending, state := serveRound(t, "", nil, deployTool)
 	rp, err := ui.OpenReplay(sealKey, "call", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	rp.Record(pending[0].ID, ui.Answer{Text: "production"}, nil)
 	ctx := scope(t, rp)
@@ -206,7 +206,7 @@ func serveRound(
 	t.Helper()
 	rp, err := ui.OpenReplay(sealKey, "call", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	for _, q := range rp.Pending() {
 		if ans, ok := responses[q.ID]; ok {
@@ -216,7 +216,7 @@ func serveRound(
 	result, pending := run(rp, tool)
 	next, err := rp.Seal(sealKey, "call", time.Hour)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	return result, pending, next
 }
