@@ -1,7 +1,6 @@
 package userinteraction_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"reflect"
@@ -11,22 +10,6 @@ import (
 
 	ui "github.com/dsh-go/userinteraction"
 )
-
-var (
-	target     = ui.Request{Header: "Target", Question: "Which environment?", Options: []ui.Option{{Label: "Staging", Value: "staging", Recommended: true}, {Label: "Production", Value: "production"}}, DisallowCustom: true}
-	migrations = ui.Request{Header: "Migrations", Question: "Which migrations?", Options: []ui.Option{{Label: "41"}, {Label: "42"}, {Label: "43"}}, MultiSelect: true}
-	reason     = ui.Request{Question: "Why now?"}
-	three      = []ui.Request{target, migrations, reason}
-)
-
-// texts returns the Text of each answer.
-func texts(answers []ui.Answer) []string {
-	out := []string{}
-	for _, a := range answers {
-		out = append(out, a.Text)
-	}
-	return out
-}
 
 // batch is a BatchProvider that records its calls and answers with answer.
 type batch struct {
@@ -62,7 +45,10 @@ func TestAskAllValidates(t *testing.T) {
 	}{
 		{nil, "invalid request: no questions"},
 		{[]ui.Request{}, "invalid request: no questions"},
-		{[]ui.Request{target, reason, {Question: "q", Options: []ui.Option{{Label: " "}}}}, "invalid request: questions[2]: options[0] has an empty label"},
+		{
+			reqs: []ui.Request{target, reason, {Question: "q", Options: []ui.Option{{Label: " "}}}},
+			want: "invalid request: questions[2]: options[0] has an empty label",
+		},
 		{[]ui.Request{{}, target}, "invalid request: questions[0]: question is empty"},
 	} {
 		answers, err := ui.AskAll(ctx, tt.reqs)
@@ -106,7 +92,8 @@ func TestAskAllOneByOne(t *testing.T) {
 		return ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil)
 	}))
 	answers, err := ui.AskAll(ctx, three)
-	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) || answers[0].Option.Label != "Production" {
+	if want := []string{"production", "41, 43", "the release"}; err != nil || !reflect.DeepEqual(texts(answers), want) ||
+		answers[0].Option.Label != "Production" {
 		t.Fatalf("AskAll() = %v, %v, want production, 41, 43, the release", texts(answers), err)
 	}
 	if !reflect.DeepEqual(asked, []string{target.Question, migrations.Question, reason.Question}) {
@@ -133,7 +120,8 @@ func TestAskAllBatchProvider(t *testing.T) {
 		return []ui.Answer{{Text: "staging"}, ui.Pick(ui.Option{Label: "42"}), {Text: "tests pass"}}, nil
 	}}
 	answers, err := ui.AskAll(scope(t, b), three)
-	if err != nil || !reflect.DeepEqual(texts(answers), []string{"staging", "42", "tests pass"}) || answers[0].Option == nil {
+	if want := []string{"staging", "42", "tests pass"}; err != nil || !reflect.DeepEqual(texts(answers), want) ||
+		answers[0].Option == nil {
 		t.Fatalf("AskAll() = %v, %v, want staging, 42, tests pass, completed", texts(answers), err)
 	}
 	if len(b.calls) != 1 || len(b.calls[0]) != 3 {
@@ -149,12 +137,49 @@ func TestAskAllBatchProvider(t *testing.T) {
 		want  []string // texts of the answers returned
 		says  string   // part of the error
 	}{
-		{"too few", []ui.Answer{{Text: "staging"}}, nil, ui.CodeInvalidAnswer, []string{"staging"}, "questions[1]: no answer"},
-		{"too many", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: "x"}, {Text: "y"}}, nil, ui.CodeInvalidAnswer, []string{}, "4 answers to 3 questions"},
-		{"a broken rule", []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: " "}}, nil, ui.CodeInvalidAnswer, []string{"staging", "41"}, "questions[2]: the answer is empty"},
-		{"a disallowed answer", []ui.Answer{{Text: "the moon"}}, nil, ui.CodeInvalidAnswer, []string{}, `questions[0]: "the moon" is not one of the offered options`},
-		{"declined after one", []ui.Answer{{Text: "staging"}}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), ui.CodeAskDeclined, []string{"staging"}, "declined"},
-		{"an uncoded error", nil, errBroken, ui.CodeProviderFailed, []string{}, "dialog broke"},
+		{
+			name:  "too few",
+			given: []ui.Answer{{Text: "staging"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{"staging"},
+			says:  "questions[1]: no answer",
+		},
+		{
+			name:  "too many",
+			given: []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: "x"}, {Text: "y"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{},
+			says:  "4 answers to 3 questions",
+		},
+		{
+			name:  "a broken rule",
+			given: []ui.Answer{{Text: "staging"}, {Text: "41"}, {Text: " "}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{"staging", "41"},
+			says:  "questions[2]: the answer is empty",
+		},
+		{
+			name:  "a disallowed answer",
+			given: []ui.Answer{{Text: "the moon"}},
+			code:  ui.CodeInvalidAnswer,
+			want:  []string{},
+			says:  `questions[0]: "the moon" is not one of the offered options`,
+		},
+		{
+			name:  "declined after one",
+			given: []ui.Answer{{Text: "staging"}},
+			err:   ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil),
+			code:  ui.CodeAskDeclined,
+			want:  []string{"staging"},
+			says:  "declined",
+		},
+		{
+			name: "an uncoded error",
+			err:  errBroken,
+			code: ui.CodeProviderFailed,
+			want: []string{},
+			says: "dialog broke",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,58 +231,5 @@ func TestAskAllDisposedMidBatch(t *testing.T) {
 	wantDisposal(t, err)
 	if !reflect.DeepEqual(texts(answers), []string{"production"}) {
 		t.Fatalf("AskAll() = %q, want the answer given before the disposal", texts(answers))
-	}
-}
-
-// TestAskAllReplay: on a Replay, a three-question AskAll completes in two
-// runs: the first has all three pending at once, the second completes.
-func TestAskAllReplay(t *testing.T) {
-	var got []ui.Answer
-	var gotErr error
-	tool := func(ctx context.Context) string {
-		got, gotErr = ui.AskAll(ctx, three)
-		return ""
-	}
-	rp := &ui.Replay{}
-	_, pending := run(rp, tool)
-	wantCode(t, "AskAll() in run 1", gotErr, ui.CodeInputRequired)
-	if len(pending) != 3 || len(got) != 0 {
-		t.Fatalf("run 1: %d pending, %d answers, want 3 pending and none answered", len(pending), len(got))
-	}
-	for i, q := range pending {
-		if q.ID != firstID(three[i]) || q.Request.Question != three[i].Question {
-			t.Fatalf("pending[%d] = %+v, want %q under the ID Ask would give it", i, q, three[i].Question)
-		}
-	}
-	asked := pending
-	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
-	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}), nil)
-	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
-	if _, pending = run(rp, tool); len(pending) != 0 || gotErr != nil || !reflect.DeepEqual(texts(got), []string{"production", "42", "the release"}) {
-		t.Fatalf("run 2 = %q, %v, pending %d, want the three answers", texts(got), gotErr, len(pending))
-	}
-
-	// A recorded refusal ends the batch there, with the answers before it.
-	rp.Record(asked[1].ID, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
-	run(rp, tool)
-	wantCode(t, "AskAll() with a recorded refusal", gotErr, ui.CodeAskDeclined)
-	if !reflect.DeepEqual(texts(got), []string{"production"}) {
-		t.Fatalf("AskAll() = %q, want the answer before the refusal", texts(got))
-	}
-}
-
-// TestAskAllTerminal: the Terminal asks a batch one question after another,
-// each headed with its place.
-func TestAskAllTerminal(t *testing.T) {
-	var out bytes.Buffer
-	ctx := scope(t, ui.NewTerminal(strings.NewReader("2\n1,3\nthe release\n"), &out))
-	answers, err := ui.AskAll(ctx, three)
-	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) {
-		t.Fatalf("AskAll() = %q, %v, want production, 41, 43, the release", texts(answers), err)
-	}
-	for _, heading := range []string{"Question 1 of 3\nTarget\n", "Question 2 of 3\nMigrations\n", "Question 3 of 3\nWhy now?\n"} {
-		if !strings.Contains(out.String(), heading) {
-			t.Errorf("terminal wrote %q, want %q", out.String(), heading)
-		}
 	}
 }

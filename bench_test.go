@@ -23,9 +23,13 @@ import (
 var (
 	benchFree    = ui.Request{Question: "Proceed?"}
 	benchOptions = ui.Request{
-		Question:       "Overwrite config.yaml?",
-		Header:         "Write file",
-		Options:        []ui.Option{{Label: "Yes", Value: "yes"}, {Label: "No", Value: "no", Recommended: true}, {Label: "Show diff"}},
+		Question: "Overwrite config.yaml?",
+		Header:   "Write file",
+		Options: []ui.Option{
+			{Label: "Yes", Value: "yes"},
+			{Label: "No", Value: "no", Recommended: true},
+			{Label: "Show diff"},
+		},
 		DisallowCustom: true,
 	}
 )
@@ -133,7 +137,8 @@ func BenchmarkReplayRun(b *testing.B) {
 func tenAnswers(b *testing.B) (*ui.Replay, string) {
 	rp := &ui.Replay{}
 	for i := 0; i < 10; i++ {
-		rp.Record(firstID(ui.Request{Question: fmt.Sprint("Question ", i)}), ui.Option{Label: "Production", Value: "production"}.Answer(), nil)
+		id := firstID(ui.Request{Question: fmt.Sprint("Question ", i)})
+		rp.Record(id, ui.Option{Label: "Production", Value: "production"}.Answer(), nil)
 	}
 	state, err := rp.Seal(benchKey, "alice\ndeploy\n{}", time.Hour)
 	if err != nil {

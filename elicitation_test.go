@@ -17,22 +17,99 @@ func TestElicitationJSON(t *testing.T) {
 		req  ui.Request
 		want string
 	}{
-		{"single-select with custom text", ui.Request{Header: "Env", Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Recommended: true}, {Label: "Production", Value: "prod"}}},
-			`{"mode":"form","message":"Deploy where?","requestedSchema":{"properties":{"choice":{"default":"Staging","oneOf":[{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"}],"title":"Env","type":"string"},"text":{"title":"Other","type":"string"}},"type":"object"}}`},
-		{"single-select, options only", ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true},
-			`{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
-		{"multi-select, options only", ui.Request{Header: "Steps", Question: "Which steps?", Options: []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}, {Label: "build", Recommended: true}}, MultiSelect: true, DisallowCustom: true},
-			`{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{"choice":{"default":["lint","build"],"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"},{"const":"build","title":"build"}]},"minItems":1,"title":"Steps","type":"array"}},"required":["choice"],"type":"object"}}`},
-		{"multi-select with custom text: no default, no minItems", ui.Request{Question: "Which steps?", Options: []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}}, MultiSelect: true},
-			`{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{"choice":{"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"}]},"type":"array"},"text":{"title":"Other","type":"string"}},"type":"object"}}`},
-		{"free-form", ui.Request{Header: "Branch", Question: "Name the branch."},
-			`{"mode":"form","message":"Name the branch.","requestedSchema":{"properties":{"text":{"title":"Branch","type":"string"}},"required":["text"],"type":"object"}}`},
-		{"free-form without header, DisallowCustom and MultiSelect ignored", ui.Request{Question: "Why?", DisallowCustom: true, MultiSelect: true},
-			`{"mode":"form","message":"Why?","requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`},
-		{"shared values: labels identify options", ui.Request{Question: "Which?", Options: []ui.Option{{Label: "Yes", Value: "y"}, {Label: "Sure", Value: "y"}}, DisallowCustom: true},
-			`{"mode":"form","message":"Which?","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Yes","title":"Yes"},{"const":"Sure","title":"Sure"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
-		{"descriptions join the message", ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Description: "the test cluster"}, {Label: "Production"}, {Label: "Both", Description: "staging first"}}, DisallowCustom: true},
-			`{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first","requestedSchema":{"properties":{"choice":{"oneOf":[{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"},{"const":"Both","title":"Both"}],"type":"string"}},"required":["choice"],"type":"object"}}`},
+		{
+			name: "single-select with custom text",
+			req: ui.Request{
+				Header:   "Env",
+				Question: "Deploy where?",
+				Options:  []ui.Option{{Label: "Staging", Recommended: true}, {Label: "Production", Value: "prod"}},
+			},
+			want: `{"mode":"form","message":"Deploy where?","requestedSchema":{"properties":{` +
+				`"choice":{"default":"Staging","oneOf":[` +
+				`{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"}` +
+				`],"title":"Env","type":"string"},` +
+				`"text":{"title":"Other","type":"string"}},"type":"object"}}`,
+		},
+		{
+			name: "single-select, options only",
+			req: ui.Request{
+				Question:       "Delete notes.txt?",
+				Options:        []ui.Option{{Label: "Delete"}, {Label: "Keep"}},
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{` +
+				`"choice":{"oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"type":"string"}},` +
+				`"required":["choice"],"type":"object"}}`,
+		},
+		{
+			name: "multi-select, options only",
+			req: ui.Request{
+				Header:   "Steps",
+				Question: "Which steps?",
+				Options: []ui.Option{
+					{Label: "lint", Recommended: true},
+					{Label: "test"},
+					{Label: "build", Recommended: true},
+				},
+				MultiSelect:    true,
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{` +
+				`"choice":{"default":["lint","build"],"items":{"anyOf":[` +
+				`{"const":"lint","title":"lint"},{"const":"test","title":"test"},{"const":"build","title":"build"}` +
+				`]},"minItems":1,"title":"Steps","type":"array"}},` +
+				`"required":["choice"],"type":"object"}}`,
+		},
+		{
+			name: "multi-select with custom text: no default, no minItems",
+			req: ui.Request{
+				Question:    "Which steps?",
+				Options:     []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}},
+				MultiSelect: true,
+			},
+			want: `{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{` +
+				`"choice":{"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"}]},"type":"array"},` +
+				`"text":{"title":"Other","type":"string"}},"type":"object"}}`,
+		},
+		{
+			name: "free-form",
+			req:  ui.Request{Header: "Branch", Question: "Name the branch."},
+			want: `{"mode":"form","message":"Name the branch.","requestedSchema":{"properties":{` +
+				`"text":{"title":"Branch","type":"string"}},"required":["text"],"type":"object"}}`,
+		},
+		{
+			name: "free-form without header, DisallowCustom and MultiSelect ignored",
+			req:  ui.Request{Question: "Why?", DisallowCustom: true, MultiSelect: true},
+			want: `{"mode":"form","message":"Why?","requestedSchema":{"properties":{` +
+				`"text":{"type":"string"}},"required":["text"],"type":"object"}}`,
+		},
+		{
+			name: "shared values: labels identify options",
+			req: ui.Request{
+				Question:       "Which?",
+				Options:        []ui.Option{{Label: "Yes", Value: "y"}, {Label: "Sure", Value: "y"}},
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Which?","requestedSchema":{"properties":{` +
+				`"choice":{"oneOf":[{"const":"Yes","title":"Yes"},{"const":"Sure","title":"Sure"}],"type":"string"}},` +
+				`"required":["choice"],"type":"object"}}`,
+		},
+		{
+			name: "descriptions join the message",
+			req: ui.Request{
+				Question: "Deploy where?",
+				Options: []ui.Option{
+					{Label: "Staging", Description: "the test cluster"},
+					{Label: "Production"},
+					{Label: "Both", Description: "staging first"},
+				},
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first",` +
+				`"requestedSchema":{"properties":{"choice":{"oneOf":[` +
+				`{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"},` +
+				`{"const":"Both","title":"Both"}],"type":"string"}},"required":["choice"],"type":"object"}}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +128,8 @@ func TestElicitationACP(t *testing.T) {
 		ToolCallID string `json:"toolCallId,omitempty"`
 		ui.Elicitation
 	}{"sess-1", "call-7", freeForm.Elicitation()}
-	want := `{"sessionId":"sess-1","toolCallId":"call-7","mode":"form","message":"Name the branch.","requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`
+	want := `{"sessionId":"sess-1","toolCallId":"call-7","mode":"form","message":"Name the branch.",` +
+		`"requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`
 	if got := marshal(t, params); string(got) != want {
 		t.Fatalf("json.Marshal(ACP params) = %s, want %s", got, want)
 	}
@@ -60,8 +138,15 @@ func TestElicitationACP(t *testing.T) {
 // TestElicitationAnswer maps responses, as they arrive decoded from JSON,
 // directly and then through Ask for the request of the form.
 func TestElicitationAnswer(t *testing.T) {
-	env := ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Value: "stg", Recommended: true}, {Label: "Production"}}}
-	multi := ui.Request{Question: "Which steps?", Options: []ui.Option{{Label: "lint"}, {Label: "test", Value: "unit"}, {Label: "build"}}, MultiSelect: true}
+	env := ui.Request{
+		Question: "Deploy where?",
+		Options:  []ui.Option{{Label: "Staging", Value: "stg", Recommended: true}, {Label: "Production"}},
+	}
+	multi := ui.Request{
+		Question:    "Which steps?",
+		Options:     []ui.Option{{Label: "lint"}, {Label: "test", Value: "unit"}, {Label: "build"}},
+		MultiSelect: true,
+	}
 	strictMulti := multi
 	strictMulti.DisallowCustom = true
 	tests := []struct {
@@ -73,20 +158,82 @@ func TestElicitationAnswer(t *testing.T) {
 		want    string    // the text of Ask's answer, when code is ""
 		code    string
 	}{
-		{"choice", env, "accept", `{"choice":"Production"}`, ui.Answer{Option: &ui.Option{Label: "Production"}}, "Production", ""},
-		{"text wins over a default choice", env, "accept", `{"choice":"Staging","text":"the canary"}`, ui.Answer{Text: "the canary"}, "the canary", ""},
-		{"blank text and a choice", env, "accept", `{"choice":"Staging","text":"  "}`, ui.Answer{Option: &ui.Option{Label: "Staging"}}, "stg", ""},
-		{"text alone", freeForm, "accept", `{"text":"feature/x"}`, ui.Answer{Text: "feature/x"}, "feature/x", ""},
-		{"choice array", multi, "accept", `{"choice":["build","test"]}`, ui.Pick(ui.Option{Label: "build"}, ui.Option{Label: "test"}), "unit, build", ""},
-		{"choice array and text", multi, "accept", `{"choice":["lint"],"text":"and the logs"}`, ui.Answer{Text: "and the logs", Options: []ui.Option{{Label: "lint"}}}, "lint, and the logs", ""},
-		{"empty choice array and text", multi, "accept", `{"choice":[],"text":"none"}`, ui.Answer{Text: "none"}, "none", ""},
-		{"extra keys are ignored", env, "accept", `{"choice":"Production","note":1}`, ui.Answer{Option: &ui.Option{Label: "Production"}}, "Production", ""},
-		{"decline", env, "decline", `{}`, ui.Answer{}, "", ui.CodeAskDeclined},
-		{"cancel", env, "cancel", `null`, ui.Answer{}, "", ui.CodeAskCancelled},
-		{"unknown action", env, "later", `{}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
-		{"choice of another type", env, "accept", `{"choice":3}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
-		{"text of another type", env, "accept", `{"text":["a"]}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
-		{"choice array of another type", multi, "accept", `{"choice":["lint",2]}`, ui.Answer{}, "", ui.CodeInvalidAnswer},
+		{
+			name:    "choice",
+			req:     env,
+			action:  "accept",
+			content: `{"choice":"Production"}`,
+			direct:  ui.Answer{Option: &ui.Option{Label: "Production"}},
+			want:    "Production",
+		},
+		{
+			name:    "text wins over a default choice",
+			req:     env,
+			action:  "accept",
+			content: `{"choice":"Staging","text":"the canary"}`,
+			direct:  ui.Answer{Text: "the canary"},
+			want:    "the canary",
+		},
+		{
+			name:    "blank text and a choice",
+			req:     env,
+			action:  "accept",
+			content: `{"choice":"Staging","text":"  "}`,
+			direct:  ui.Answer{Option: &ui.Option{Label: "Staging"}},
+			want:    "stg",
+		},
+		{
+			name:    "text alone",
+			req:     freeForm,
+			action:  "accept",
+			content: `{"text":"feature/x"}`,
+			direct:  ui.Answer{Text: "feature/x"},
+			want:    "feature/x",
+		},
+		{
+			name:    "choice array",
+			req:     multi,
+			action:  "accept",
+			content: `{"choice":["build","test"]}`,
+			direct:  ui.Pick(ui.Option{Label: "build"}, ui.Option{Label: "test"}),
+			want:    "unit, build",
+		},
+		{
+			name:    "choice array and text",
+			req:     multi,
+			action:  "accept",
+			content: `{"choice":["lint"],"text":"and the logs"}`,
+			direct:  ui.Answer{Text: "and the logs", Options: []ui.Option{{Label: "lint"}}},
+			want:    "lint, and the logs",
+		},
+		{
+			name:    "empty choice array and text",
+			req:     multi,
+			action:  "accept",
+			content: `{"choice":[],"text":"none"}`,
+			direct:  ui.Answer{Text: "none"},
+			want:    "none",
+		},
+		{
+			name:    "extra keys are ignored",
+			req:     env,
+			action:  "accept",
+			content: `{"choice":"Production","note":1}`,
+			direct:  ui.Answer{Option: &ui.Option{Label: "Production"}},
+			want:    "Production",
+		},
+		{name: "decline", req: env, action: "decline", content: `{}`, code: ui.CodeAskDeclined},
+		{name: "cancel", req: env, action: "cancel", content: `null`, code: ui.CodeAskCancelled},
+		{name: "unknown action", req: env, action: "later", content: `{}`, code: ui.CodeInvalidAnswer},
+		{name: "choice of another type", req: env, action: "accept", content: `{"choice":3}`, code: ui.CodeInvalidAnswer},
+		{name: "text of another type", req: env, action: "accept", content: `{"text":["a"]}`, code: ui.CodeInvalidAnswer},
+		{
+			name:    "choice array of another type",
+			req:     multi,
+			action:  "accept",
+			content: `{"choice":["lint",2]}`,
+			code:    ui.CodeInvalidAnswer,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,10 +31,12 @@ func TestErrors(t *testing.T) {
 	}
 	// A message that ends with ": " and its cause's text does not repeat it;
 	// one that merely ends with the same word does.
-	if got, want := ui.NewError(ui.CodeAskCancelled, "input closed: EOF", io.EOF).Error(), "ASK_CANCELLED: input closed: EOF"; got != want {
+	repeated := ui.NewError(ui.CodeAskCancelled, "input closed: EOF", io.EOF)
+	if got, want := repeated.Error(), "ASK_CANCELLED: input closed: EOF"; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
 	}
-	if got, want := ui.NewError(ui.CodeAskCancelled, "could not read the file", errors.New("file")).Error(), "ASK_CANCELLED: could not read the file: file"; got != want {
+	sameWord := ui.NewError(ui.CodeAskCancelled, "could not read the file", errors.New("file"))
+	if got, want := sameWord.Error(), "ASK_CANCELLED: could not read the file: file"; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
 	}
 	wrapped := fmt.Errorf("tool: %w", err)
@@ -149,13 +151,15 @@ func TestNilErrorReceivers(t *testing.T) {
 		t.Errorf("CodeOf(wrapped (*UserInteractionError)(nil)) = %q, want \"\"", got)
 	}
 	if he.Error() != "<nil>" || uie.Error() != "<nil>" || he.Unwrap() != nil || uie.Unwrap() != nil {
-		t.Errorf("nil receivers: Error() = %q, %q, Unwrap() = %v, %v, want <nil> and nil", he.Error(), uie.Error(), he.Unwrap(), uie.Unwrap())
+		t.Errorf("nil receivers: Error() = %q, %q, Unwrap() = %v, %v, want <nil> and nil",
+			he.Error(), uie.Error(), he.Unwrap(), uie.Unwrap())
 	}
 }
 
 // TestProviderFailedCarriesCause: the model learns why the provider failed.
 func TestProviderFailedCarriesCause(t *testing.T) {
-	go2026 := "elicitation/create cannot be sent while serving a request on protocol version 2026-07-28: return an InputRequests map instead (multi round-trip requests, SEP-2322)"
+	go2026 := "elicitation/create cannot be sent while serving a request on protocol version 2026-07-28: " +
+		"return an InputRequests map instead (multi round-trip requests, SEP-2322)"
 	long := strings.Repeat("x", 300)
 	tests := []struct {
 		cause, message, text string // text is what Error() holds
@@ -182,16 +186,35 @@ func TestProviderFailedCarriesCause(t *testing.T) {
 func TestErrorMessagesStayShort(t *testing.T) {
 	huge := strings.Repeat("é", 1<<19) // 1 MiB
 	label := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}, {Label: huge}}}
+	offersA := ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}}
+	onlyA := ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true}
+	offersHuge := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}}}
 	tests := []struct {
 		name string
 		err  error
 		code string
 	}{
 		{"duplicate label", label.Validate(), ui.CodeInvalidRequest},
-		{"option not offered", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}}, ui.Answer{Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
-		{"custom text disallowed", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true}, ui.Answer{Text: huge}), ui.CodeInvalidAnswer},
-		{"text disagrees with option", askWith(t, ui.Request{Question: "q", Options: []ui.Option{{Label: huge}}}, ui.Answer{Text: huge + "!", Option: &ui.Option{Label: huge}}), ui.CodeInvalidAnswer},
-		{"provider failed", func() error { _, err := ui.Ask(scope(t, failing(errors.New(huge))), question); return err }(), ui.CodeProviderFailed},
+		{
+			name: "option not offered",
+			err:  askWith(t, offersA, ui.Answer{Option: &ui.Option{Label: huge}}),
+			code: ui.CodeInvalidAnswer,
+		},
+		{
+			name: "custom text disallowed",
+			err:  askWith(t, onlyA, ui.Answer{Text: huge}),
+			code: ui.CodeInvalidAnswer,
+		},
+		{
+			name: "text disagrees with option",
+			err:  askWith(t, offersHuge, ui.Answer{Text: huge + "!", Option: &ui.Option{Label: huge}}),
+			code: ui.CodeInvalidAnswer,
+		},
+		{
+			name: "provider failed",
+			err:  func() error { _, err := ui.Ask(scope(t, failing(errors.New(huge))), question); return err }(),
+			code: ui.CodeProviderFailed,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +229,8 @@ func TestErrorMessagesStayShort(t *testing.T) {
 			if tt.code == ui.CodeProviderFailed {
 				cut = 200
 			}
-			if !strings.Contains(he.Message, strings.Repeat("é", cut)+"…") || strings.Contains(he.Message, strings.Repeat("é", cut+1)) {
+			kept, over := strings.Repeat("é", cut)+"…", strings.Repeat("é", cut+1)
+			if !strings.Contains(he.Message, kept) || strings.Contains(he.Message, over) {
 				t.Fatalf("message = %q, want the text cut after %d runes with an ellipsis", he.Message, cut)
 			}
 		})

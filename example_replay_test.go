@@ -49,7 +49,9 @@ type mcpCall struct {
 // elicitation/create while it serves a call: the questions go out as the
 // result's inputRequests, and what the call needs to go on as its sealed
 // requestState.
-func serveMCP(ctx context.Context, key []byte, principal string, params []byte, tool func(context.Context) string) (map[string]any, error) {
+func serveMCP(
+	ctx context.Context, key []byte, principal string, params []byte, tool func(context.Context) string,
+) (map[string]any, error) {
 	var call mcpCall
 	if err := json.Unmarshal(params, &call); err != nil {
 		return nil, err

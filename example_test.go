@@ -94,14 +94,19 @@ func ExampleAsk() {
 
 	dispose, _ := userinteraction.Register(session, userinteraction.ProviderFunc(
 		func(context.Context, userinteraction.Request) (userinteraction.Answer, error) {
-			return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskDeclined, "the user declined to answer", nil)
+			declined := userinteraction.NewError(userinteraction.CodeAskDeclined, "the user declined to answer", nil)
+			return userinteraction.Answer{}, declined
 		}))
 	fmt.Println(deleteFile(session, "notes.txt"))
 	dispose()
 
 	dispose, _ = userinteraction.Register(session, userinteraction.ProviderFunc(
 		func(context.Context, userinteraction.Request) (userinteraction.Answer, error) {
-			closed := &userinteraction.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "the editor closed the session"}
+			closed := &userinteraction.HarnessError{
+				Name:    "ACPError",
+				Code:    "SESSION_CLOSED",
+				Message: "the editor closed the session",
+			}
 			return userinteraction.Answer{}, fmt.Errorf("acp bridge: %w", closed)
 		}))
 	fmt.Println(deleteFile(session, "notes.txt"))
@@ -126,7 +131,8 @@ func ExampleAsk() {
 func scripted(answers ...string) userinteraction.ProviderFunc {
 	return func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
 		if len(answers) == 0 {
-			return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskCancelled, "the script has no more answers", nil)
+			ended := userinteraction.NewError(userinteraction.CodeAskCancelled, "the script has no more answers", nil)
+			return userinteraction.Answer{}, ended
 		}
 		text := answers[0]
 		answers = answers[1:]
@@ -205,9 +211,12 @@ func ExampleRequest_multiSelect() {
 // and which migrations.
 func migrate(ctx context.Context) string {
 	answers, err := userinteraction.AskAll(ctx, []userinteraction.Request{{
-		Header:         "Target",
-		Question:       "Which environment?",
-		Options:        []userinteraction.Option{{Label: "Staging", Value: "staging", Recommended: true}, {Label: "Production", Value: "production"}},
+		Header:   "Target",
+		Question: "Which environment?",
+		Options: []userinteraction.Option{
+			{Label: "Staging", Value: "staging", Recommended: true},
+			{Label: "Production", Value: "production"},
+		},
 		DisallowCustom: true,
 	}, {
 		Header:         "Migrations",
@@ -251,11 +260,12 @@ func ExampleRegister_hotReload() {
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 
 	shown := make(chan struct{})
-	oldUI := userinteraction.ProviderFunc(func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-		close(shown) // the question is on screen; the human has not answered
-		<-ctx.Done() // until the UI is disposed
-		return userinteraction.Answer{}, ctx.Err()
-	})
+	oldUI := userinteraction.ProviderFunc(
+		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+			close(shown) // the question is on screen; the human has not answered
+			<-ctx.Done() // until the UI is disposed
+			return userinteraction.Answer{}, ctx.Err()
+		})
 	dispose, _ := userinteraction.Register(session, oldUI)
 
 	pending := make(chan error)

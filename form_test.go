@@ -52,7 +52,11 @@ var (
 		{Label: "Staging", Value: "stg", Recommended: true},
 		{Label: "Production", Description: "the live site"},
 	}}
-	pickSteps = ui.Request{Question: "Which steps?", Options: []ui.Option{{Label: "lint"}, {Label: "test", Value: "unit"}, {Label: "build"}}, MultiSelect: true}
+	pickSteps = ui.Request{
+		Question:    "Which steps?",
+		Options:     []ui.Option{{Label: "lint"}, {Label: "test", Value: "unit"}, {Label: "build"}},
+		MultiSelect: true,
+	}
 )
 
 // TestFormOutcomes asks through a registered Form, whose client answers
@@ -267,17 +271,27 @@ func TestFormResend(t *testing.T) {
 // naming the last broken rule; no fourth form is sent.
 func TestFormGivesUp(t *testing.T) {
 	empty := accept(map[string]any{"choice": []any{}})
-	client := &formClient{responses: []response{empty, accept(map[string]any{"choice": []any{"x"}}), empty, accept(map[string]any{"choice": []any{"lint"}})}}
+	client := &formClient{responses: []response{
+		empty,
+		accept(map[string]any{"choice": []any{"x"}}),
+		empty,
+		accept(map[string]any{"choice": []any{"lint"}}),
+	}}
 	_, err := ui.Ask(scope(t, ui.NewForm(client.elicit)), pickSteps)
 	wantCode(t, "Ask()", err, ui.CodeInvalidAnswer)
-	if msg := err.(*ui.UserInteractionError).Message; msg != "invalid answer: the answer is empty (the last of 3 refused forms)" {
+	want := "invalid answer: the answer is empty (the last of 3 refused forms)"
+	if msg := err.(*ui.UserInteractionError).Message; msg != want {
 		t.Fatalf("Ask() message = %q, want the last broken rule and the count of forms", msg)
 	}
 	forms := client.sent()
 	if len(forms) != 3 {
 		t.Fatalf("forms sent = %d, want 3", len(forms))
 	}
-	for i, lead := range []string{"", "Pick at least one option, or type your own answer.\n", `"x" is not one of the options: pick one of those listed.` + "\n"} {
+	for i, lead := range []string{
+		"",
+		"Pick at least one option, or type your own answer.\n",
+		`"x" is not one of the options: pick one of those listed.` + "\n",
+	} {
 		if want := lead + pickSteps.Elicitation().Message; forms[i].Message != want {
 			t.Fatalf("form %d message = %q, want %q", i+1, forms[i].Message, want)
 		}
@@ -306,7 +320,8 @@ func TestFormAskAll(t *testing.T) {
 	for _, f := range client.sent() {
 		questions = append(questions, f.Message[strings.LastIndex(f.Message, "\n")+1:])
 	}
-	if want := []string{"Production: the live site", "Which steps?", "Which steps?", "Name the branch."}; !reflect.DeepEqual(questions, want) {
+	want := []string{"Production: the live site", "Which steps?", "Which steps?", "Name the branch."}
+	if !reflect.DeepEqual(questions, want) {
 		t.Fatalf("forms sent end with %q, want %q", questions, want)
 	}
 
@@ -314,13 +329,18 @@ func TestFormAskAll(t *testing.T) {
 	answers, err = ui.AskAll(scope(t, ui.NewForm(client.elicit)), reqs)
 	wantCode(t, "AskAll()", err, ui.CodeAskDeclined)
 	if len(answers) != 1 || answers[0].Text != "stg" || len(client.sent()) != 2 {
-		t.Fatalf("AskAll() = %d answers after %d forms, want 1 answer (stg) after 2 forms", len(answers), len(client.sent()))
+		t.Fatalf("AskAll() = %d answers after %d forms, want 1 answer (stg) after 2 forms",
+			len(answers), len(client.sent()))
 	}
 }
 
 // TestFormRegister: a Form that cannot send is refused at Register.
 func TestFormRegister(t *testing.T) {
-	for name, p := range map[string]ui.Provider{"nil *Form": (*ui.Form)(nil), "NewForm(nil)": ui.NewForm(nil), "zero Form": &ui.Form{}} {
+	for name, p := range map[string]ui.Provider{
+		"nil *Form":    (*ui.Form)(nil),
+		"NewForm(nil)": ui.NewForm(nil),
+		"zero Form":    &ui.Form{},
+	} {
 		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 		dispose, err := ui.Register(ctx, p)
 		wantCode(t, "Register("+name+")", err, ui.CodeInvalidProvider)

@@ -28,7 +28,9 @@ import (
 func FuzzRequestJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{"question":"q"}`,
-		`{"question":"Deploy?","header":"Deploy","options":[{"label":"Yes","value":"y","description":"now","recommended":true},{"label":"No"}],"allowCustom":false,"agent":{"id":"a1","name":"coder"}}`,
+		`{"question":"Deploy?","header":"Deploy",` +
+			`"options":[{"label":"Yes","value":"y","description":"now","recommended":true},{"label":"No"}],` +
+			`"allowCustom":false,"agent":{"id":"a1","name":"coder"}}`,
 		`{"question":"q","allowCustom":true,"options":[]}`,
 		`{"question":"q","allowCustom":null,"agent":null,"signal":{}}`,
 		`{"question":"\ud800","header":"\xff"}`,
@@ -48,7 +50,8 @@ func FuzzAnswerJSON(f *testing.F) {
 		`{"answer":"y","option":{"label":"Yes","value":"y","description":"d","recommended":true}}`,
 		`{"answer":"","option":null}`,
 		`{"answer":"\u0000\ud83d","option":{}}`,
-		`{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`, `{"answer":"x","options":[]}`, `{"options":null}`,
+		`{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`,
+		`{"answer":"x","options":[]}`, `{"options":null}`,
 		`{"answer":5}`, `"x"`,
 	} {
 		f.Add([]byte(seed))
@@ -222,7 +225,9 @@ func FuzzAskAnswer(f *testing.F) {
 	f.Add("Yes\nNo", "", uint64(0), true, "", -1, "Forged")
 	f.Add("", "", uint64(0), true, "free", -1, "")
 	f.Add("a\nb", "\n\n", uint64(0), true, "", 0, "")
-	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow bool, text string, pick int, forged string) {
+	f.Fuzz(func(
+		t *testing.T, labels, values string, recommended uint64, disallow bool, text string, pick int, forged string,
+	) {
 		req := fuzzRequest("q", "", labels, values, recommended, disallow)
 		if req.Validate() != nil {
 			return
@@ -309,7 +314,11 @@ func FuzzReplayRecord(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	req := ui.Request{Question: "Allow?", Options: []ui.Option{{Label: "Allow", Value: "allow"}, {Label: "Deny"}}, DisallowCustom: true}
+	req := ui.Request{
+		Question:       "Allow?",
+		Options:        []ui.Option{{Label: "Allow", Value: "allow"}, {Label: "Deny"}},
+		DisallowCustom: true,
+	}
 	id := firstID(req)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var first ui.Replay
@@ -358,7 +367,9 @@ func FuzzAskMultiSelect(f *testing.F) {
 	f.Add("a\nb", "", uint64(0), false, "", []byte{0, 0}, -1)
 	f.Add("a\nb", "", uint64(0), false, "", []byte{9}, 1)
 	f.Add("a\nb\nc", "", uint64(0), false, "a, and c", []byte{0}, -1)
-	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow bool, text string, picks []byte, option int) {
+	f.Fuzz(func(
+		t *testing.T, labels, values string, recommended uint64, disallow bool, text string, picks []byte, option int,
+	) {
 		req := fuzzRequest("q", "", labels, values, recommended, disallow)
 		req.MultiSelect = true
 		if req.Validate() != nil || len(req.Options) == 0 {
@@ -401,14 +412,16 @@ func FuzzElicitationAnswer(f *testing.F) {
 	f.Add("a", "", uint64(0), false, false, "decline", []byte(`{}`))
 	f.Add("a", "", uint64(0), false, false, "cancel", []byte(`null`))
 	f.Add("a", "", uint64(0), false, false, "ACCEPT", []byte(`{"choice":"a"}`))
-	f.Fuzz(func(t *testing.T, labels, values string, recommended uint64, disallow, multi bool, action string, content []byte) {
+	f.Fuzz(func(
+		t *testing.T, labels, values string, recommended uint64, disallow, multi bool, action string, content []byte,
+	) {
 		req := fuzzRequest("q", "h", labels, values, recommended, disallow)
 		req.MultiSelect = multi
 		if req.Validate() != nil {
 			return
 		}
 		if _, err := json.Marshal(req.Elicitation()); err != nil {
-			t.Fatalf("json.Marshal(Elicitation()) error = %v", err)
+			t.Fatalf("json.Marshal(Elicitation()) error = %v, want nil", err)
 		}
 		var fields map[string]any
 		if json.Unmarshal(content, &fields) != nil {
@@ -453,7 +466,9 @@ func FuzzOpenReplay(f *testing.F) {
 		f.Fatal(err)
 	}
 	payload, mac, _ := strings.Cut(sealed, ".")
-	for _, seed := range []string{sealed, "", payload, payload + ".", "." + mac, sealed + "=", strings.ToUpper(sealed), "e30.e30", "x.y.z"} {
+	for _, seed := range []string{
+		sealed, "", payload, payload + ".", "." + mac, sealed + "=", strings.ToUpper(sealed), "e30.e30", "x.y.z",
+	} {
 		f.Add(seed)
 	}
 	record, pending := marshal(f, rp), rp.Pending()
@@ -480,12 +495,17 @@ func FuzzTerminalShows(f *testing.F) {
 	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f")
 	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n")
 	f.Fuzz(func(t *testing.T, question, header, label, description string) {
-		req := ui.Request{Question: question, Header: header, Options: []ui.Option{{Label: label, Description: description}, {Label: "Other option"}}}
+		req := ui.Request{
+			Question: question,
+			Header:   header,
+			Options:  []ui.Option{{Label: label, Description: description}, {Label: "Other option"}},
+		}
 		var out bytes.Buffer
 		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), req)
 		if req.Validate() != nil {
 			if ui.CodeOf(err) != ui.CodeInvalidRequest || out.Len() > 0 {
-				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written", req, err, out.String())
+				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written",
+					req, err, out.String())
 			}
 			return
 		}
@@ -503,10 +523,15 @@ func FuzzTerminalShows(f *testing.F) {
 // the one computed from that encoder's text.
 func FuzzCanonicalJSON(f *testing.F) {
 	f.Add("Proceed?", "", "", "", "", uint64(0), false, false, false, "", "")
-	f.Add("Deploy \"prod\"\\now?\n\r\t\x01\x1f\x7f", "Deploy", "Yes\nNo", "y", "go <now>", uint64(1), true, true, true, "a1", "coder")
-	f.Add("Back\bspace <b>&amp;</b> \u2028line\u2029sep\f", "Ünïcødé ✓ 日本 🚀", "a\nb\nc", "\n2", "\n\nthird\x00", uint64(6), false, true, true, "", "")
+	f.Add("Deploy \"prod\"\\now?\n\r\t\x01\x1f\x7f", "Deploy", "Yes\nNo", "y", "go <now>",
+		uint64(1), true, true, true, "a1", "coder")
+	f.Add("Back\bspace <b>&amp;</b> \u2028line\u2029sep\f", "Ünïcødé ✓ 日本 🚀",
+		"a\nb\nc", "\n2", "\n\nthird\x00", uint64(6), false, true, true, "", "")
 	f.Add("q", "h", "a", "", "", uint64(0), true, false, true, "id\x1b", "")
-	f.Fuzz(func(t *testing.T, question, header, labels, values, descriptions string, recommended uint64, disallow, multi, agent bool, agentID, agentName string) {
+	f.Fuzz(func(
+		t *testing.T, question, header, labels, values, descriptions string,
+		recommended uint64, disallow, multi, agent bool, agentID, agentName string,
+	) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
 		req.MultiSelect = multi
 		for i, d := range strings.Split(descriptions, "\n") {

@@ -170,7 +170,11 @@ func deployTool(ctx context.Context) string {
 }
 
 var (
-	deleteIt = ui.Request{Question: "Delete notes.txt?", Options: []ui.Option{{Label: "Delete"}, {Label: "Keep"}}, DisallowCustom: true}
+	deleteIt = ui.Request{
+		Question:       "Delete notes.txt?",
+		Options:        []ui.Option{{Label: "Delete"}, {Label: "Keep"}},
+		DisallowCustom: true,
+	}
 	freeForm = ui.Request{Question: "Name the branch."}
 )
 
@@ -188,4 +192,34 @@ func offeredText(req ui.Request, text string) bool {
 		}
 	}
 	return false
+}
+
+// The batch of three questions that the AskAll tests ask of each provider.
+var (
+	target = ui.Request{
+		Header:   "Target",
+		Question: "Which environment?",
+		Options: []ui.Option{
+			{Label: "Staging", Value: "staging", Recommended: true},
+			{Label: "Production", Value: "production"},
+		},
+		DisallowCustom: true,
+	}
+	migrations = ui.Request{
+		Header:      "Migrations",
+		Question:    "Which migrations?",
+		Options:     []ui.Option{{Label: "41"}, {Label: "42"}, {Label: "43"}},
+		MultiSelect: true,
+	}
+	reason = ui.Request{Question: "Why now?"}
+	three  = []ui.Request{target, migrations, reason}
+)
+
+// texts returns the Text of each answer.
+func texts(answers []ui.Answer) []string {
+	out := []string{}
+	for _, a := range answers {
+		out = append(out, a.Text)
+	}
+	return out
 }

@@ -128,10 +128,31 @@ func TestInboxAnswersWhenResponded(t *testing.T) {
 		respond ui.Answer
 		want    string
 	}{
-		{"free-form", ui.Request{Question: "Name the branch."}, ui.Answer{Text: "fix-42"}, `{"fix-42"}`},
-		{"option by value", region, ui.Answer{Text: "us"}, `{"us" option {Label:America Value:us Description: Recommended:false}}`},
-		{"option by label", region, ui.Answer{Option: &ui.Option{Label: "Europe"}}, `{"eu" option {Label:Europe Value:eu Description: Recommended:false}}`},
-		{"several picks", migrations, ui.Pick(ui.Option{Label: "43"}, ui.Option{Label: "41"}), `{"41, 43" options [{Label:41 Value: Description: Recommended:false} {Label:43 Value: Description: Recommended:false}]}`},
+		{
+			name:    "free-form",
+			req:     ui.Request{Question: "Name the branch."},
+			respond: ui.Answer{Text: "fix-42"},
+			want:    `{"fix-42"}`,
+		},
+		{
+			name:    "option by value",
+			req:     region,
+			respond: ui.Answer{Text: "us"},
+			want:    `{"us" option {Label:America Value:us Description: Recommended:false}}`,
+		},
+		{
+			name:    "option by label",
+			req:     region,
+			respond: ui.Answer{Option: &ui.Option{Label: "Europe"}},
+			want:    `{"eu" option {Label:Europe Value:eu Description: Recommended:false}}`,
+		},
+		{
+			name:    "several picks",
+			req:     migrations,
+			respond: ui.Pick(ui.Option{Label: "43"}, ui.Option{Label: "41"}),
+			want: `{"41, 43" options [{Label:41 Value: Description: Recommended:false} ` +
+				`{Label:43 Value: Description: Recommended:false}]}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +194,8 @@ func TestInboxPendingOrder(t *testing.T) {
 	var asks []<-chan outcome
 	for i := 0; i < 10; i++ {
 		if i == 5 {
-			asks = append(asks, askInbox(ctx, ui.Request{Question: "b0"}, ui.Request{Question: "b1"}, ui.Request{Question: "b2"}))
+			batch := []ui.Request{{Question: "b0"}, {Question: "b1"}, {Question: "b2"}}
+			asks = append(asks, askInbox(ctx, batch...))
 			want = append(want, "b0", "b1", "b2")
 		} else {
 			q := fmt.Sprint("q", i)
@@ -318,8 +340,10 @@ func TestInboxRefusesIDsNotOpen(t *testing.T) {
 			changed := inbox.Changed()
 			err := inbox.Respond(tt.id, ui.Answer{Text: "late"}, tt.err)
 			wantCode(t, "Respond()", err, ui.CodeNotPending)
-			if long := inbox.Respond(tt.id+strings.Repeat("x", 1000), ui.Answer{}, nil); len(err.Error()) > 400 || len(long.Error()) > 400 {
-				t.Fatalf("Respond() error = %d and %d bytes, want at most 400: it quotes at most a short prefix", len(err.Error()), len(long.Error()))
+			long := inbox.Respond(tt.id+strings.Repeat("x", 1000), ui.Answer{}, nil)
+			if len(err.Error()) > 400 || len(long.Error()) > 400 {
+				t.Fatalf("Respond() error = %d and %d bytes, want at most 400: it quotes at most a short prefix",
+					len(err.Error()), len(long.Error()))
 			}
 			if isClosed(changed) {
 				t.Fatal("Changed() closed by a refused Respond, want it open")
@@ -415,7 +439,8 @@ func TestInboxAskAll(t *testing.T) {
 			}
 		}
 		o := receive(t, done)
-		if got, want := texts(o.answers), []string{"re b0", "re b1", "re b2", "re b3"}; o.err != nil || !reflect.DeepEqual(got, want) {
+		got, want := texts(o.answers), []string{"re b0", "re b1", "re b2", "re b3"}
+		if o.err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("AskAll() = %v, %v, want %v", got, o.err, want)
 		}
 		receive(t, before)
@@ -492,7 +517,8 @@ func TestInboxAskAll(t *testing.T) {
 		o := receive(t, done)
 		wantCode(t, "AskAll()", o.err, ui.CodeAskAborted)
 		// The answers are a prefix: b2's answer comes after b1, which was given up.
-		if got, want := texts(o.answers), []string{"a0"}; !reflect.DeepEqual(got, want) || !errors.Is(o.err, context.Canceled) {
+		got, want := texts(o.answers), []string{"a0"}
+		if !reflect.DeepEqual(got, want) || !errors.Is(o.err, context.Canceled) {
 			t.Fatalf("AskAll() = %v, %v, want %v and context.Canceled", got, o.err, want)
 		}
 		if got := inbox.Pending(); len(got) != 0 {
@@ -562,7 +588,8 @@ func TestInboxDirect(t *testing.T) {
 	if _, err := inbox.AskAll(context.Background(), nil); ui.CodeOf(err) != ui.CodeInvalidRequest {
 		t.Fatalf("AskAll(no requests) = %v, want INVALID_REQUEST", err)
 	}
-	_, err := inbox.AskAll(context.Background(), []ui.Request{question, {Question: "x", Options: []ui.Option{{Label: ""}}}})
+	noLabel := ui.Request{Question: "x", Options: []ui.Option{{Label: ""}}}
+	_, err := inbox.AskAll(context.Background(), []ui.Request{question, noLabel})
 	if ui.CodeOf(err) != ui.CodeInvalidRequest || !strings.Contains(err.Error(), "questions[1]") {
 		t.Fatalf("AskAll(second invalid) = %v, want INVALID_REQUEST naming questions[1]", err)
 	}
@@ -596,10 +623,14 @@ func TestInboxRespondErrors(t *testing.T) {
 		err  error
 		code string
 	}{
-		{"declined", declined, ui.CodeAskDeclined},
-		{"coded by another family", &ui.HarnessError{Name: "ToolError", Code: "TOOL_BROKEN", Message: "broken"}, "TOOL_BROKEN"},
-		{"uncoded", errors.New("socket closed"), ui.CodeProviderFailed},
-		{"typed nil", typedNil, ui.CodeProviderFailed},
+		{name: "declined", err: declined, code: ui.CodeAskDeclined},
+		{
+			name: "coded by another family",
+			err:  &ui.HarnessError{Name: "ToolError", Code: "TOOL_BROKEN", Message: "broken"},
+			code: "TOOL_BROKEN",
+		},
+		{name: "uncoded", err: errors.New("socket closed"), code: ui.CodeProviderFailed},
+		{name: "typed nil", err: typedNil, code: ui.CodeProviderFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

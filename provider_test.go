@@ -125,9 +125,19 @@ func TestRegisterErrors(t *testing.T) {
 	}{
 		{"no registry", context.Background(), answering("x"), ui.CodeNoRegistry},
 		{"nil context", nil, answering("x"), ui.CodeNoRegistry},
-		{"registry hidden by nil", ui.WithRegistry(ui.WithRegistry(context.Background(), &ui.Registry{}), nil), answering("x"), ui.CodeNoRegistry},
+		{
+			name: "registry hidden by nil",
+			ctx:  ui.WithRegistry(ui.WithRegistry(context.Background(), &ui.Registry{}), nil),
+			p:    answering("x"),
+			code: ui.CodeNoRegistry,
+		},
 		{"nil provider", ui.WithRegistry(context.Background(), &ui.Registry{}), nil, ui.CodeInvalidProvider},
-		{"nil ProviderFunc", ui.WithRegistry(context.Background(), &ui.Registry{}), ui.ProviderFunc(nil), ui.CodeInvalidProvider},
+		{
+			name: "nil ProviderFunc",
+			ctx:  ui.WithRegistry(context.Background(), &ui.Registry{}),
+			p:    ui.ProviderFunc(nil),
+			code: ui.CodeInvalidProvider,
+		},
 		{"nil *Replay", ui.WithRegistry(context.Background(), &ui.Registry{}), (*ui.Replay)(nil), ui.CodeInvalidProvider},
 	}
 	for _, tt := range tests {
@@ -316,29 +326,54 @@ func TestAskAbortCauses(t *testing.T) {
 		wantIs  []error
 		wantNot []error
 	}{
-		{"cancel", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, cancel
-		}, []error{context.Canceled}, []error{context.DeadlineExceeded}},
-		{"cancel with cause", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
-			ctx, cancel := context.WithCancelCause(ctx)
-			return ctx, func() { cancel(nil) }, func() { cancel(errStop) }
-		}, []error{context.Canceled, errStop}, []error{context.DeadlineExceeded}},
-		{"cancel with a cause that wraps context.Canceled", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
-			ctx, cancel := context.WithCancelCause(ctx)
-			return ctx, func() { cancel(nil) }, func() { cancel(errStopWrapsCanceled) }
-		}, []error{context.Canceled, errStopWrapsCanceled}, []error{context.DeadlineExceeded}},
-		{"deadline with a cause that wraps DeadlineExceeded", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
-			ctx, cancel := context.WithTimeoutCause(ctx, time.Millisecond, errSlowWrapsDeadline)
-			return ctx, cancel, nil
-		}, []error{context.DeadlineExceeded, errSlowWrapsDeadline}, []error{context.Canceled}},
-		{"deadline", func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
-			// The provider waits for the context, so the deadline passes while
-			// the question is pending (or, on a slow machine, before it is asked:
-			// the same error either way).
-			ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-			return ctx, cancel, nil
-		}, []error{context.DeadlineExceeded}, []error{context.Canceled}},
+		{
+			name: "cancel",
+			scope: func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, cancel
+			},
+			wantIs:  []error{context.Canceled},
+			wantNot: []error{context.DeadlineExceeded},
+		},
+		{
+			name: "cancel with cause",
+			scope: func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+				ctx, cancel := context.WithCancelCause(ctx)
+				return ctx, func() { cancel(nil) }, func() { cancel(errStop) }
+			},
+			wantIs:  []error{context.Canceled, errStop},
+			wantNot: []error{context.DeadlineExceeded},
+		},
+		{
+			name: "cancel with a cause that wraps context.Canceled",
+			scope: func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+				ctx, cancel := context.WithCancelCause(ctx)
+				return ctx, func() { cancel(nil) }, func() { cancel(errStopWrapsCanceled) }
+			},
+			wantIs:  []error{context.Canceled, errStopWrapsCanceled},
+			wantNot: []error{context.DeadlineExceeded},
+		},
+		{
+			name: "deadline with a cause that wraps DeadlineExceeded",
+			scope: func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+				ctx, cancel := context.WithTimeoutCause(ctx, time.Millisecond, errSlowWrapsDeadline)
+				return ctx, cancel, nil
+			},
+			wantIs:  []error{context.DeadlineExceeded, errSlowWrapsDeadline},
+			wantNot: []error{context.Canceled},
+		},
+		{
+			name: "deadline",
+			scope: func(ctx context.Context) (context.Context, context.CancelFunc, func()) {
+				// The provider waits for the context, so the deadline passes while
+				// the question is pending (or, on a slow machine, before it is asked:
+				// the same error either way).
+				ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+				return ctx, cancel, nil
+			},
+			wantIs:  []error{context.DeadlineExceeded},
+			wantNot: []error{context.Canceled},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -461,7 +496,7 @@ func TestCopiedRegistryAfterDispose(t *testing.T) {
 	var r ui.Registry
 	dispose, err := r.Register(answering("yes"))
 	if err != nil {
-		t.Fatalf("Register() error = %v", err)
+		t.Fatalf("Register() error = %v, want nil", err)
 	}
 	var copied ui.Registry
 	reflect.ValueOf(&copied).Elem().Set(reflect.ValueOf(&r).Elem()) // what *copy = r does, unseen by vet

@@ -45,7 +45,9 @@ func TestREADMEProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files["go.mod"] = "module readme\n\ngo 1.21\n\nrequire github.com/dsh-go/userinteraction v0.0.0\n\nreplace github.com/dsh-go/userinteraction => " + repo + "\n"
+	files["go.mod"] = "module readme\n\ngo 1.21\n\n" +
+		"require github.com/dsh-go/userinteraction v0.0.0\n\n" +
+		"replace github.com/dsh-go/userinteraction => " + repo + "\n"
 	dir := t.TempDir()
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

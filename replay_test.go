@@ -43,7 +43,8 @@ func TestReplayThreeRuns(t *testing.T) {
 	rp = replayFrom(t, marshal(t, rp))
 	rp.Record(first, ui.Answer{Option: &ui.Option{Label: "Production"}}, nil)
 	got, pending = run(rp, deployTool)
-	if got != "not deployed: INPUT_REQUIRED" || len(pending) != 1 || pending[0].Request.Question != "Deploy to production now?" || pending[0].ID == first {
+	if got != "not deployed: INPUT_REQUIRED" || len(pending) != 1 ||
+		pending[0].Request.Question != "Deploy to production now?" || pending[0].ID == first {
 		t.Fatalf("run 2 = %q, pending %+v, want the second question pending under a new ID", got, pending)
 	}
 
@@ -52,6 +53,45 @@ func TestReplayThreeRuns(t *testing.T) {
 	got, pending = run(rp, deployTool)
 	if got != "deploy to production: Yes" || len(pending) != 0 {
 		t.Fatalf("run 3 = %q, pending %+v, want the call complete", got, pending)
+	}
+}
+
+// TestReplayAskAll: a three-question AskAll completes in two runs: the first
+// has all three pending at once, the second completes.
+func TestReplayAskAll(t *testing.T) {
+	var got []ui.Answer
+	var gotErr error
+	tool := func(ctx context.Context) string {
+		got, gotErr = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, pending := run(rp, tool)
+	wantCode(t, "AskAll() in run 1", gotErr, ui.CodeInputRequired)
+	if len(pending) != 3 || len(got) != 0 {
+		t.Fatalf("run 1: %d pending, %d answers, want 3 pending and none answered", len(pending), len(got))
+	}
+	for i, q := range pending {
+		if q.ID != firstID(three[i]) || q.Request.Question != three[i].Question {
+			t.Fatalf("pending[%d] = %+v, want %q under the ID Ask would give it", i, q, three[i].Question)
+		}
+	}
+	asked := pending
+	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
+	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}), nil)
+	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
+	_, pending = run(rp, tool)
+	if want := []string{"production", "42", "the release"}; len(pending) != 0 || gotErr != nil ||
+		!reflect.DeepEqual(texts(got), want) {
+		t.Fatalf("run 2 = %q, %v, pending %d, want the three answers", texts(got), gotErr, len(pending))
+	}
+
+	// A recorded refusal ends the batch there, with the answers before it.
+	rp.Record(asked[1].ID, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
+	run(rp, tool)
+	wantCode(t, "AskAll() with a recorded refusal", gotErr, ui.CodeAskDeclined)
+	if !reflect.DeepEqual(texts(got), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer before the refusal", texts(got))
 	}
 }
 
@@ -101,9 +141,12 @@ func TestReplayGoldenID(t *testing.T) {
 			Options:  []ui.Option{{Label: "Go", Value: "back\bspace"}},
 		}, []string{"76b69d6b549c9e3336e02ad977b6b941", "0cb9df6fc432e20540716a809f7c55b4"}},
 		{ui.Request{
-			Question:       "Deploy \"prod\"\\now?\n\t",
-			Header:         "Deploy",
-			Options:        []ui.Option{{Label: "Yes", Value: "y\r\u0001\u001f\u007f", Description: "go <now>", Recommended: true}, {Label: "No"}},
+			Question: "Deploy \"prod\"\\now?\n\t",
+			Header:   "Deploy",
+			Options: []ui.Option{
+				{Label: "Yes", Value: "y\r\u0001\u001f\u007f", Description: "go <now>", Recommended: true},
+				{Label: "No"},
+			},
 			DisallowCustom: true,
 			MultiSelect:    true,
 			Agent:          &ui.Agent{ID: "a1\u0000", Name: "coder\u0085"},
@@ -191,16 +234,52 @@ func TestReplayRecordedErrors(t *testing.T) {
 		want    ui.HarnessError
 		typeUIE bool // a *UserInteractionError, not only a *HarnessError
 	}{
-		{"declined", ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil),
-			ui.HarnessError{Name: "UserInteractionError", Code: ui.CodeAskDeclined, Message: "the user declined to answer"}, true},
-		{"cancelled, wrapped", fmt.Errorf("form: %w", ui.NewError(ui.CodeAskCancelled, "the user dismissed the form", errors.New("esc"))),
-			ui.HarnessError{Name: "UserInteractionError", Code: ui.CodeAskCancelled, Message: "the user dismissed the form"}, true},
-		{"foreign", &ui.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "closed"},
-			ui.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "closed"}, false},
-		{"uncoded", errors.New("bridge broke"),
-			ui.HarnessError{Name: "UserInteractionError", Code: ui.CodeProviderFailed, Message: "provider failed: bridge broke"}, true},
-		{"typed nil", (*myError)(nil),
-			ui.HarnessError{Name: "UserInteractionError", Code: ui.CodeProviderFailed, Message: "provider failed: it returned a nil *userinteraction_test.myError as its error"}, true},
+		{
+			name: "declined",
+			err:  ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil),
+			want: ui.HarnessError{
+				Name:    "UserInteractionError",
+				Code:    ui.CodeAskDeclined,
+				Message: "the user declined to answer",
+			},
+			typeUIE: true,
+		},
+		{
+			name: "cancelled, wrapped",
+			err:  fmt.Errorf("form: %w", ui.NewError(ui.CodeAskCancelled, "the user dismissed the form", errors.New("esc"))),
+			want: ui.HarnessError{
+				Name:    "UserInteractionError",
+				Code:    ui.CodeAskCancelled,
+				Message: "the user dismissed the form",
+			},
+			typeUIE: true,
+		},
+		{
+			name:    "foreign",
+			err:     &ui.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "closed"},
+			want:    ui.HarnessError{Name: "ACPError", Code: "SESSION_CLOSED", Message: "closed"},
+			typeUIE: false,
+		},
+		{
+			name: "uncoded",
+			err:  errors.New("bridge broke"),
+			want: ui.HarnessError{
+				Name:    "UserInteractionError",
+				Code:    ui.CodeProviderFailed,
+				Message: "provider failed: bridge broke",
+			},
+			typeUIE: true,
+		},
+		{
+			name: "typed nil",
+			err:  (*myError)(nil),
+			want: ui.HarnessError{
+				Name:    "UserInteractionError",
+				Code:    ui.CodeProviderFailed,
+				Message: "provider failed: it returned a nil *userinteraction_test.myError as its error",
+			},
+			typeUIE: true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,12 +314,14 @@ func TestReplayRecordsNoInputRequired(t *testing.T) {
 	id := firstID(question)
 	rp := &ui.Replay{}
 	rp.Record(id, ui.Answer{}, ui.NewError(ui.CodeInputRequired, "input required", nil))
-	fromJSON := replayFrom(t, []byte(`{"`+id+`":{"name":"UserInteractionError","code":"INPUT_REQUIRED","message":"input required"}}`))
+	fromJSON := replayFrom(t, []byte(`{"`+id+`":`+
+		`{"name":"UserInteractionError","code":"INPUT_REQUIRED","message":"input required"}}`))
 	for _, rp := range []*ui.Replay{rp, fromJSON} {
 		if record := marshal(t, rp); string(record) != "{}" {
 			t.Fatalf("record = %s, want {}", record)
 		}
-		if _, pending := run(rp, func(ctx context.Context) string { _, _ = ui.Ask(ctx, question); return "" }); len(pending) != 1 {
+		_, pending := run(rp, func(ctx context.Context) string { _, _ = ui.Ask(ctx, question); return "" })
+		if len(pending) != 1 {
 			t.Fatalf("Pending() = %+v, want the question pending again", pending)
 		}
 	}
@@ -250,7 +331,11 @@ func TestReplayRecordsNoInputRequired(t *testing.T) {
 // like any provider's answer, so a changed record cannot slip an answer past
 // the options.
 func TestReplayTamperedRecord(t *testing.T) {
-	permission := ui.Request{Question: "Run rm -rf build?", Options: []ui.Option{{Label: "Allow"}, {Label: "Deny"}}, DisallowCustom: true}
+	permission := ui.Request{
+		Question:       "Run rm -rf build?",
+		Options:        []ui.Option{{Label: "Allow"}, {Label: "Deny"}},
+		DisallowCustom: true,
+	}
 	id := firstID(permission)
 	for _, entry := range []string{
 		`{"answer":"deny","option":{"label":"Allow"}}`,
@@ -336,7 +421,8 @@ func TestReplayAnswerIsACopy(t *testing.T) {
 func TestReplayRecordJSON(t *testing.T) {
 	rp := &ui.Replay{}
 	rp.Record("a", ui.Option{Label: "Yes", Value: "y"}.Answer(), nil)
-	rp.Record("b", ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined", errors.New("cause stays on the Go side")))
+	declined := ui.NewError(ui.CodeAskDeclined, "the user declined", errors.New("cause stays on the Go side"))
+	rp.Record("b", ui.Answer{}, declined)
 	rp.Record("c", ui.Answer{}, errors.New("boom"))
 	want := `{"a":{"answer":"y","option":{"label":"Yes","value":"y"}},` +
 		`"b":{"name":"UserInteractionError","code":"ASK_DECLINED","message":"the user declined"},` +
@@ -350,7 +436,8 @@ func TestReplayRecordJSON(t *testing.T) {
 	}
 
 	// UnmarshalJSON replaces the record; null leaves it; a bad record leaves it too.
-	if err := json.Unmarshal([]byte(`{"z":{"answer":"only","options":[{"label":"a","recommended":true}]}}`), again); err != nil {
+	const last = `{"z":{"answer":"only","options":[{"label":"a","recommended":true}]}}`
+	if err := json.Unmarshal([]byte(last), again); err != nil {
 		t.Fatal(err)
 	}
 	for _, null := range []string{"null", " null\n"} {
@@ -379,7 +466,7 @@ func TestReplayRecordJSON(t *testing.T) {
 			t.Errorf("json.Unmarshal(%s, *Replay) error = %q, want it to say it is about the Replay record", bad, err)
 		}
 	}
-	if got := marshal(t, again); string(got) != `{"z":{"answer":"only","options":[{"label":"a","recommended":true}]}}` {
+	if got := marshal(t, again); string(got) != last {
 		t.Fatalf("record after failed decodes = %s, want the last good one", got)
 	}
 }
@@ -444,7 +531,10 @@ func TestReplayRecordStrict(t *testing.T) {
 		{`{"q":{"answer":"","option":{"label":"Delete"},"option":{}}}`, `entry "q": duplicate key "option"`},
 		{`{"z":{"answer":"x","options":[{"label":"a"}],"options":[]}}`, `duplicate key "options"`},
 		{`{"z":{"answer":"x","option":{"label":"Delete","label":"Keep"}}}`, `option: duplicate key "label"`},
-		{`{"z":{"answer":"x","options":[{"label":"a"},{"label":"b","value":"1","value":"2"}]}}`, `option: duplicate key "value"`},
+		{
+			record: `{"z":{"answer":"x","options":[{"label":"a"},{"label":"b","value":"1","value":"2"}]}}`,
+			want:   `option: duplicate key "value"`,
+		},
 		{`{"z":{"name":"E","code":"C","code":"D","message":"m"}}`, `duplicate key "code"`},
 		{`{"z":{"answer":"x","Option":{"label":"a"}}}`, `unknown key "Option"`},
 		{`{"z":{"code":"C","option":{"label":"a"}}}`, `unknown key "option"`},
@@ -468,7 +558,8 @@ func TestReplayRecordStrict(t *testing.T) {
 	}
 
 	// What is read as written: escapes, white space, null as the zero value.
-	good := ` { "a\u00e9" : { "answer" : "\"y\" \u00e9", "option" : { "label" : "Yes", "recommended" : true, "value" : null, "description" : "d" } } ,
+	good := ` { "a\u00e9" : { "answer" : "\"y\" \u00e9", ` +
+		`"option" : { "label" : "Yes", "recommended" : true, "value" : null, "description" : "d" } } ,
 		"b":{"answer":"x","options":[ {"label":"p","recommended":false} , {"label":"q","recommended":null} ]},
 		"c":{"answer":"x","option":null,"options":null}, "d":{"answer":"x","options":[]},
 		"e":{"name":null,"code":"ASK_DECLINED","message":"m"} } `

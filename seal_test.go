@@ -23,7 +23,9 @@ var (
 
 // sealedRun runs tool on a new Replay with outcomes recorded and returns the
 // Replay, sealed for binding.
-func sealedRun(t *testing.T, binding string, tool func(context.Context) string, outcomes map[string]ui.Answer) (string, *ui.Replay) {
+func sealedRun(
+	t *testing.T, binding string, tool func(context.Context) string, outcomes map[string]ui.Answer,
+) (string, *ui.Replay) {
 	t.Helper()
 	rp := &ui.Replay{}
 	for id, ans := range outcomes {
@@ -32,7 +34,7 @@ func sealedRun(t *testing.T, binding string, tool func(context.Context) string, 
 	run(rp, tool)
 	state, err := rp.Seal(sealKey, binding, time.Hour)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	return state, rp
 }
@@ -44,7 +46,7 @@ func TestSealRoundTrip(t *testing.T) {
 	}
 	opened, err := ui.OpenReplay(sealKey, "alice\ndeploy\n{}", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	if got, want := marshal(t, opened), marshal(t, rp); string(got) != string(want) {
 		t.Fatalf("opened record = %s, want %s", got, want)
@@ -54,7 +56,8 @@ func TestSealRoundTrip(t *testing.T) {
 	}
 	// The sealed state holds the record readably: sealed, not encrypted.
 	payload, _, _ := strings.Cut(state, ".")
-	if raw, err := base64.RawURLEncoding.DecodeString(payload); err != nil || !strings.Contains(string(raw), `"answer":"staging"`) {
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil || !strings.Contains(string(raw), `"answer":"staging"`) {
 		t.Fatalf("state payload = %s, %v, want the record readable", raw, err)
 	}
 }
@@ -74,7 +77,7 @@ func TestOpenReplayRefuses(t *testing.T) {
 	state, _ := sealedRun(t, "call-1", deployTool, nil)
 	expired, err := (&ui.Replay{}).Seal(sealKey, "call-1", -time.Second)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	payload, mac, _ := strings.Cut(state, ".")
 	flip := func(s string, i int) string { // s with character i changed
@@ -115,7 +118,8 @@ func TestOpenReplayRefuses(t *testing.T) {
 
 // invalidStateMessage is the whole model-facing message of INVALID_STATE: it
 // says what to do, and nothing of why.
-const invalidStateMessage = "invalid state: the answers of this call cannot be used, so call the tool again from the start"
+const invalidStateMessage = "invalid state: the answers of this call cannot be used, " +
+	"so call the tool again from the start"
 
 // TestShortKeyIsTheHostsError: a key shorter than 32 bytes is the host's
 // configuration error, not the client's: an uncoded error from Seal and
@@ -151,7 +155,7 @@ func TestNoTwoKeysOpenOneState(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			state, err := (&ui.Replay{}).Seal(tt.seal, "call", time.Hour)
 			if err != nil {
-				t.Fatalf("Seal() error = %v", err)
+				t.Fatalf("Seal() error = %v, want nil", err)
 			}
 			if _, err := ui.OpenReplay(tt.seal, "call", state); err != nil {
 				t.Fatalf("OpenReplay() with the sealing key = %v, want it opened", err)
@@ -165,7 +169,8 @@ func TestNoTwoKeysOpenOneState(t *testing.T) {
 // TestStateOfVersionOneRefused: state sealed before the MAC key was derived
 // (version 1, raw HMAC-SHA256 of a label and the payload) no longer opens.
 func TestStateOfVersionOneRefused(t *testing.T) {
-	payload := fmt.Sprintf(`{"v":1,"exp":%d,"bind":"%x","record":{}}`, time.Now().Add(time.Hour).UnixMilli(), sha256.Sum256([]byte("call")))
+	expires, binding := time.Now().Add(time.Hour).UnixMilli(), sha256.Sum256([]byte("call"))
+	payload := fmt.Sprintf(`{"v":1,"exp":%d,"bind":"%x","record":{}}`, expires, binding)
 	h := hmac.New(sha256.New, sealKey)
 	h.Write([]byte("userinteraction replay state\n" + payload))
 	state := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
@@ -180,7 +185,7 @@ func TestOpenedReplayRegisteredWithoutRun(t *testing.T) {
 	_, pending, state := serveRound(t, "", nil, deployTool)
 	rp, err := ui.OpenReplay(sealKey, "call", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	rp.Record(pending[0].ID, ui.Answer{Text: "production"}, nil)
 	ctx := scope(t, rp)
@@ -195,11 +200,13 @@ func TestOpenedReplayRegisteredWithoutRun(t *testing.T) {
 
 // serveRound is one round of a host that follows the documented loop: open
 // the state, record the responses to the questions pending in it, run.
-func serveRound(t *testing.T, state string, responses map[string]ui.Answer, tool func(context.Context) string) (string, []ui.Pending, string) {
+func serveRound(
+	t *testing.T, state string, responses map[string]ui.Answer, tool func(context.Context) string,
+) (string, []ui.Pending, string) {
 	t.Helper()
 	rp, err := ui.OpenReplay(sealKey, "call", state)
 	if err != nil {
-		t.Fatalf("OpenReplay() error = %v", err)
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
 	}
 	for _, q := range rp.Pending() {
 		if ans, ok := responses[q.ID]; ok {
@@ -209,7 +216,7 @@ func serveRound(t *testing.T, state string, responses map[string]ui.Answer, tool
 	result, pending := run(rp, tool)
 	next, err := rp.Seal(sealKey, "call", time.Hour)
 	if err != nil {
-		t.Fatalf("Seal() error = %v", err)
+		t.Fatalf("Seal() error = %v, want nil", err)
 	}
 	return result, pending, next
 }

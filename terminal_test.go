@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -34,8 +35,13 @@ var (
 		MultiSelect: true,
 	}
 	steps = ui.Request{
-		Question:       "Which steps?",
-		Options:        []ui.Option{{Label: "lint", Recommended: true}, {Label: "test", Value: "unit"}, {Label: "build"}, {Label: "deploy", Recommended: true}},
+		Question: "Which steps?",
+		Options: []ui.Option{
+			{Label: "lint", Recommended: true},
+			{Label: "test", Value: "unit"},
+			{Label: "build"},
+			{Label: "deploy", Recommended: true},
+		},
 		MultiSelect:    true,
 		DisallowCustom: true,
 	}
@@ -55,11 +61,24 @@ func TestTerminalShowsQuestion(t *testing.T) {
 		req  ui.Request
 		want string
 	}{
-		{deployWhere, "Deploy\nDeploy where?\n  1. Staging (recommended) - the test cluster\n  2. Production\n  3. Both\n1-3, Enter for Staging, or type your own answer\n> "},
-		{steps, "Which steps?\n  1. lint (recommended)\n  2. test\n  3. build\n  4. deploy (recommended)\none or more of 1-4, such as 1,4, or Enter for lint and deploy\n> "},
-		{deleteIt, "Delete notes.txt?\n  1. Delete\n  2. Keep\n1-2\n> "},
-		{ui.Request{Question: "Go?", Options: []ui.Option{{Label: "Go"}}}, "Go?\n  1. Go\n1, or type your own answer\n> "},
-		{freeForm, "Name the branch.\nType your answer.\n> "},
+		{
+			req: deployWhere,
+			want: "Deploy\nDeploy where?\n" +
+				"  1. Staging (recommended) - the test cluster\n  2. Production\n  3. Both\n" +
+				"1-3, Enter for Staging, or type your own answer\n> ",
+		},
+		{
+			req: steps,
+			want: "Which steps?\n" +
+				"  1. lint (recommended)\n  2. test\n  3. build\n  4. deploy (recommended)\n" +
+				"one or more of 1-4, such as 1,4, or Enter for lint and deploy\n> ",
+		},
+		{req: deleteIt, want: "Delete notes.txt?\n  1. Delete\n  2. Keep\n1-2\n> "},
+		{
+			req:  ui.Request{Question: "Go?", Options: []ui.Option{{Label: "Go"}}},
+			want: "Go?\n  1. Go\n1, or type your own answer\n> ",
+		},
+		{req: freeForm, want: "Name the branch.\nType your answer.\n> "},
 	}
 	for _, tt := range tests {
 		_, out, err := askTerminal(t, tt.req, "")
@@ -81,43 +100,150 @@ func TestTerminalReplies(t *testing.T) {
 		want     string   // the answer's text
 		refusals []string // lines written after refused replies, in order
 	}{
-		{"number", deployWhere, "2\n", "Production", nil},
-		{"number with spaces and CRLF", deployWhere, "  3 \r\n", "Both", nil},
-		{"label in any case", deployWhere, "pRoDuCtIoN\n", "Production", nil},
-		{"label typed with a zero-width space", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes", Value: "y"}, {Label: "No"}}}, "Ye\u200bs\n", "y", nil},
-		{"label with a zero-width space, typed without", ui.Request{Question: "q", Options: []ui.Option{{Label: "No\u00ad", Value: "n"}}}, "NO\n", "n", nil},
-		{"labels typed as the answer shows them", steps, "lint, Build\n", "lint, build", nil},
-		{"labels typed without spaces", steps, "deploy,test\n", "unit, deploy", nil},
-		{"labels typed, custom allowed", services, "api, worker\n", "api, worker", nil},
-		{"labels and own words", services, "api, the cron\n", "api, the cron", nil},
-		{"a label typed twice", steps, "lint, lint\n1\n", "lint", []string{`"lint, lint" is not an option: type its number.`}},
-		{"a line that names labels in two ways", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a, b", Value: "both"}}, MultiSelect: true},
-			"a, b\n3\n", "both", []string{`"a, b" names options in more than one way: type their numbers.`}},
-		{"labels that hold commas", ui.Request{Question: "q", Options: []ui.Option{{Label: "Read, write"}, {Label: "Execute"}}, MultiSelect: true, DisallowCustom: true},
-			"Read, write, Execute\n", "Read, write, Execute", nil},
-		{"a label that holds a comma, alone", ui.Request{Question: "q", Options: []ui.Option{{Label: "Read, write", Value: "rw"}, {Label: "Execute"}}, MultiSelect: true, DisallowCustom: true},
-			"read,\u00a0 WRITE\n", "rw", nil},
-		{"label with spaces around it", ui.Request{Question: "q", Options: []ui.Option{{Label: " Padded ", Value: "p"}}, DisallowCustom: true}, "padded\n", "p", nil},
-		{"Enter for the recommended option", deployWhere, "\n", "Staging", nil},
-		{"own words", deployWhere, "the canary\n", "the canary", nil},
-		{"a number is always an option's", deployWhere, "7\n1\n", "Staging", []string{"There is no option 7."}},
-		{"zero", deployWhere, "0\n1\n", "Staging", []string{"There is no option 0."}},
-		{"several numbers on a single-select", deployWhere, "1,2\n2\n", "Production", []string{"Pick one option."}},
-		{"commas only", deployWhere, ",\n2\n", "Production", []string{"Type the number of an option."}},
-		{"negative number is text", deployWhere, "-1\n", "-1", nil},
-		{"custom text disallowed", deleteIt, "later\n1\n", "Delete", []string{`"later" is not an option: type its number.`}},
-		{"no recommendation for Enter", deleteIt, "\n2\n", "Keep", []string{"No option is recommended: type a number."}},
-		{"several numbers", steps, "4,1\n", "lint, deploy", nil},
-		{"several numbers with spaces", steps, "2 3\n", "unit, build", nil},
-		{"Enter for the recommended options", steps, "\n", "lint, deploy", nil},
-		{"a label picks one", steps, "BUILD\n", "build", nil},
-		{"a number twice", steps, "1,1\n1\n", "lint", []string{"Option 1 is given twice."}},
-		{"out of range among several", steps, "1,5\n1 2\n", "lint, unit", []string{"There is no option 5."}},
-		{"free-form takes numbers as text", freeForm, "42\n", "42", nil},
-		{"free-form needs text", freeForm, "\n  \nfeature/x\n", "feature/x", []string{"Type an answer.", "Type an answer."}},
-		{"invalid UTF-8", freeForm, "caf\xe9\ncafé\n", "café", []string{"That line is not valid UTF-8."}},
-		{"a line over 1 MiB", freeForm, strings.Repeat("x", 1<<20+1) + "\r\nshort\n", "short", []string{"That line is longer than 1048576 bytes."}},
-		{"a line of 1 MiB", freeForm, strings.Repeat("x", 1<<20) + "\r\n", strings.Repeat("x", 1<<20), nil},
+		{name: "number", req: deployWhere, input: "2\n", want: "Production"},
+		{name: "number with spaces and CRLF", req: deployWhere, input: "  3 \r\n", want: "Both"},
+		{name: "label in any case", req: deployWhere, input: "pRoDuCtIoN\n", want: "Production"},
+		{
+			name:  "label typed with a zero-width space",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes", Value: "y"}, {Label: "No"}}},
+			input: "Ye\u200bs\n",
+			want:  "y",
+		},
+		{
+			name:  "label with a zero-width space, typed without",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "No\u00ad", Value: "n"}}},
+			input: "NO\n",
+			want:  "n",
+		},
+		{name: "labels typed as the answer shows them", req: steps, input: "lint, Build\n", want: "lint, build"},
+		{name: "labels typed without spaces", req: steps, input: "deploy,test\n", want: "unit, deploy"},
+		{name: "labels typed, custom allowed", req: services, input: "api, worker\n", want: "api, worker"},
+		{name: "labels and own words", req: services, input: "api, the cron\n", want: "api, the cron"},
+		{
+			name:     "a label typed twice",
+			req:      steps,
+			input:    "lint, lint\n1\n",
+			want:     "lint",
+			refusals: []string{`"lint, lint" is not an option: type its number.`},
+		},
+		{
+			name: "a line that names labels in two ways",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a, b", Value: "both"}},
+				MultiSelect: true,
+			},
+			input:    "a, b\n3\n",
+			want:     "both",
+			refusals: []string{`"a, b" names options in more than one way: type their numbers.`},
+		},
+		{
+			name: "labels that hold commas",
+			req: ui.Request{
+				Question:       "q",
+				Options:        []ui.Option{{Label: "Read, write"}, {Label: "Execute"}},
+				MultiSelect:    true,
+				DisallowCustom: true,
+			},
+			input: "Read, write, Execute\n",
+			want:  "Read, write, Execute",
+		},
+		{
+			name: "a label that holds a comma, alone",
+			req: ui.Request{
+				Question:       "q",
+				Options:        []ui.Option{{Label: "Read, write", Value: "rw"}, {Label: "Execute"}},
+				MultiSelect:    true,
+				DisallowCustom: true,
+			},
+			input: "read,\u00a0 WRITE\n",
+			want:  "rw",
+		},
+		{
+			name:  "label with spaces around it",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: " Padded ", Value: "p"}}, DisallowCustom: true},
+			input: "padded\n",
+			want:  "p",
+		},
+		{name: "Enter for the recommended option", req: deployWhere, input: "\n", want: "Staging"},
+		{name: "own words", req: deployWhere, input: "the canary\n", want: "the canary"},
+		{
+			name:     "a number is always an option's",
+			req:      deployWhere,
+			input:    "7\n1\n",
+			want:     "Staging",
+			refusals: []string{"There is no option 7."},
+		},
+		{name: "zero", req: deployWhere, input: "0\n1\n", want: "Staging", refusals: []string{"There is no option 0."}},
+		{
+			name:     "several numbers on a single-select",
+			req:      deployWhere,
+			input:    "1,2\n2\n",
+			want:     "Production",
+			refusals: []string{"Pick one option."},
+		},
+		{
+			name:     "commas only",
+			req:      deployWhere,
+			input:    ",\n2\n",
+			want:     "Production",
+			refusals: []string{"Type the number of an option."},
+		},
+		{name: "negative number is text", req: deployWhere, input: "-1\n", want: "-1"},
+		{
+			name:     "custom text disallowed",
+			req:      deleteIt,
+			input:    "later\n1\n",
+			want:     "Delete",
+			refusals: []string{`"later" is not an option: type its number.`},
+		},
+		{
+			name:     "no recommendation for Enter",
+			req:      deleteIt,
+			input:    "\n2\n",
+			want:     "Keep",
+			refusals: []string{"No option is recommended: type a number."},
+		},
+		{name: "several numbers", req: steps, input: "4,1\n", want: "lint, deploy"},
+		{name: "several numbers with spaces", req: steps, input: "2 3\n", want: "unit, build"},
+		{name: "Enter for the recommended options", req: steps, input: "\n", want: "lint, deploy"},
+		{name: "a label picks one", req: steps, input: "BUILD\n", want: "build"},
+		{name: "a number twice", req: steps, input: "1,1\n1\n", want: "lint", refusals: []string{"Option 1 is given twice."}},
+		{
+			name:     "out of range among several",
+			req:      steps,
+			input:    "1,5\n1 2\n",
+			want:     "lint, unit",
+			refusals: []string{"There is no option 5."},
+		},
+		{name: "free-form takes numbers as text", req: freeForm, input: "42\n", want: "42"},
+		{
+			name:     "free-form needs text",
+			req:      freeForm,
+			input:    "\n  \nfeature/x\n",
+			want:     "feature/x",
+			refusals: []string{"Type an answer.", "Type an answer."},
+		},
+		{
+			name:     "invalid UTF-8",
+			req:      freeForm,
+			input:    "caf\xe9\ncafé\n",
+			want:     "café",
+			refusals: []string{"That line is not valid UTF-8."},
+		},
+		{
+			name:     "a line over 1 MiB",
+			req:      freeForm,
+			input:    strings.Repeat("x", 1<<20+1) + "\r\nshort\n",
+			want:     "short",
+			refusals: []string{"That line is longer than 1048576 bytes."},
+		},
+		{
+			name:  "a line of 1 MiB",
+			req:   freeForm,
+			input: strings.Repeat("x", 1<<20) + "\r\n",
+			want:  strings.Repeat("x", 1<<20),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,21 +465,46 @@ func TestTerminalNotMadeByNewTerminal(t *testing.T) {
 }
 
 // TestTerminalAskAll: a batch is asked one question after another, each
-// headed with its place, and answered in order.
+// headed with its place and then its header, and answered in order, also
+// when a registry's AskAll asks it.
 func TestTerminalAskAll(t *testing.T) {
 	var out bytes.Buffer
 	term := ui.NewTerminal(strings.NewReader("2\n\nfeature/x\n"), &out)
 	answers, err := term.AskAll(context.Background(), []ui.Request{deleteIt, steps, freeForm})
-	if err != nil || len(answers) != 3 || answers[0].Option.Label != "Keep" || len(answers[1].Options) != 2 || answers[2].Text != "feature/x" {
+	if err != nil || len(answers) != 3 || answers[0].Option.Label != "Keep" || len(answers[1].Options) != 2 ||
+		answers[2].Text != "feature/x" {
 		t.Fatalf("Terminal.AskAll() = %+v, %v, want Keep, the recommended steps, feature/x", answers, err)
 	}
-	for i, heading := range []string{"Question 1 of 3\nDelete notes.txt?", "> Question 2 of 3\nWhich steps?", "> Question 3 of 3\nName the branch."} {
+	for i, heading := range []string{
+		"Question 1 of 3\nDelete notes.txt?",
+		"> Question 2 of 3\nWhich steps?",
+		"> Question 3 of 3\nName the branch.",
+	} {
 		if !strings.Contains(out.String(), heading) {
 			t.Errorf("question %d: terminal wrote %q, want %q", i+1, out.String(), heading)
 		}
 	}
+
+	// Through a registry: numbers pick several options, a header follows the place.
+	out.Reset()
+	ctx := scope(t, ui.NewTerminal(strings.NewReader("2\n1,3\nthe release\n"), &out))
+	answers, err = ui.AskAll(ctx, three)
+	if err != nil || !reflect.DeepEqual(texts(answers), []string{"production", "41, 43", "the release"}) {
+		t.Fatalf("AskAll() = %q, %v, want production, 41, 43, the release", texts(answers), err)
+	}
+	for _, heading := range []string{
+		"Question 1 of 3\nTarget\n",
+		"Question 2 of 3\nMigrations\n",
+		"Question 3 of 3\nWhy now?\n",
+	} {
+		if !strings.Contains(out.String(), heading) {
+			t.Errorf("terminal wrote %q, want %q", out.String(), heading)
+		}
+	}
+
 	// The answers before a failure are kept.
-	answers, err = ui.NewTerminal(strings.NewReader("1\n"), io.Discard).AskAll(context.Background(), []ui.Request{deleteIt, freeForm})
+	term = ui.NewTerminal(strings.NewReader("1\n"), io.Discard)
+	answers, err = term.AskAll(context.Background(), []ui.Request{deleteIt, freeForm})
 	wantCode(t, "Terminal.AskAll() at end of input", err, ui.CodeAskCancelled)
 	if len(answers) != 1 || answers[0].Option.Label != "Delete" {
 		t.Fatalf("Terminal.AskAll() = %+v, want the first answer before the error", answers)
@@ -405,7 +556,8 @@ func TestTerminalHonoursContextWhileWriting(t *testing.T) {
 // tool reading Options must agree.
 func TestTerminalTypedLabelsPick(t *testing.T) {
 	ans, _, err := askTerminal(t, services, "api, WORKER\n")
-	if err != nil || ans.Text != "api, worker" || len(ans.Options) != 2 || ans.Options[0].Label != "api" || ans.Options[1].Label != "worker" {
+	if err != nil || ans.Text != "api, worker" || len(ans.Options) != 2 ||
+		ans.Options[0].Label != "api" || ans.Options[1].Label != "worker" {
 		t.Fatalf("Ask() = %s, %v, want the picks api and worker", show(ans), err)
 	}
 }
@@ -435,7 +587,9 @@ func TestTerminalShowsNoHiddenText(t *testing.T) {
 	}}
 	_, out, err := askTerminal(t, req, "1\n")
 	// A description is written on one line, so it cannot forge option lines.
-	want := "Pay\t<U+202E>100 USD<U+202C>?\nSure?\n  1. Pay - now <U+2067>x<U+2069>\n  2. Cancel - no changes 1. Keep everything (recommended)\n"
+	want := "Pay\t<U+202E>100 USD<U+202C>?\nSure?\n" +
+		"  1. Pay - now <U+2067>x<U+2069>\n" +
+		"  2. Cancel - no changes 1. Keep everything (recommended)\n"
 	if err != nil || !strings.HasPrefix(out, want) {
 		t.Fatalf("Ask() wrote %q, %v, want it to start with %q", out, err, want)
 	}
@@ -461,9 +615,24 @@ func TestTerminalPanicReachesCaller(t *testing.T) {
 		godebug string
 		want    []string
 	}{
-		{"", []string{"recovered: panicking reader", "recovered: panicking writer", "recovered: panic called with nil argument"}},
+		{
+			godebug: "",
+			want: []string{
+				"recovered: panicking reader",
+				"recovered: panicking writer",
+				"recovered: panic called with nil argument",
+			},
+		},
 		// Here recover returns nil for panic(nil): the Terminal must still not wait forever.
-		{"panicnil=1", []string{"recovered: panicking reader", "recovered: panicking writer", "ASK_CANCELLED", "stopped its goroutine"}},
+		{
+			godebug: "panicnil=1",
+			want: []string{
+				"recovered: panicking reader",
+				"recovered: panicking writer",
+				"ASK_CANCELLED",
+				"stopped its goroutine",
+			},
+		},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestTerminalPanicReachesCaller$", "-test.count=1")

@@ -24,52 +24,214 @@ func TestRequestValidate(t *testing.T) {
 		req  ui.Request
 		want string // "" for valid, else a fragment of the message
 	}{
-		{"minimal", ui.Request{Question: "q"}, ""},
-		{"full", ui.Request{Question: "q", Header: "h", Options: []ui.Option{{Label: "a", Value: "1", Description: "d", Recommended: true}, {Label: "b"}}, DisallowCustom: true, Agent: &ui.Agent{ID: "1", Name: "n"}}, ""},
-		{"shared value", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "v"}, {Label: "b", Value: "v"}}}, ""},
-		{"DisallowCustom without options", ui.Request{Question: "q", DisallowCustom: true}, ""},
-		{"many options", ui.Request{Question: "q", Options: many}, ""},
-		{"empty question", ui.Request{}, "question is empty"},
-		{"blank question", ui.Request{Question: " \t\n"}, "question is empty"},
-		{"invalid UTF-8 question", ui.Request{Question: "q\xff"}, "question is not valid UTF-8"},
-		{"invalid UTF-8 header", ui.Request{Question: "q", Header: "\xc3"}, "header is not valid UTF-8"},
-		{"invalid UTF-8 agent", ui.Request{Question: "q", Agent: &ui.Agent{Name: "\xff"}}, "agent is not valid UTF-8"},
-		{"empty label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Value: "v"}}}, "options[1] has an empty label"},
-		{"blank label", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u00a0 "}}}, "options[0] has an empty label"},
-		{"blank value", ui.Request{Question: "q", Options: []ui.Option{{Label: "Go"}, {Label: "Skip", Value: " "}}}, "options[1] has a value of only white space"},
-		{"invalid UTF-8 label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\xff"}}}, "options[0].label is not valid UTF-8"},
-		{"invalid UTF-8 value", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\xff"}}}, "options[0].value is not valid UTF-8"},
-		{"invalid UTF-8 description", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "\xff"}}}, "options[0].description is not valid UTF-8"},
-		{"duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a", Value: "other"}}}, `options[0] and options[2] have the same label "a"`},
-		{"duplicate labels in a long list", ui.Request{Question: "q", Options: manyDup}, `options[7] and options[40] have the same label "option 7"`},
-		{"two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}}, "options[0] and options[2] are both recommended: set MultiSelect"},
-		{"MultiSelect with two recommended", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}}, MultiSelect: true}, ""},
-		{"MultiSelect without options", ui.Request{Question: "q", MultiSelect: true, DisallowCustom: true}, ""},
+		{name: "minimal", req: ui.Request{Question: "q"}},
+		{
+			name: "full",
+			req: ui.Request{
+				Question:       "q",
+				Header:         "h",
+				Options:        []ui.Option{{Label: "a", Value: "1", Description: "d", Recommended: true}, {Label: "b"}},
+				DisallowCustom: true,
+				Agent:          &ui.Agent{ID: "1", Name: "n"},
+			},
+		},
+		{
+			name: "shared value",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "v"}, {Label: "b", Value: "v"}}},
+		},
+		{name: "DisallowCustom without options", req: ui.Request{Question: "q", DisallowCustom: true}},
+		{name: "many options", req: ui.Request{Question: "q", Options: many}},
+		{name: "empty question", req: ui.Request{}, want: "question is empty"},
+		{name: "blank question", req: ui.Request{Question: " \t\n"}, want: "question is empty"},
+		{name: "invalid UTF-8 question", req: ui.Request{Question: "q\xff"}, want: "question is not valid UTF-8"},
+		{name: "invalid UTF-8 header", req: ui.Request{Question: "q", Header: "\xc3"}, want: "header is not valid UTF-8"},
+		{
+			name: "invalid UTF-8 agent",
+			req:  ui.Request{Question: "q", Agent: &ui.Agent{Name: "\xff"}},
+			want: "agent is not valid UTF-8",
+		},
+		{
+			name: "empty label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Value: "v"}}},
+			want: "options[1] has an empty label",
+		},
+		{
+			name: "blank label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "\u00a0 "}}},
+			want: "options[0] has an empty label",
+		},
+		{
+			name: "blank value",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Go"}, {Label: "Skip", Value: " "}}},
+			want: "options[1] has a value of only white space",
+		},
+		{
+			name: "invalid UTF-8 label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a\xff"}}},
+			want: "options[0].label is not valid UTF-8",
+		},
+		{
+			name: "invalid UTF-8 value",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\xff"}}},
+			want: "options[0].value is not valid UTF-8",
+		},
+		{
+			name: "invalid UTF-8 description",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "\xff"}}},
+			want: "options[0].description is not valid UTF-8",
+		},
+		{
+			name: "duplicate labels",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b"}, {Label: "a", Value: "other"}}},
+			want: `options[0] and options[2] have the same label "a"`,
+		},
+		{
+			name: "duplicate labels in a long list",
+			req:  ui.Request{Question: "q", Options: manyDup},
+			want: `options[7] and options[40] have the same label "option 7"`,
+		},
+		{
+			name: "two recommended",
+			req: ui.Request{
+				Question: "q",
+				Options:  []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}},
+			},
+			want: "options[0] and options[2] are both recommended: set MultiSelect",
+		},
+		{
+			name: "MultiSelect with two recommended",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "a", Recommended: true}, {Label: "b"}, {Label: "c", Recommended: true}},
+				MultiSelect: true,
+			},
+		},
+		{name: "MultiSelect without options", req: ui.Request{Question: "q", MultiSelect: true, DisallowCustom: true}},
 		// What the human sees is what they pick.
-		{"escape in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it (safe)"}}}, "options[0].label holds U+000D"},
-		{"ESC in the question", ui.Request{Question: "q\x1b[2J\x1b[H"}, "question holds U+001B"},
-		{"title sequence in the header", ui.Request{Question: "q", Header: "\x1b]0;pwned\x07"}, "header holds U+001B"},
-		{"C1 control in a description", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "x\u009bK"}}}, "options[0].description holds U+009B"},
-		{"DEL in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\x7f"}}}, "options[0].label holds U+007F"},
-		{"carriage return in the question", ui.Request{Question: "Delete?\rKeep?"}, "question holds U+000D"},
-		{"line feed in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "a\nb"}}}, "options[0].label holds U+000A"},
-		{"tab in the header", ui.Request{Question: "q", Header: "a\tb"}, "header holds U+0009"},
-		{"bidi override in a label", ui.Request{Question: "q", Options: []ui.Option{{Label: "Keep \u202eteleD"}}}, "options[0].label holds U+202E"},
-		{"bidi isolate in the header", ui.Request{Question: "q", Header: "\u2066h\u2069"}, "header holds U+2066"},
-		{"line feed, tab and bidi in prose", ui.Request{Question: "Line one\n\tline two \u202bשלום\u202c?", Options: []ui.Option{{Label: "a", Description: "one\n\ttwo \u2067x\u2069"}}}, ""},
-		{"controls in values and the agent", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\x1b\r"}}, Agent: &ui.Agent{ID: "\x00", Name: "\u202e"}}, ""},
-		{"emoji and joiners", ui.Request{Question: "q", Header: "👩\u200d💻", Options: []ui.Option{{Label: "👨\u200d👩\u200d👧"}, {Label: "क्\u200dष"}, {Label: "✔\ufe0f"}}}, ""},
-		{"label of only zero-width characters", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u200b\ufeff \u00ad"}}}, "options[0] has an empty label"},
-		{"same label but for white space", ui.Request{Question: "q", Options: []ui.Option{{Label: " Yes", Value: "padded"}, {Label: "Yes", Value: "exact"}}}, `options[0] and options[1] have the same label "Yes"`},
-		{"same label but for case", ui.Request{Question: "q", Options: []ui.Option{{Label: "yes"}, {Label: "Yes"}}}, `options[0] and options[1] have the same label "Yes"`},
-		{"same label but for a zero-width space", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ye\u200bs"}}}, "options[0] and options[1] have the same label"},
-		{"same label but for a variation selector", ui.Request{Question: "q", Options: []ui.Option{{Label: "✔"}, {Label: "✔\ufe0f"}}}, "options[0] and options[1] have the same label"},
-		{"same label but for the kind and length of inner white space", ui.Request{Question: "q", Options: []ui.Option{{Label: "Keep all"}, {Label: "Keep\u00a0\u2002all"}}}, "options[0] and options[1] have the same label"},
-		{"dotted capital I is not I", ui.Request{Question: "q", Options: []ui.Option{{Label: "İstanbul"}, {Label: "Istanbul"}}}, ""},
-		{"same label but for final sigma", ui.Request{Question: "q", Options: []ui.Option{{Label: "ΟΔΟΣ"}, {Label: "οδος"}}}, "options[0] and options[1] have the same label"},
-		{"same label but for the Kelvin sign", ui.Request{Question: "q", Options: []ui.Option{{Label: "\u212a"}, {Label: "k"}}}, "options[0] and options[1] have the same label"},
-		{"same label but for case in a long list", ui.Request{Question: "q", Options: append(append([]ui.Option(nil), many...), ui.Option{Label: "OPTION 7\u200d "})}, "options[7] and options[40] have the same label"},
-		{"MultiSelect with duplicate labels", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "a"}}, MultiSelect: true}, `options[0] and options[1] have the same label "a"`},
+		{
+			name: "escape in a label",
+			req: ui.Request{
+				Question: "q",
+				Options:  []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it (safe)"}},
+			},
+			want: "options[0].label holds U+000D",
+		},
+		{name: "ESC in the question", req: ui.Request{Question: "q\x1b[2J\x1b[H"}, want: "question holds U+001B"},
+		{
+			name: "title sequence in the header",
+			req:  ui.Request{Question: "q", Header: "\x1b]0;pwned\x07"},
+			want: "header holds U+001B",
+		},
+		{
+			name: "C1 control in a description",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "x\u009bK"}}},
+			want: "options[0].description holds U+009B",
+		},
+		{
+			name: "DEL in a label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a\x7f"}}},
+			want: "options[0].label holds U+007F",
+		},
+		{name: "carriage return in the question", req: ui.Request{Question: "Delete?\rKeep?"}, want: "question holds U+000D"},
+		{
+			name: "line feed in a label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a\nb"}}},
+			want: "options[0].label holds U+000A",
+		},
+		{name: "tab in the header", req: ui.Request{Question: "q", Header: "a\tb"}, want: "header holds U+0009"},
+		{
+			name: "bidi override in a label",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Keep \u202eteleD"}}},
+			want: "options[0].label holds U+202E",
+		},
+		{
+			name: "bidi isolate in the header",
+			req:  ui.Request{Question: "q", Header: "\u2066h\u2069"},
+			want: "header holds U+2066",
+		},
+		{
+			name: "line feed, tab and bidi in prose",
+			req: ui.Request{
+				Question: "Line one\n\tline two \u202bשלום\u202c?",
+				Options:  []ui.Option{{Label: "a", Description: "one\n\ttwo \u2067x\u2069"}},
+			},
+		},
+		{
+			name: "controls in values and the agent",
+			req: ui.Request{
+				Question: "q",
+				Options:  []ui.Option{{Label: "a", Value: "\x1b\r"}},
+				Agent:    &ui.Agent{ID: "\x00", Name: "\u202e"},
+			},
+		},
+		{
+			name: "emoji and joiners",
+			req: ui.Request{
+				Question: "q",
+				Header:   "👩\u200d💻",
+				Options:  []ui.Option{{Label: "👨\u200d👩\u200d👧"}, {Label: "क्\u200dष"}, {Label: "✔\ufe0f"}},
+			},
+		},
+		{
+			name: "label of only zero-width characters",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "\u200b\ufeff \u00ad"}}},
+			want: "options[0] has an empty label",
+		},
+		{
+			name: "same label but for white space",
+			req: ui.Request{
+				Question: "q",
+				Options:  []ui.Option{{Label: " Yes", Value: "padded"}, {Label: "Yes", Value: "exact"}},
+			},
+			want: `options[0] and options[1] have the same label "Yes"`,
+		},
+		{
+			name: "same label but for case",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "yes"}, {Label: "Yes"}}},
+			want: `options[0] and options[1] have the same label "Yes"`,
+		},
+		{
+			name: "same label but for a zero-width space",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ye\u200bs"}}},
+			want: "options[0] and options[1] have the same label",
+		},
+		{
+			name: "same label but for a variation selector",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "✔"}, {Label: "✔\ufe0f"}}},
+			want: "options[0] and options[1] have the same label",
+		},
+		{
+			name: "same label but for the kind and length of inner white space",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Keep all"}, {Label: "Keep\u00a0\u2002all"}}},
+			want: "options[0] and options[1] have the same label",
+		},
+		{
+			name: "dotted capital I is not I",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "İstanbul"}, {Label: "Istanbul"}}},
+		},
+		{
+			name: "same label but for final sigma",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "ΟΔΟΣ"}, {Label: "οδος"}}},
+			want: "options[0] and options[1] have the same label",
+		},
+		{
+			name: "same label but for the Kelvin sign",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "\u212a"}, {Label: "k"}}},
+			want: "options[0] and options[1] have the same label",
+		},
+		{
+			name: "same label but for case in a long list",
+			req: ui.Request{
+				Question: "q",
+				Options:  append(append([]ui.Option(nil), many...), ui.Option{Label: "OPTION 7\u200d "}),
+			},
+			want: "options[7] and options[40] have the same label",
+		},
+		{
+			name: "MultiSelect with duplicate labels",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "a"}}, MultiSelect: true},
+			want: `options[0] and options[1] have the same label "a"`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,19 +274,51 @@ func TestRequestJSON(t *testing.T) {
 		req  ui.Request
 		wire string
 	}{
-		{"minimal", ui.Request{Question: "q"}, `{"question":"q"}`},
-		{"empty", ui.Request{}, `{"question":""}`},
-		{"header", ui.Request{Question: "q", Header: "h"}, `{"question":"q","header":"h"}`},
-		{"options, custom allowed", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}, {Label: "b", Value: "2", Description: "d", Recommended: true}}},
-			`{"question":"q","options":[{"label":"a"},{"label":"b","value":"2","description":"d","recommended":true}]}`},
-		{"custom disallowed", ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true},
-			`{"question":"q","options":[{"label":"a"}],"allowCustom":false}`},
-		{"agent", ui.Request{Question: "q", Agent: &ui.Agent{ID: "1", Name: "n"}}, `{"question":"q","agent":{"id":"1","name":"n"}}`},
-		{"multi-select", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Recommended: true}, {Label: "b", Recommended: true}}, MultiSelect: true},
-			`{"question":"q","options":[{"label":"a","recommended":true},{"label":"b","recommended":true}],"multiSelect":true}`},
-		{"everything", ui.Request{Question: "q", Header: "h", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true, MultiSelect: true, Agent: &ui.Agent{Name: "n"}},
-			`{"question":"q","header":"h","options":[{"label":"a"}],"allowCustom":false,"multiSelect":true,"agent":{"name":"n"}}`},
-		{"empty agent", ui.Request{Question: "q", Agent: &ui.Agent{}}, `{"question":"q","agent":{}}`},
+		{name: "minimal", req: ui.Request{Question: "q"}, wire: `{"question":"q"}`},
+		{name: "empty", req: ui.Request{}, wire: `{"question":""}`},
+		{name: "header", req: ui.Request{Question: "q", Header: "h"}, wire: `{"question":"q","header":"h"}`},
+		{
+			name: "options, custom allowed",
+			req: ui.Request{
+				Question: "q",
+				Options:  []ui.Option{{Label: "a"}, {Label: "b", Value: "2", Description: "d", Recommended: true}},
+			},
+			wire: `{"question":"q","options":[{"label":"a"},{"label":"b","value":"2","description":"d","recommended":true}]}`,
+		},
+		{
+			name: "custom disallowed",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true},
+			wire: `{"question":"q","options":[{"label":"a"}],"allowCustom":false}`,
+		},
+		{
+			name: "agent",
+			req:  ui.Request{Question: "q", Agent: &ui.Agent{ID: "1", Name: "n"}},
+			wire: `{"question":"q","agent":{"id":"1","name":"n"}}`,
+		},
+		{
+			name: "multi-select",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "a", Recommended: true}, {Label: "b", Recommended: true}},
+				MultiSelect: true,
+			},
+			wire: `{"question":"q","options":[{"label":"a","recommended":true},{"label":"b","recommended":true}],` +
+				`"multiSelect":true}`,
+		},
+		{
+			name: "everything",
+			req: ui.Request{
+				Question:       "q",
+				Header:         "h",
+				Options:        []ui.Option{{Label: "a"}},
+				DisallowCustom: true,
+				MultiSelect:    true,
+				Agent:          &ui.Agent{Name: "n"},
+			},
+			wire: `{"question":"q","header":"h","options":[{"label":"a"}],"allowCustom":false,` +
+				`"multiSelect":true,"agent":{"name":"n"}}`,
+		},
+		{name: "empty agent", req: ui.Request{Question: "q", Agent: &ui.Agent{}}, wire: `{"question":"q","agent":{}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +370,8 @@ func TestRequestUnmarshalTypeScriptShapes(t *testing.T) {
 		}
 	}
 	var got ui.Request
-	if err := json.Unmarshal([]byte(`{"question":1}`), &got); err == nil || !strings.Contains(err.Error(), "Request.question") {
+	if err := json.Unmarshal([]byte(`{"question":1}`), &got); err == nil ||
+		!strings.Contains(err.Error(), "Request.question") {
 		t.Errorf("json.Unmarshal error = %v, want it to name Request.question", err)
 	}
 
@@ -228,10 +423,13 @@ func TestAnswerJSON(t *testing.T) {
 		ans  ui.Answer
 		wire string
 	}{
-		{ui.Answer{Text: "free"}, `{"answer":"free"}`},
-		{ui.Option{Label: "Yes", Value: "y"}.Answer(), `{"answer":"y","option":{"label":"Yes","value":"y"}}`},
-		{ui.Answer{}, `{"answer":""}`},
-		{ui.Answer{Text: "A, b", Options: []ui.Option{{Label: "a", Value: "A"}, {Label: "b"}}}, `{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`},
+		{ans: ui.Answer{Text: "free"}, wire: `{"answer":"free"}`},
+		{ans: ui.Option{Label: "Yes", Value: "y"}.Answer(), wire: `{"answer":"y","option":{"label":"Yes","value":"y"}}`},
+		{ans: ui.Answer{}, wire: `{"answer":""}`},
+		{
+			ans:  ui.Answer{Text: "A, b", Options: []ui.Option{{Label: "a", Value: "A"}, {Label: "b"}}},
+			wire: `{"answer":"A, b","options":[{"label":"a","value":"A"},{"label":"b"}]}`,
+		},
 	}
 	for _, tt := range tests {
 		b, err := json.Marshal(tt.ans)
@@ -246,14 +444,16 @@ func TestAnswerJSON(t *testing.T) {
 	// Decoding replaces every field; an empty "options" array decodes as nil;
 	// null leaves the answer unchanged; errors name Answer.
 	got := ui.Answer{Text: "stale", Option: &ui.Option{Label: "stale"}}
-	if err := json.Unmarshal([]byte(`{"answer":"x","options":[]}`), &got); err != nil || !reflect.DeepEqual(got, ui.Answer{Text: "x"}) {
+	if err := json.Unmarshal([]byte(`{"answer":"x","options":[]}`), &got); err != nil ||
+		!reflect.DeepEqual(got, ui.Answer{Text: "x"}) {
 		t.Errorf("json.Unmarshal = %s, %v, want {x} alone", show(got), err)
 	}
 	if err := json.Unmarshal([]byte(`null`), &got); err != nil || got.Text != "x" {
 		t.Errorf("json.Unmarshal(null) = %s, %v, want the answer unchanged", show(got), err)
 	}
 	for _, bad := range []string{`{"answer":1}`, `[]`, `{"options":{}}`} {
-		if err := json.Unmarshal([]byte(bad), &got); err == nil || !strings.Contains(err.Error(), "Answer") || strings.Contains(err.Error(), "wire") {
+		err := json.Unmarshal([]byte(bad), &got)
+		if err == nil || !strings.Contains(err.Error(), "Answer") || strings.Contains(err.Error(), "wire") {
 			t.Errorf("json.Unmarshal(%s) error = %v, want an error that names Answer", bad, err)
 		}
 	}
@@ -291,6 +491,10 @@ func TestAskResolvesAnswer(t *testing.T) {
 	no := ui.Option{Label: "No", Recommended: true}
 	maybe := ui.Option{Label: "Maybe", Value: "y"} // shares yes's value
 	opts := []ui.Option{yes, no, maybe}
+	free := ui.Request{Question: "q"}
+	offered := ui.Request{Question: "q", Options: opts}
+	strict := offered
+	strict.DisallowCustom = true
 	ptr := func(o ui.Option) *ui.Option { return &o }
 	tests := []struct {
 		name   string
@@ -299,35 +503,140 @@ func TestAskResolvesAnswer(t *testing.T) {
 		want   ui.Answer
 		code   string
 	}{
-		{"free text", ui.Request{Question: "q"}, ui.Answer{Text: "anything"}, ui.Answer{Text: "anything"}, ""},
-		{"option fills text with value", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(yes)}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
-		{"option fills text with label", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(no)}, ui.Answer{Text: "No", Option: ptr(no)}, ""},
-		{"Option.Answer", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, no.Answer(), ui.Answer{Text: "No", Option: ptr(no)}, ""},
-		{"text fills option by value", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y"}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
-		{"text fills option by label", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "No"}, ui.Answer{Text: "No", Option: ptr(no)}, ""},
-		{"label of option with value is custom", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "Yes"}, ui.Answer{Text: "Yes"}, ""},
-		{"custom text allowed", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "later"}, ui.Answer{Text: "later"}, ""},
-		{"option is made canonical", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: &ui.Option{Label: "Yes", Value: "forged"}}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
-		{"option with its own text", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y, but only today", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"text of another option", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "No", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"option with its own text, value shared", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "y", Option: ptr(maybe)}, ui.Answer{Text: "y", Option: ptr(maybe)}, ""},
-		{"text of option's label when it has a value", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: "Yes", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"disallowed custom text", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "later"}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"disallowed label of option with value", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "Yes"}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"disallowed option with its own text", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "y?", Option: ptr(yes)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"disallowed text matches option", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Answer{Text: "No"}, ui.Answer{Text: "No", Option: ptr(no)}, ""},
-		{"DisallowCustom without options is free-form", ui.Request{Question: "q", DisallowCustom: true}, ui.Answer{Text: "free"}, ui.Answer{Text: "free"}, ""},
-		{"empty answer", ui.Request{Question: "q"}, ui.Answer{}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"blank answer", ui.Request{Question: "q", Options: opts}, ui.Answer{Text: " \t\n"}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"option not offered", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: &ui.Option{Label: "Never"}}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"option on free-form request", ui.Request{Question: "q"}, ui.Answer{Text: "x", Option: &ui.Option{Label: "x"}}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"one of Options is read as Option", ui.Request{Question: "q", Options: opts, DisallowCustom: true}, ui.Pick(no), ui.Answer{Text: "No", Option: ptr(no)}, ""},
-		{"Options and Option agree", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(yes), Options: []ui.Option{yes}}, ui.Answer{Text: "y", Option: ptr(yes)}, ""},
-		{"Options and Option disagree", ui.Request{Question: "q", Options: opts}, ui.Answer{Option: ptr(yes), Options: []ui.Option{no}}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"two Options on single-select", ui.Request{Question: "q", Options: opts}, ui.Pick(yes, no), ui.Answer{}, ui.CodeInvalidAnswer},
-		{"Options not offered", ui.Request{Question: "q", Options: opts}, ui.Pick(ui.Option{Label: "Never"}), ui.Answer{}, ui.CodeInvalidAnswer},
-		{"MultiSelect without options is free-form", ui.Request{Question: "q", MultiSelect: true}, ui.Answer{Text: "free"}, ui.Answer{Text: "free"}, ""},
-		{"MultiSelect without options takes no picks", ui.Request{Question: "q", MultiSelect: true}, ui.Pick(ui.Option{Label: "x"}), ui.Answer{}, ui.CodeInvalidAnswer},
+		{name: "free text", req: free, answer: ui.Answer{Text: "anything"}, want: ui.Answer{Text: "anything"}},
+		{
+			name:   "option fills text with value",
+			req:    offered,
+			answer: ui.Answer{Option: ptr(yes)},
+			want:   ui.Answer{Text: "y", Option: ptr(yes)},
+		},
+		{
+			name:   "option fills text with label",
+			req:    offered,
+			answer: ui.Answer{Option: ptr(no)},
+			want:   ui.Answer{Text: "No", Option: ptr(no)},
+		},
+		{name: "Option.Answer", req: strict, answer: no.Answer(), want: ui.Answer{Text: "No", Option: ptr(no)}},
+		{
+			name:   "text fills option by value",
+			req:    offered,
+			answer: ui.Answer{Text: "y"},
+			want:   ui.Answer{Text: "y", Option: ptr(yes)},
+		},
+		{
+			name:   "text fills option by label",
+			req:    offered,
+			answer: ui.Answer{Text: "No"},
+			want:   ui.Answer{Text: "No", Option: ptr(no)},
+		},
+		{
+			name:   "label of option with value is custom",
+			req:    offered,
+			answer: ui.Answer{Text: "Yes"},
+			want:   ui.Answer{Text: "Yes"},
+		},
+		{name: "custom text allowed", req: offered, answer: ui.Answer{Text: "later"}, want: ui.Answer{Text: "later"}},
+		{
+			name:   "option is made canonical",
+			req:    offered,
+			answer: ui.Answer{Option: &ui.Option{Label: "Yes", Value: "forged"}},
+			want:   ui.Answer{Text: "y", Option: ptr(yes)},
+		},
+		{
+			name:   "option with its own text",
+			req:    offered,
+			answer: ui.Answer{Text: "y, but only today", Option: ptr(yes)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "text of another option",
+			req:    strict,
+			answer: ui.Answer{Text: "No", Option: ptr(yes)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "option with its own text, value shared",
+			req:    offered,
+			answer: ui.Answer{Text: "y", Option: ptr(maybe)},
+			want:   ui.Answer{Text: "y", Option: ptr(maybe)},
+		},
+		{
+			name:   "text of option's label when it has a value",
+			req:    offered,
+			answer: ui.Answer{Text: "Yes", Option: ptr(yes)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{name: "disallowed custom text", req: strict, answer: ui.Answer{Text: "later"}, code: ui.CodeInvalidAnswer},
+		{
+			name:   "disallowed label of option with value",
+			req:    strict,
+			answer: ui.Answer{Text: "Yes"},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "disallowed option with its own text",
+			req:    strict,
+			answer: ui.Answer{Text: "y?", Option: ptr(yes)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "disallowed text matches option",
+			req:    strict,
+			answer: ui.Answer{Text: "No"},
+			want:   ui.Answer{Text: "No", Option: ptr(no)},
+		},
+		{
+			name:   "DisallowCustom without options is free-form",
+			req:    ui.Request{Question: "q", DisallowCustom: true},
+			answer: ui.Answer{Text: "free"},
+			want:   ui.Answer{Text: "free"},
+		},
+		{name: "empty answer", req: free, answer: ui.Answer{}, code: ui.CodeInvalidAnswer},
+		{name: "blank answer", req: offered, answer: ui.Answer{Text: " \t\n"}, code: ui.CodeInvalidAnswer},
+		{
+			name:   "option not offered",
+			req:    offered,
+			answer: ui.Answer{Option: &ui.Option{Label: "Never"}},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "option on free-form request",
+			req:    free,
+			answer: ui.Answer{Text: "x", Option: &ui.Option{Label: "x"}},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "one of Options is read as Option",
+			req:    strict,
+			answer: ui.Pick(no),
+			want:   ui.Answer{Text: "No", Option: ptr(no)},
+		},
+		{
+			name:   "Options and Option agree",
+			req:    offered,
+			answer: ui.Answer{Option: ptr(yes), Options: []ui.Option{yes}},
+			want:   ui.Answer{Text: "y", Option: ptr(yes)},
+		},
+		{
+			name:   "Options and Option disagree",
+			req:    offered,
+			answer: ui.Answer{Option: ptr(yes), Options: []ui.Option{no}},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{name: "two Options on single-select", req: offered, answer: ui.Pick(yes, no), code: ui.CodeInvalidAnswer},
+		{name: "Options not offered", req: offered, answer: ui.Pick(ui.Option{Label: "Never"}), code: ui.CodeInvalidAnswer},
+		{
+			name:   "MultiSelect without options is free-form",
+			req:    ui.Request{Question: "q", MultiSelect: true},
+			answer: ui.Answer{Text: "free"},
+			want:   ui.Answer{Text: "free"},
+		},
+		{
+			name:   "MultiSelect without options takes no picks",
+			req:    ui.Request{Question: "q", MultiSelect: true},
+			answer: ui.Pick(ui.Option{Label: "x"}),
+			code:   ui.CodeInvalidAnswer,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantResolved(t, tt.req, tt.answer, tt.want, tt.code) })
@@ -351,31 +660,111 @@ func TestAskResolvesMultiSelect(t *testing.T) {
 		want   ui.Answer // zero when code is set
 		code   string
 	}{
-		{"picks in offered order", strict, ui.Pick(c, a), ui.Answer{Text: "A, C", Options: opts(a, c)}, ""},
-		{"one pick", strict, ui.Pick(b), ui.Answer{Text: "b", Options: opts(b)}, ""},
-		{"Option.Answer is one pick", strict, a.Answer(), ui.Answer{Text: "A", Options: opts(a)}, ""},
-		{"Option counts as one pick", strict, ui.Answer{Option: ptr(b), Options: opts(d, a)}, ui.Answer{Text: "A, b, A", Options: opts(a, b, d)}, ""},
-		{"text equal to the join is kept", strict, ui.Answer{Text: "A, C", Options: opts(c, a)}, ui.Answer{Text: "A, C", Options: opts(a, c)}, ""},
-		{"blank text with picks", strict, ui.Answer{Text: " \t", Options: opts(b)}, ui.Answer{Text: "b", Options: opts(b)}, ""},
-		{"own words appended", req, ui.Answer{Text: "and the logs", Options: opts(c, b)}, ui.Answer{Text: "b, C, and the logs", Options: opts(b, c)}, ""},
-		{"own words disallowed", strict, ui.Answer{Text: "and the logs", Options: opts(b)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"completed answer kept", req, ui.Answer{Text: "A, and C", Options: opts(a)}, ui.Answer{Text: "A, and C", Options: opts(a)}, ""},
-		{"completed answer's own words disallowed", strict, ui.Answer{Text: "A, and C", Options: opts(a)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"join and a blank rest", strict, ui.Answer{Text: "A, ", Options: opts(a)}, ui.Answer{Text: "A", Options: opts(a)}, ""},
-		{"text of one pick with another pick", strict, ui.Answer{Text: "A", Option: ptr(a), Options: opts(b)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"no picks, text picks an option", strict, ui.Answer{Text: "C"}, ui.Answer{Text: "C", Options: opts(c)}, ""},
-		{"no picks, shared value picks the first", strict, ui.Answer{Text: "A"}, ui.Answer{Text: "A", Options: opts(a)}, ""},
-		{"no picks, own words", req, ui.Answer{Text: "none of these"}, ui.Answer{Text: "none of these"}, ""},
-		{"no picks, own words disallowed", strict, ui.Answer{Text: "none of these"}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"no picks, a join is not a pick", strict, ui.Answer{Text: "A, C"}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"picks are made canonical", strict, ui.Pick(ui.Option{Label: "c", Value: "forged"}), ui.Answer{Text: "C", Options: opts(c)}, ""},
-		{"empty", req, ui.Answer{}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"blank", req, ui.Answer{Text: " "}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"Pick of nothing", req, ui.Pick(), ui.Answer{}, ui.CodeInvalidAnswer},
-		{"label twice", req, ui.Pick(a, a), ui.Answer{}, ui.CodeInvalidAnswer},
-		{"Option repeats a pick", req, ui.Answer{Option: ptr(a), Options: opts(a)}, ui.Answer{}, ui.CodeInvalidAnswer},
-		{"not offered", req, ui.Pick(a, ui.Option{Label: "z"}), ui.Answer{}, ui.CodeInvalidAnswer},
-		{"Option not offered", req, ui.Answer{Option: &ui.Option{Label: "z"}}, ui.Answer{}, ui.CodeInvalidAnswer},
+		{
+			name:   "picks in offered order",
+			req:    strict,
+			answer: ui.Pick(c, a),
+			want:   ui.Answer{Text: "A, C", Options: opts(a, c)},
+		},
+		{name: "one pick", req: strict, answer: ui.Pick(b), want: ui.Answer{Text: "b", Options: opts(b)}},
+		{name: "Option.Answer is one pick", req: strict, answer: a.Answer(), want: ui.Answer{Text: "A", Options: opts(a)}},
+		{
+			name:   "Option counts as one pick",
+			req:    strict,
+			answer: ui.Answer{Option: ptr(b), Options: opts(d, a)},
+			want:   ui.Answer{Text: "A, b, A", Options: opts(a, b, d)},
+		},
+		{
+			name:   "text equal to the join is kept",
+			req:    strict,
+			answer: ui.Answer{Text: "A, C", Options: opts(c, a)},
+			want:   ui.Answer{Text: "A, C", Options: opts(a, c)},
+		},
+		{
+			name:   "blank text with picks",
+			req:    strict,
+			answer: ui.Answer{Text: " \t", Options: opts(b)},
+			want:   ui.Answer{Text: "b", Options: opts(b)},
+		},
+		{
+			name:   "own words appended",
+			req:    req,
+			answer: ui.Answer{Text: "and the logs", Options: opts(c, b)},
+			want:   ui.Answer{Text: "b, C, and the logs", Options: opts(b, c)},
+		},
+		{
+			name:   "own words disallowed",
+			req:    strict,
+			answer: ui.Answer{Text: "and the logs", Options: opts(b)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "completed answer kept",
+			req:    req,
+			answer: ui.Answer{Text: "A, and C", Options: opts(a)},
+			want:   ui.Answer{Text: "A, and C", Options: opts(a)},
+		},
+		{
+			name:   "completed answer's own words disallowed",
+			req:    strict,
+			answer: ui.Answer{Text: "A, and C", Options: opts(a)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "join and a blank rest",
+			req:    strict,
+			answer: ui.Answer{Text: "A, ", Options: opts(a)},
+			want:   ui.Answer{Text: "A", Options: opts(a)},
+		},
+		{
+			name:   "text of one pick with another pick",
+			req:    strict,
+			answer: ui.Answer{Text: "A", Option: ptr(a), Options: opts(b)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{
+			name:   "no picks, text picks an option",
+			req:    strict,
+			answer: ui.Answer{Text: "C"},
+			want:   ui.Answer{Text: "C", Options: opts(c)},
+		},
+		{
+			name:   "no picks, shared value picks the first",
+			req:    strict,
+			answer: ui.Answer{Text: "A"},
+			want:   ui.Answer{Text: "A", Options: opts(a)},
+		},
+		{
+			name:   "no picks, own words",
+			req:    req,
+			answer: ui.Answer{Text: "none of these"},
+			want:   ui.Answer{Text: "none of these"},
+		},
+		{
+			name:   "no picks, own words disallowed",
+			req:    strict,
+			answer: ui.Answer{Text: "none of these"},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{name: "no picks, a join is not a pick", req: strict, answer: ui.Answer{Text: "A, C"}, code: ui.CodeInvalidAnswer},
+		{
+			name:   "picks are made canonical",
+			req:    strict,
+			answer: ui.Pick(ui.Option{Label: "c", Value: "forged"}),
+			want:   ui.Answer{Text: "C", Options: opts(c)},
+		},
+		{name: "empty", req: req, answer: ui.Answer{}, code: ui.CodeInvalidAnswer},
+		{name: "blank", req: req, answer: ui.Answer{Text: " "}, code: ui.CodeInvalidAnswer},
+		{name: "Pick of nothing", req: req, answer: ui.Pick(), code: ui.CodeInvalidAnswer},
+		{name: "label twice", req: req, answer: ui.Pick(a, a), code: ui.CodeInvalidAnswer},
+		{
+			name:   "Option repeats a pick",
+			req:    req,
+			answer: ui.Answer{Option: ptr(a), Options: opts(a)},
+			code:   ui.CodeInvalidAnswer,
+		},
+		{name: "not offered", req: req, answer: ui.Pick(a, ui.Option{Label: "z"}), code: ui.CodeInvalidAnswer},
+		{name: "Option not offered", req: req, answer: ui.Answer{Option: &ui.Option{Label: "z"}}, code: ui.CodeInvalidAnswer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantResolved(t, tt.req, tt.answer, tt.want, tt.code) })
