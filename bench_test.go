@@ -321,18 +321,6 @@ func TestRegistrationMemory(t *testing.T) {
 	}
 }
 
-// bytesPerRun returns the average number of heap bytes that f allocates.
-func bytesPerRun(runs int, f func()) uint64 {
-	f() // warm up, as testing.AllocsPerRun does
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := 0; i < runs; i++ {
-		f()
-	}
-	runtime.ReadMemStats(&after)
-	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
-}
-
 // benchFour is a four-option request, as the form benchmarks map it.
 var benchFour = ui.Request{
 	Header:   "Deploy",
@@ -351,16 +339,6 @@ func BenchmarkElicitation(b *testing.B) {
 			b.Fatal(f)
 		}
 	}
-}
-
-// manyOptions returns a request with n options, each with a description, so
-// that the form's message holds one line per option.
-func manyOptions(n int) ui.Request {
-	req := ui.Request{Question: "Which file?"}
-	for i := 0; i < n; i++ {
-		req.Options = append(req.Options, ui.Option{Label: fmt.Sprint("file-", i), Description: "a file of the repository"})
-	}
-	return req
 }
 
 // BenchmarkElicitation1000 and BenchmarkElicitation8000 map requests of 1,000

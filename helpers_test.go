@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -222,4 +223,26 @@ func texts(answers []ui.Answer) []string {
 		out = append(out, a.Text)
 	}
 	return out
+}
+
+// bytesPerRun returns the average number of heap bytes that f allocates.
+func bytesPerRun(runs int, f func()) uint64 {
+	f() // warm up, as testing.AllocsPerRun does
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
+}
+
+// manyOptions returns a request with n options, each with a description, so
+// that the form's message holds one line per option.
+func manyOptions(n int) ui.Request {
+	req := ui.Request{Question: "Which file?"}
+	for i := 0; i < n; i++ {
+		req.Options = append(req.Options, ui.Option{Label: fmt.Sprint("file-", i), Description: "a file of the repository"})
+	}
+	return req
 }
