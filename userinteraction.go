@@ -289,8 +289,8 @@ const (
 func textProblem(s string, isProse bool) string {
 	ascii := 0 // most text is ASCII: check it byte by byte, the rest rune by rune
 	for ; ascii < len(s) && s[ascii] < utf8.RuneSelf; ascii++ {
-		if hidden(rune(s[ascii]), isProse) {
-			return fmt.Sprintf("holds %U", s[ascii])
+		if c := s[ascii]; (c < ' ' || c == 0x7f) && hidden(rune(c), isProse) {
+			return fmt.Sprintf("holds %U", c)
 		}
 	}
 	rest := s[ascii:]
