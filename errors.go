@@ -99,8 +99,9 @@ func (e *HarnessError) Unwrap() error {
 }
 
 // UserInteractionError is the error type of this package: a [HarnessError]
-// named "UserInteractionError". Every error that this package creates is one,
-// and errors.As finds both it and its embedded *HarnessError. Providers create
+// named "UserInteractionError". Every coded error that this package creates
+// is one, and every error out of [Registry.Ask] carries a code. errors.As
+// finds both it and its embedded *HarnessError. Providers create
 // theirs with [NewError]. Error and Unwrap accept a nil receiver.
 type UserInteractionError struct {
 	HarnessError

@@ -250,7 +250,7 @@ func isNilProvider(p Provider) bool {
 	case *Replay:
 		return p == nil
 	case *Terminal:
-		return p == nil
+		return p == nil || p.turn == nil
 	case *Inbox:
 		return p == nil
 	case *Form:
@@ -519,8 +519,8 @@ func aborted(ctx context.Context, stage string) error {
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]. It is safe for concurrent use: asks
-// take turns, each waiting under its own ctx.
+// writer. Make one with [NewTerminal]: Register refuses a zero Terminal. It
+// is safe for concurrent use: asks take turns, each under its own ctx.
 //
 // A Terminal writes no control character of a request but line feeds and
 // tabs, and a question's bidirectional formatting visibly, as <U+202E>. It
@@ -862,11 +862,11 @@ func reply(req Request, l line) (Answer, string) {
 		return numbered(req, text)
 	}
 	if req.MultiSelect {
-		switch picks, ok, ambiguous := labelList(req, text); {
+		switch named, ambiguous := labelList(req, text); {
 		case ambiguous:
 			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
-		case ok:
-			return Pick(picks...), ""
+		case named != nil:
+			return pickAll(req, named)
 		}
 	} else if i, ok := findLabel(req.Options, text); ok {
 		return req.Options[i].Answer(), ""
@@ -888,13 +888,12 @@ func findLabel(opts []Option, text string) (i int, ok bool) {
 	return -1, false
 }
 
-// labelList returns the options of req, a MultiSelect request, that text
-// names as labels separated by commas ("api, worker", as the answer's Text
-// shows them), in offered order. A label may hold commas itself, so text
-// may name options in several ways: ambiguous reports that it does, and
-// then no options are returned. ok is false when text names no options,
-// or one option twice.
-func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
+// labelList returns the indexes of the options of req, a MultiSelect
+// request, that text names as labels separated by commas ("api, worker", as
+// the answer's Text shows them), in the order named, or nil when it names
+// none. A label may hold commas itself, so text may name options in several
+// ways: ambiguous reports that it does, and then no indexes are returned.
+func labelList(req Request, text string) (named []int, ambiguous bool) {
 	// Text is cut into parts at its commas. A label spans one part or more.
 	// Part p is text[cuts[p] : cuts[p+1]-1].
 	cuts := []int{0}
@@ -912,7 +911,7 @@ func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
 		all += spans[k]
 	}
 	if parts > all { // more parts than all the labels span: no reading
-		return nil, false, false
+		return nil, false
 	}
 	// ways[p] counts the readings of the parts from p on, up to 2. The first
 	// reading names option first[p] with the parts up to end[p].
@@ -932,25 +931,13 @@ func labelList(req Request, text string) (picks []Option, ok, ambiguous bool) {
 			ways[p] = min(2, ways[p]+ways[q])
 		}
 	}
-	switch ways[0] {
-	case 0:
-		return nil, false, false
-	case 2:
-		return nil, false, true
+	if ways[0] != 1 {
+		return nil, ways[0] == 2
 	}
-	picked := make([]bool, len(req.Options))
 	for p := 0; p < parts; p = end[p] {
-		if picked[first[p]] {
-			return nil, false, false
-		}
-		picked[first[p]] = true
+		named = append(named, first[p])
 	}
-	for k, yes := range picked {
-		if yes {
-			picks = append(picks, req.Options[k])
-		}
-	}
-	return picks, true, false
+	return named, false
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,
@@ -980,18 +967,28 @@ func numbered(req Request, text string) (Answer, string) {
 	case len(fields) > 1 && !req.MultiSelect:
 		return Answer{}, "Pick one option."
 	}
-	picked := make([]bool, len(req.Options))
-	var picks []Option
-	for _, f := range fields {
+	named := make([]int, len(fields))
+	for k, f := range fields {
 		i, err := strconv.Atoi(f)
-		switch {
-		case err != nil || i < 1 || i > len(req.Options):
+		if err != nil || i < 1 || i > len(req.Options) {
 			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
-		case picked[i-1]:
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i)
 		}
-		picked[i-1] = true
-		picks = append(picks, req.Options[i-1])
+		named[k] = i - 1
+	}
+	return pickAll(req, named)
+}
+
+// pickAll picks the options of req at the indexes named, by number or by
+// label, unless one is named twice.
+func pickAll(req Request, named []int) (Answer, string) {
+	picked := make([]bool, len(req.Options))
+	picks := make([]Option, 0, len(named))
+	for _, i := range named {
+		if picked[i] {
+			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1)
+		}
+		picked[i] = true
+		picks = append(picks, req.Options[i])
 	}
 	if !req.MultiSelect {
 		return picks[0].Answer(), ""
@@ -1022,7 +1019,8 @@ type Form struct {
 
 var _ Provider = (*Form)(nil)
 
-// NewForm returns a Form that sends its forms through elicit.
+// NewForm returns a Form that sends its forms through elicit. With a nil
+// elicit, Register refuses it with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
@@ -1378,7 +1376,8 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // run's pending questions are forgotten. It makes p the provider of a new
 // [Registry] in a context derived from ctx, so the caller's UI is never
 // asked. It calls call with that context, then disposes p. One Replay can
-// serve every run of a call.
+// serve every run of a call, one run at a time: runs that overlap on one
+// Replay forget each other's questions.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	p.mu.Lock()
 	p.startRun()
@@ -1460,8 +1459,7 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 // identifies the call: the principal, the tool's name and its arguments, for
 // example. Only a digest of binding is stored. The state is sealed, not
 // encrypted: the client can read the answers it holds. A key shorter than 32 bytes is an uncoded error: it
-// is the host's configuration error, not the client's. State sealed before
-// version 2 of the format, whose MAC key was not derived, no longer opens.
+// is the host's configuration error, not the client's.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey

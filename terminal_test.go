@@ -124,7 +124,14 @@ func TestTerminalReplies(t *testing.T) {
 			req:      steps,
 			input:    "lint, lint\n1\n",
 			want:     "lint",
-			refusals: []string{`"lint, lint" is not an option: type its number.`},
+			refusals: []string{"Option 1 is given twice."},
+		},
+		{
+			name:     "a label typed twice, custom allowed",
+			req:      services,
+			input:    "api, API\napi\n",
+			want:     "api",
+			refusals: []string{"Option 1 is given twice."},
 		},
 		{
 			name: "a line that names labels in two ways",
@@ -453,11 +460,14 @@ func TestTerminalLongLineMemory(t *testing.T) {
 	}
 }
 
-// TestTerminalNotMadeByNewTerminal: a zero Terminal fails instead of
-// hanging, and a nil one is refused by Register.
+// TestTerminalNotMadeByNewTerminal: Register refuses a zero or a nil
+// Terminal, and a zero Terminal's own Ask fails instead of hanging.
 func TestTerminalNotMadeByNewTerminal(t *testing.T) {
-	_, err := ui.Ask(scope(t, &ui.Terminal{}), question)
-	wantCode(t, "Ask() of a zero Terminal", err, ui.CodeProviderFailed)
+	_, err := ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), &ui.Terminal{})
+	wantCode(t, "Register(zero Terminal)", err, ui.CodeInvalidProvider)
+	if _, err := (&ui.Terminal{}).Ask(context.Background(), question); err == nil {
+		t.Fatal("zero Terminal's Ask() error = nil, want an error, not a hang")
+	}
 	_, err = ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), (*ui.Terminal)(nil))
 	wantCode(t, "Register(nil *Terminal)", err, ui.CodeInvalidProvider)
 	_, err = ui.Ask(scope(t, ui.NewTerminal(nil, nil)), question)

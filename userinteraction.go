@@ -999,9 +999,10 @@ func (r Request) choiceSchema() map[string]any {
 // so a host can map a response that arrives after its request is gone.
 //
 // "accept" with a "choice" array (of strings, as []any or []string) gives
-// [Pick] of those labels, with the "text" as Text. A non-blank "text" beside
-// a string "choice" gives Answer{Text: text}: clients fill in the choice's
-// default. Else it gives the Option labelled "choice". "decline" is
+// [Pick] of those labels, with the "text" as Text. Without a "choice", or
+// with a non-blank "text" beside a string "choice", it gives Answer{Text:
+// text}: clients fill in the choice's default. Else it gives the Option
+// labelled "choice". "decline" is
 // [CodeAskDeclined] and "cancel" [CodeAskCancelled]. Another action, or a
 // "choice" or "text" of another type, is [CodeInvalidAnswer] naming it.
 // [Registry.Ask] then checks the answer against the request.
