@@ -1,29 +1,22 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
-// and wait for the answer, whichever user interface is attached. A tool calls
-// [Ask]. The UI that the harness runs answers, as the [Provider] registered
-// in the session's [Registry]. The package ships the providers most
-// harnesses need: a [Terminal], a [Form] for the forms that MCP and ACP
-// clients render, an [Inbox] for a UI outside the process, and [Replay] for
-// hosts that cannot keep a tool call open while the human thinks.
+// and wait for the answer, whichever user interface is attached: a
+// [Terminal], a [Form] that MCP and ACP clients render, an [Inbox] for a UI
+// outside the process, [Replay] for hosts that cannot keep a call open, or
+// any [Provider] of your own.
 //
-// Three roles meet here. The host puts one Registry per session in the
-// session's context with [WithRegistry]. A UI becomes the session's single
-// provider with [Register], and calls the returned dispose func when it goes
-// away. A tool or permission plugin calls Ask, or [AskAll] for several
-// questions. It gets an [Answer] or an error with a stable code ([CodeOf]):
+// The host puts one [Registry] per session in the session's context with
+// [WithRegistry]. A UI becomes its single provider with [Register], and
+// calls the returned dispose func when it goes away. A tool calls [Ask], or
+// [AskAll], and gets an [Answer] or an error whose code [CodeOf] returns:
 //
 //	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 //	dispose, _ := userinteraction.Register(ctx, userinteraction.NewTerminal(os.Stdin, os.Stdout))
 //	defer dispose() // dispose is never nil
-//	ans, err := userinteraction.Ask(ctx, userinteraction.Request{
-//		Question: "Overwrite config.yaml?",
-//		Options:  []userinteraction.Option{{Label: "Yes"}, {Label: "No", Recommended: true}},
-//	})
+//	ans, err := userinteraction.Ask(ctx, userinteraction.Request{Question: "Overwrite config.yaml?"})
 //
 // There is no process-wide registry: a question reaches only the UI of the
-// caller's scope. Cancellation is the caller's context. errors.As finds a
-// *[HarnessError] in every error out of Ask, and its JSON is the model-facing
-// {"name", "code", "message"}.
+// caller's scope. Cancellation is the caller's context. Every error out of
+// Ask holds a *[HarnessError], whose JSON is {"name", "code", "message"}.
 package userinteraction
 
 import (
