@@ -236,6 +236,7 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 // WithRegistry and FromContext reach it.
 type registryKey struct{}
 
+// noop is the dispose func of a failed Register.
 func noop() {}
 
 // isNilProvider reports whether p is nil or a nil value of a provider type of
@@ -478,6 +479,8 @@ func checkCtx(ctx context.Context) error {
 	return nil
 }
 
+// noProvider returns the NO_PROVIDER error of a registry where no UI is
+// registered.
 func noProvider() error {
 	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
 }
@@ -492,8 +495,8 @@ func providerFailed(err error) *UserInteractionError {
 	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error(), maxProviderText), err)
 }
 
-// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice, func
-// or chan in a non-nil error interface.
+// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
+// func or chan in a non-nil error interface.
 func isTypedNil(err error) bool {
 	switch v := reflect.ValueOf(err); v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
