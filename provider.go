@@ -543,9 +543,10 @@ type Terminal struct {
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads the human's replies from in, through
-// a buffer of its own (in is for this Terminal only), and writes to out. A nil
-// in is an input that has ended, a nil out discards what is written.
+// NewTerminal returns a Terminal that reads the human's replies from in,
+// through a buffer of its own (in is for this Terminal only), and writes to
+// out. A nil in is an input that has ended, a nil out discards what is
+// written.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -1032,13 +1033,14 @@ func NewForm(elicit ElicitFunc) *Form {
 // [Registry.Ask] completes it.
 //
 // When ctx is done before a form goes out, or by the time elicit returns,
-// Ask returns ctx.Err(). An error from elicit is returned as it is. "decline" is [CodeAskDeclined],
-// "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer] cannot
-// read is its [CodeInvalidAnswer], at once: the client is at fault, not the
-// human. A response that breaks the rules of [Answer] is not an answer. The
-// form is sent again, its message led by one line that says why. After 3
-// such forms Ask returns [CodeInvalidAnswer] naming the last broken rule.
-// An invalid req is [CodeInvalidRequest] and is not sent.
+// Ask returns ctx.Err(). An error from elicit is returned as it is.
+// "decline" is [CodeAskDeclined], "cancel" [CodeAskCancelled]. A response
+// that [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once:
+// the client is at fault, not the human. A response that breaks the rules of
+// [Answer] is not an answer. The form is sent again, its message led by one
+// line that says why. After 3 such forms Ask returns [CodeInvalidAnswer]
+// naming the last broken rule. An invalid req is [CodeInvalidRequest] and
+// is not sent.
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
@@ -1461,8 +1463,9 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 // at once when ttl is not positive). It is bound to binding, which
 // identifies the call: the principal, the tool's name and its arguments, for
 // example. Only a digest of binding is stored. The state is sealed, not
-// encrypted: the client can read the answers it holds. A key shorter than 32 bytes is an uncoded error: it
-// is the host's configuration error, not the client's.
+// encrypted: the client can read the answers it holds. A key shorter than
+// 32 bytes is an uncoded error: the host's configuration error, not the
+// client's.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
@@ -1672,9 +1675,9 @@ type outcome struct {
 	err    *HarnessError // nil for an answer; never with a cause
 }
 
-// recordedError returns the {name, code, message} that stands for err in a record:
-// its own when it carries a code, else the PROVIDER_FAILED that Registry.Ask
-// would return for it.
+// recordedError returns the {name, code, message} that stands for err in a
+// record: its own when it carries a code, else the PROVIDER_FAILED that
+// Registry.Ask would return for it.
 func recordedError(err error) *HarnessError {
 	var he *HarnessError
 	if isTypedNil(err) || CodeOf(err) == "" {

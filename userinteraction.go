@@ -696,8 +696,8 @@ type wireRequest struct {
 	Agent       *Agent   `json:"agent,omitempty"`
 }
 
-// decode decodes data into w. It decodes through a local type named Request
-// so that decoding errors name the type the caller decodes into, not wireRequest.
+// decode decodes data into w, through a local type named Request, so that
+// decoding errors name the type the caller decodes into, not wireRequest.
 func (w *wireRequest) decode(data []byte) error {
 	type Request wireRequest
 	return json.Unmarshal(data, (*Request)(w))
