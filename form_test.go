@@ -140,6 +140,14 @@ func TestFormDirect(t *testing.T) {
 		_, err := f.Ask(context.Background(), pickEnv)
 		wantCode(t, name+".Ask()", err, ui.CodeInvalidProvider)
 	}
+
+	client = &formClient{}
+	var nilCtx context.Context
+	_, err = ui.NewForm(client.elicit).Ask(nilCtx, pickEnv)
+	wantCode(t, "Ask() with a nil context", err, ui.CodeInvalidRequest)
+	if n := len(client.sent()); n != 0 {
+		t.Fatalf("forms sent with a nil context = %d, want 0", n)
+	}
 }
 
 // TestFormContextDone: when the caller's context is done by the time elicit
@@ -221,6 +229,8 @@ func TestFormResend(t *testing.T) {
 		{"no pick", strictEnv, map[string]any{"choice": ""},
 			"Pick an option."},
 		{"blank text", freeForm, map[string]any{"text": "  "},
+			"Type your answer."},
+		{"a pick on a free-form question", freeForm, map[string]any{"choice": "x"},
 			"Type your answer."},
 		{"a label not offered", pickEnv, map[string]any{"choice": "Moon"},
 			`"Moon" is not one of the options: pick one of those listed.`},

@@ -2,6 +2,7 @@ package userinteraction
 
 import (
 	"bufio"
+	"container/list"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -471,12 +472,27 @@ func (a inflight) askErr(err error) error {
 // nil or a done one, else nil.
 func checkCtx(ctx context.Context) error {
 	if ctx == nil {
-		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+		return errNilCtx()
 	}
 	if ctx.Err() != nil {
 		return aborted(ctx, "asked")
 	}
 	return nil
+}
+
+// errNilCtx returns the INVALID_REQUEST error of a nil context.
+func errNilCtx() error {
+	return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+}
+
+// ctxErr returns the error that a provider of this package returns for ctx
+// before it asks, also when called without a registry: the INVALID_REQUEST
+// of a nil ctx, as Registry.Ask gives, or ctx.Err().
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return errNilCtx()
+	}
+	return ctx.Err()
 }
 
 // noProvider returns the NO_PROVIDER error of a registry where no UI is
@@ -614,6 +630,9 @@ const maxLine = 1 << 20
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
 		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
+	}
+	if err := ctxErr(ctx); err != nil {
+		return err
 	}
 	select {
 	case t.turn <- struct{}{}:
@@ -1048,7 +1067,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
 	}
 	var lead string // why the previous form's response was refused
@@ -1100,7 +1119,7 @@ const maxForms = 3
 // methods need a non-nil *Inbox.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
-	open    []*question          // the open questions, oldest first
+	open    list.List            // the open questions (*question), oldest first
 	byID    map[string]*question // the open questions by ID
 	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
 }
@@ -1140,9 +1159,10 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]Pending, len(b.open))
-	for i, q := range b.open {
-		out[i] = Pending{ID: q.id, Request: q.req.clone()}
+	out := make([]Pending, 0, b.open.Len())
+	for e := b.open.Front(); e != nil; e = e.Next() {
+		q := e.Value.(*question)
+		out = append(out, Pending{ID: q.id, Request: q.req.clone()})
 	}
 	return out
 }
@@ -1202,7 +1222,9 @@ type question struct {
 	// outcome receives the question's outcome once, when it closes, so the
 	// asker always finds one: the responder's, or its own giving up.
 	outcome chan result
-	closed  bool // guarded by the Inbox's mu
+	// Guarded by the Inbox's mu:
+	closed bool
+	elem   *list.Element // q in the Inbox's open questions, while open
 }
 
 // result is the outcome of a question: an answer, or the error in its place.
@@ -1214,10 +1236,7 @@ type result struct {
 // askAll opens reqs, which are valid, and waits for their outcomes, as
 // AskAll says.
 func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if ctx == nil {
-		return nil, checkCtx(ctx) // INVALID_REQUEST, as Registry.Ask gives
-	}
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, err // not opened: no UI sees a question already given up
 	}
 	call, err := b.openAll(reqs)
@@ -1271,7 +1290,9 @@ func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
 	for _, q := range call {
 		b.byID[q.id] = q
 	}
-	b.open = append(b.open, call...)
+	for _, q := range call {
+		q.elem = b.open.PushBack(q)
+	}
 	b.publish()
 	return call, nil
 }
@@ -1299,21 +1320,15 @@ func (b *Inbox) deliver(q *question, r result) bool {
 	}
 	q.closed = true
 	delete(b.byID, q.id)
+	b.open.Remove(q.elem)
+	q.elem = nil
 	q.outcome <- r
 	return true
 }
 
-// publish makes a change of the open questions visible: it drops the closed
-// ones from b.open and closes the Changed channel. b.mu is held.
+// publish makes a change of the open questions visible: it closes the
+// Changed channel. b.mu is held.
 func (b *Inbox) publish() {
-	kept := b.open[:0]
-	for _, q := range b.open {
-		if !q.closed {
-			kept = append(kept, q)
-		}
-	}
-	clear(b.open[len(kept):]) // no closed question stays reachable
-	b.open = kept
 	if b.changed != nil {
 		close(b.changed)
 		b.changed = nil

@@ -461,7 +461,8 @@ func TestTerminalLongLineMemory(t *testing.T) {
 }
 
 // TestTerminalNotMadeByNewTerminal: Register refuses a zero or a nil
-// Terminal, and a zero Terminal's own Ask fails instead of hanging.
+// Terminal, and a zero Terminal's own Ask fails instead of hanging. A nil
+// context is INVALID_REQUEST, as Registry.Ask gives it, not a panic.
 func TestTerminalNotMadeByNewTerminal(t *testing.T) {
 	_, err := ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), &ui.Terminal{})
 	wantCode(t, "Register(zero Terminal)", err, ui.CodeInvalidProvider)
@@ -470,6 +471,15 @@ func TestTerminalNotMadeByNewTerminal(t *testing.T) {
 	}
 	_, err = ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), (*ui.Terminal)(nil))
 	wantCode(t, "Register(nil *Terminal)", err, ui.CodeInvalidProvider)
+	var out bytes.Buffer
+	var nilCtx context.Context
+	_, err = ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(nilCtx, freeForm)
+	wantCode(t, "Terminal.Ask() with a nil context", err, ui.CodeInvalidRequest)
+	_, err = ui.NewTerminal(strings.NewReader("1\n"), &out).AskAll(nilCtx, []ui.Request{freeForm})
+	wantCode(t, "Terminal.AskAll() with a nil context", err, ui.CodeInvalidRequest)
+	if out.Len() > 0 {
+		t.Fatalf("the Terminal wrote %q with a nil context, want nothing", out.String())
+	}
 	_, err = ui.Ask(scope(t, ui.NewTerminal(nil, nil)), question)
 	wantCode(t, "Ask() of NewTerminal(nil, nil)", err, ui.CodeAskCancelled)
 }

@@ -499,10 +499,11 @@ type brokenRule struct {
 }
 
 // notOffered is the brokenRule of a pick of label, which req does not offer.
-// A blank label is a pick of nothing.
+// A blank label is a pick of nothing, and a request without options has
+// nothing to pick: the hint then says what the answer must hold.
 func notOffered(req *Request, label string) *brokenRule {
 	broken := &brokenRule{why: "option " + quote(label) + " was not offered", hint: pickHint(req)}
-	if !blank(label) {
+	if !blank(label) && len(req.Options) > 0 {
 		broken.hint = quote(label) + " is not one of the options: pick one of those listed."
 	}
 	return broken
