@@ -753,7 +753,9 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 		select {
 		case w := <-t.written: // its error was the interrupted ask's to report
 			t.written = nil
-			w.repanic()
+			if w.panicked != nil {
+				panic(w.panicked)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -763,7 +765,7 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 		w := written{err: errStopped}
 		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
 			if v := recover(); v != nil {
-				w = written{panicked: &panicked{v}}
+				w = written{panicked: v}
 			}
 			done <- w
 		}()
@@ -771,7 +773,9 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 	}()
 	select {
 	case w := <-done:
-		w.repanic()
+		if w.panicked != nil {
+			panic(w.panicked)
+		}
 		return w.err
 	case <-ctx.Done():
 		t.written = done
@@ -789,7 +793,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
 			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
 				if v := recover(); v != nil {
-					l = line{panicked: &panicked{v}}
+					l = line{panicked: v}
 				}
 				read <- l
 			}()
@@ -800,15 +804,18 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	select {
 	case l := <-t.read:
 		t.read, t.midLine = nil, false
-		l.repanic()
+		if l.panicked != nil {
+			panic(l.panicked)
+		}
 		return l, l.err
 	case <-ctx.Done():
 		return line{}, ctx.Err()
 	}
 }
 
-// scanLine reads the next line of input, without its "\n" or "\r\n", trimmed. A
-// line of more than maxLine bytes is too long: it is skipped, not kept.
+// scanLine reads the next line of input, without its "\n" or "\r\n",
+// trimmed. A line of more than maxLine bytes is too long: it is skipped, not
+// kept.
 func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
@@ -840,31 +847,22 @@ type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
-	*panicked
+	// panicked is what the reader panicked with, recovered on the Terminal's
+	// goroutine so that Ask raises it again on the caller's, as a provider's
+	// panic; nil when it did not panic.
+	panicked any
 }
 
 // written is the outcome of a write to a Terminal's output.
 type written struct {
-	err error
-	*panicked
+	err      error
+	panicked any // what the writer panicked with, as in line
 }
 
 // errStopped is the error of a read or write whose call ended its goroutine
 // without returning or panicking with a value: runtime.Goexit, or panic(nil)
 // under GODEBUG=panicnil=1.
 var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
-
-// panicked is a panic of a Terminal's reader or writer, recovered on the
-// Terminal's own goroutine and raised again on the asking one, where the
-// caller of Ask can recover it, as a provider's panic.
-type panicked struct{ value any }
-
-// repanic raises p's panic again, when there is one.
-func (p *panicked) repanic() {
-	if p != nil {
-		panic(p.value)
-	}
-}
 
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show.
@@ -1222,9 +1220,7 @@ type question struct {
 	// outcome receives the question's outcome once, when it closes, so the
 	// asker always finds one: the responder's, or its own giving up.
 	outcome chan result
-	// Guarded by the Inbox's mu:
-	closed bool
-	elem   *list.Element // q in the Inbox's open questions, while open
+	elem    *list.Element // q in the Inbox's open questions; nil once closed. Guarded by the Inbox's mu
 }
 
 // result is the outcome of a question: an answer, or the error in its place.
@@ -1315,10 +1311,9 @@ func (b *Inbox) giveUp(call []*question, err error) {
 // q was closed already. b.mu is held. Each question receives exactly one
 // outcome, so the send never blocks.
 func (b *Inbox) deliver(q *question, r result) bool {
-	if q.closed {
+	if q.elem == nil {
 		return false
 	}
-	q.closed = true
 	delete(b.byID, q.id)
 	b.open.Remove(q.elem)
 	q.elem = nil
@@ -1485,7 +1480,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	s := sealing{
+	s := sealed[map[string]any]{
 		Version: sealVersion,
 		Expires: time.Now().Add(ttl).UnixMilli(),
 		Binding: digest(binding),
@@ -1525,7 +1520,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if !hmac.Equal(got, mac(key, payload)) {
 		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
 	}
-	var s sealed
+	var s sealed[json.RawMessage]
 	if err := json.Unmarshal(payload, &s); err != nil || s.Version != sealVersion {
 		return nil, invalidState(errors.New("malformed state"))
 	}
@@ -1624,23 +1619,16 @@ func (p *Replay) entries() map[string]any {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// sealed is the payload of sealed state, authenticated by its MAC.
-type sealed struct {
-	Version int             `json:"v"`
-	Expires int64           `json:"exp"`  // Unix milliseconds
-	Binding string          `json:"bind"` // digest of the binding
-	Record  json.RawMessage `json:"record"`
-	Pending []Pending       `json:"pending,omitempty"`
-}
-
-// sealing is sealed as Seal writes it, with the record's entries encoded in
-// the same pass: a json.RawMessage would be checked again once encoded.
-type sealing struct {
-	Version int            `json:"v"`
-	Expires int64          `json:"exp"`
-	Binding string         `json:"bind"`
-	Record  map[string]any `json:"record"`
-	Pending []Pending      `json:"pending,omitempty"`
+// sealed is the payload of sealed state, authenticated by its MAC. Seal
+// holds its record as entries (a map[string]any), encoded in the same pass,
+// since a json.RawMessage would be checked again once encoded. OpenReplay
+// holds it raw (a json.RawMessage), for decodeRecord's strict reading.
+type sealed[Record any] struct {
+	Version int       `json:"v"`
+	Expires int64     `json:"exp"`  // Unix milliseconds
+	Binding string    `json:"bind"` // digest of the binding
+	Record  Record    `json:"record"`
+	Pending []Pending `json:"pending,omitempty"`
 }
 
 const (

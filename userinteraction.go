@@ -914,16 +914,9 @@ type Elicitation struct {
 // Elicitation returns r as a form elicitation, as [Elicitation] describes.
 // Map the response back with [ElicitationAnswer].
 func (r Request) Elicitation() Elicitation {
-	// One buffer of the message's size: += would copy the message for every
-	// option, in time quadratic in their number.
-	size := len(r.Question)
-	for _, o := range r.Options {
-		if o.Description != "" {
-			size += len("\n") + len(o.Label) + len(": ") + len(o.Description)
-		}
-	}
+	// A Builder: += would copy the message for every option, in time
+	// quadratic in their number.
 	var message strings.Builder
-	message.Grow(size)
 	message.WriteString(r.Question)
 	for _, o := range r.Options {
 		if o.Description != "" {
