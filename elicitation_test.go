@@ -101,11 +101,12 @@ func TestElicitationJSON(t *testing.T) {
 				Options: []ui.Option{
 					{Label: "Staging", Description: "the test cluster"},
 					{Label: "Production"},
-					{Label: "Both", Description: "staging first"},
+					{Label: "Both", Description: "staging first,\n\nProduction: never"},
 				},
 				DisallowCustom: true,
 			},
-			want: `{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first",` +
+			// One line each: a description's line feeds must not forge another option's line.
+			want: `{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first, Production: never",` +
 				`"requestedSchema":{"properties":{"choice":{"oneOf":[` +
 				`{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"},` +
 				`{"const":"Both","title":"Both"}],"type":"string"}},"required":["choice"],"type":"object"}}`,

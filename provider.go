@@ -681,8 +681,7 @@ func render(req Request) string {
 			b.WriteString(" (recommended)")
 		}
 		if o.Description != "" {
-			// On one line: line feeds in a description could forge option lines.
-			b.WriteString(" - " + shown(strings.Join(strings.Fields(o.Description), " ")))
+			b.WriteString(" - " + shown(oneLine(o.Description)))
 		}
 		b.WriteString("\n")
 	}

@@ -895,7 +895,8 @@ func (w *wireAnswer) decode(data []byte) error {
 // encodes to them.
 //
 // Mode is "form". Message is the question, followed by one line
-// "Label: description" for each option with a description. RequestedSchema
+// "Label: description" for each option with a description, its white space
+// (line feeds too) written as single spaces. RequestedSchema
 // is the form: an object with up to two properties. "choice", when there are
 // options, takes option labels: a string whose "oneOf" lists them (with the
 // recommended label as "default"), or for a MultiSelect request an array
@@ -923,7 +924,7 @@ func (r Request) Elicitation() Elicitation {
 			message.WriteString("\n")
 			message.WriteString(o.Label)
 			message.WriteString(": ")
-			message.WriteString(o.Description)
+			message.WriteString(oneLine(o.Description))
 		}
 	}
 	properties := map[string]any{}
@@ -949,6 +950,13 @@ func (r Request) Elicitation() Elicitation {
 		schema["required"] = []string{"text"}
 	}
 	return Elicitation{Mode: "form", Message: message.String(), RequestedSchema: schema}
+}
+
+// oneLine returns s, a description, on one line: its words separated by
+// single spaces. A description is shown beside its option, and its line
+// feeds could otherwise forge the lines of other options.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // choiceSchema returns the "choice" property of r's form, for a request with
