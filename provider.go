@@ -1352,7 +1352,7 @@ type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID
 	pending []Pending          // questions of this run without an outcome, in the order asked
-	asked   map[string]int     // how many times this run asked each request, by its canonical JSON
+	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
 	opened  bool               // pending holds the sealed questions, until the next run starts
 }
 
@@ -1578,13 +1578,23 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 // held.
 func (p *Replay) id(req *Request) string {
 	var scratch [256]byte // enough for most requests, without a heap buffer
-	buf := appendCanonical(scratch[:0], req)
+	canonical := appendCanonical(scratch[:0], req)
+	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
-	n := p.asked[string(buf)]
-	p.asked[string(buf)] = n + 1
-	buf = append(buf, '\n')
+	n := p.asked[first]
+	p.asked[first] = n + 1
+	if n == 0 {
+		return first
+	}
+	return questionID(canonical, n)
+}
+
+// questionID returns the ID of the request whose canonical JSON is
+// canonical, asked n times before in its run.
+func questionID(canonical []byte, n int) string {
+	buf := append(canonical, '\n')
 	buf = strconv.AppendInt(buf, int64(n), 10)
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:16])
@@ -1592,9 +1602,11 @@ func (p *Replay) id(req *Request) string {
 
 // startRun starts a new run on p: the record stays, the asks and pending
 // questions of the previous run (or of the sealed state) are forgotten. p.mu
-// is held.
+// is held. The map of asks is cleared, not dropped: the next run fills it
+// again without allocating.
 func (p *Replay) startRun() {
-	p.pending, p.asked, p.opened = nil, nil, false
+	p.pending, p.opened = nil, false
+	clear(p.asked)
 }
 
 // entries returns the record as encoding/json encodes it: each outcome as

@@ -578,12 +578,11 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 	if picked < 0 && !req.CustomAllowed() {
 		return Answer{}, notAnOption(ans.Text)
 	}
-	result := Answer{Text: ans.Text}
-	if picked >= 0 {
-		o := req.Options[picked]
-		result.Option = &o
+	if picked < 0 {
+		return Answer{Text: ans.Text}, nil
 	}
-	return result, nil
+	o := req.Options[picked]
+	return Answer{Text: ans.Text, Option: &o}, nil
 }
 
 func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
