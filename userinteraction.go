@@ -280,11 +280,9 @@ const (
 // textProblem describes why s cannot be shown to the human ("holds
 // U+001B"), or returns "".
 func textProblem(s string, isProse bool) string {
-	ascii := 0 // most text is ASCII: check it byte by byte, the rest rune by rune
-	for ; ascii < len(s) && s[ascii] < utf8.RuneSelf; ascii++ {
-		if c := s[ascii]; (c < ' ' || c == 0x7f) && hidden(rune(c), isProse) {
-			return fmt.Sprintf("holds %U", c)
-		}
+	ascii := 0 // most text is printable ASCII: skip it, then check the rest rune by rune
+	for ascii < len(s) && ' ' <= s[ascii] && s[ascii] < 0x7f {
+		ascii++
 	}
 	rest := s[ascii:]
 	if !utf8.ValidString(rest) {
