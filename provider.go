@@ -369,14 +369,14 @@ func (r *Registry) begin(ctx context.Context) (inflight, error) {
 }
 
 // finish forgets the finished ask and releases its context.
-func (a inflight) finish() {
+func (a *inflight) finish() {
 	a.reg.untrack(a.slot)
 	a.cancel(nil)
 }
 
 // askProvider asks req, valid, of the provider of a, as steps 4 to 6 of Ask
 // say. which names the question in an INVALID_ANSWER ("questions[2]: ").
-func (a inflight) askProvider(req *Request, which string) (Answer, error) {
+func (a *inflight) askProvider(req *Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here; one that comes later aborts a question being asked, as any other.
@@ -396,7 +396,7 @@ func (a inflight) askProvider(req *Request, which string) (Answer, error) {
 
 // askEach asks reqs, valid, of the provider of a one after another, as Ask
 // asks each, up to the first error.
-func (a inflight) askEach(reqs []Request) ([]Answer, error) {
+func (a *inflight) askEach(reqs []Request) ([]Answer, error) {
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
 		ans, err := a.askProvider(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
@@ -410,7 +410,7 @@ func (a inflight) askEach(reqs []Request) ([]Answer, error) {
 
 // askBatch asks reqs, valid, of bp, the provider of a, in one call, and
 // checks each answer against its request.
-func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
+func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
 	if err := a.abortErr("asked"); err != nil {
 		return nil, err
 	}
@@ -439,7 +439,7 @@ func (a inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
 // is done, or nil. stage says what had happened to the question ("asked" or
 // "answered"). Disposal is judged from a's own two contexts: a's context is
 // done while the caller's is live only when a's registration was disposed.
-func (a inflight) abortErr(stage string) error {
+func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
 		return aborted(a.caller, stage)
@@ -450,7 +450,7 @@ func (a inflight) abortErr(stage string) error {
 }
 
 // askErr returns the error Ask returns for err, the provider's error.
-func (a inflight) askErr(err error) error {
+func (a *inflight) askErr(err error) error {
 	if isTypedNil(err) {
 		return providerFailed(err)
 	}
