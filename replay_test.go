@@ -200,6 +200,22 @@ func TestReplayIDs(t *testing.T) {
 		t.Fatalf("IDs of x asked twice = %q, want two different IDs", xs)
 	}
 
+	// Each run counts afresh: one Replay gives every run the same IDs.
+	rp := &ui.Replay{}
+	twice := func(ctx context.Context) string {
+		_, _ = ui.Ask(ctx, x)
+		_, _ = ui.Ask(ctx, x)
+		return ""
+	}
+	_, first := run(rp, twice)
+	_, second := run(rp, twice)
+	if len(first) != 2 || !reflect.DeepEqual(first, second) {
+		t.Fatalf("pending of two runs of one Replay = %v and %v, want the same two questions", first, second)
+	}
+	if first[0].ID != a[x.Question][0] || first[1].ID != a[x.Question][1] {
+		t.Fatalf("IDs of x asked twice in a run = %s, %s; want %q as in the first Replay", first[0].ID, first[1].ID, a[x.Question])
+	}
+
 	// Requests that differ in any field have different IDs.
 	variants := []ui.Request{
 		{Question: "q"},
