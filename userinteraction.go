@@ -795,8 +795,15 @@ func appendCanonicalOption(buf []byte, o *Option) []byte {
 func appendCanonicalString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
+	plain := 0 // s[plain:i] needs no escape: it is appended in one piece
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[plain:i]...)
+		plain = i + 1
+		switch c {
 		case '"':
 			buf = append(buf, `\"`...)
 		case '\\':
@@ -812,13 +819,10 @@ func appendCanonicalString(buf []byte, s string) []byte {
 		case '\t':
 			buf = append(buf, `\t`...)
 		default:
-			if c < 0x20 {
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				buf = append(buf, c)
-			}
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
+	buf = append(buf, s[plain:]...)
 	return append(buf, '"')
 }
 
