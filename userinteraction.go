@@ -384,6 +384,7 @@ func plainASCII(label string) bool {
 func labelKey(label string) string {
 	var b strings.Builder
 	label = trimLabel(label)
+	b.Grow(len(label)) // folding keeps most labels' length
 	for {
 		var c rune
 		if c, label = nextKeyRune(label); c < 0 {
