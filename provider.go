@@ -383,7 +383,7 @@ func (a *inflight) askProvider(req *Request, which string) (Answer, error) {
 	if err := a.abortErr("asked"); err != nil {
 		return Answer{}, err
 	}
-	ans, err := askChecked(a.ctx, a.reg.provider, req)
+	ans, err := a.reg.provider.Ask(a.ctx, *req)
 	if err != nil {
 		return Answer{}, a.askErr(err)
 	}
@@ -414,7 +414,7 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) 
 	if err := a.abortErr("asked"); err != nil {
 		return nil, err
 	}
-	given, err := askAllChecked(a.ctx, bp, reqs)
+	given, err := bp.AskAll(a.ctx, reqs)
 	if len(given) > len(reqs) {
 		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
 	}
@@ -433,27 +433,6 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) 
 		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
 	}
 	return answers, nil
-}
-
-// askChecked asks p the request req, which the registry has checked, as
-// p.Ask does. A Replay, which checks each request itself for callers
-// without a registry, is spared that second check: it would be a tenth of
-// the time of a Replay run.
-func askChecked(ctx context.Context, p Provider, req *Request) (Answer, error) {
-	if rp, ok := p.(*Replay); ok {
-		return rp.replayOne(req)
-	}
-	return p.Ask(ctx, *req)
-}
-
-// askAllChecked asks bp the requests reqs, which the registry has checked,
-// as bp.AskAll does, and spares a Replay the second check as askChecked
-// does.
-func askAllChecked(ctx context.Context, bp BatchProvider, reqs []Request) ([]Answer, error) {
-	if rp, ok := bp.(*Replay); ok {
-		return rp.replay(reqs)
-	}
-	return bp.AskAll(ctx, reqs)
 }
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
@@ -1388,7 +1367,11 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	return p.replayOne(&req)
+	answers, err := p.replay([]Request{req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
@@ -1551,15 +1534,6 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 		return nil, invalidState(err)
 	}
 	return &Replay{record: record, pending: s.Pending, opened: true}, nil
-}
-
-// replayOne answers the valid request req from the record, as Ask says.
-func (p *Replay) replayOne(req *Request) (Answer, error) {
-	answers, err := p.replay([]Request{*req})
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
 }
 
 // replay answers the valid requests reqs from the record, as AskAll says.
