@@ -1592,7 +1592,9 @@ func (p *Replay) id(req *Request) string {
 }
 
 // questionID returns the ID of the request whose canonical JSON is
-// canonical, asked n times before in its run.
+// canonical, asked n times before in its run. It appends the count in the
+// spare capacity of canonical, which keeps its length: a caller can ask for
+// another count.
 func questionID(canonical []byte, n int) string {
 	buf := append(canonical, '\n')
 	buf = strconv.AppendInt(buf, int64(n), 10)
@@ -1603,7 +1605,7 @@ func questionID(canonical []byte, n int) string {
 // startRun starts a new run on p: the record stays, the asks and pending
 // questions of the previous run (or of the sealed state) are forgotten. p.mu
 // is held. The map of asks is cleared, not dropped: the next run fills it
-// again without allocating.
+// again without allocating, and it keeps the size of the largest run.
 func (p *Replay) startRun() {
 	p.pending, p.opened = nil, false
 	clear(p.asked)

@@ -277,21 +277,23 @@ const (
 	name  = false
 )
 
-// textProblem describes why s cannot be shown to the human ("holds
-// U+001B"), or returns "".
+// textProblem describes the first thing in s that cannot be shown to the
+// human, a character ("holds U+001B") or a byte that is not UTF-8, or
+// returns "".
 func textProblem(s string, isProse bool) string {
-	ascii := 0 // most text is printable ASCII: skip it, then check the rest rune by rune
-	for ascii < len(s) && ' ' <= s[ascii] && s[ascii] < 0x7f {
-		ascii++
-	}
-	rest := s[ascii:]
-	if !utf8.ValidString(rest) {
-		return "is not valid UTF-8"
-	}
-	for _, c := range rest {
-		if hidden(c, isProse) {
+	for i := 0; i < len(s); {
+		if ' ' <= s[i] && s[i] < 0x7f { // printable ASCII: most of any text
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			return "is not valid UTF-8"
+		case hidden(c, isProse):
 			return fmt.Sprintf("holds %U", c)
 		}
+		i += size
 	}
 	return ""
 }
@@ -796,14 +798,14 @@ func appendCanonicalOption(buf []byte, o *Option) []byte {
 func appendCanonicalString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
-	plain := 0 // s[plain:i] needs no escape: it is appended in one piece
+	start := 0 // s[start:i] needs no escape: it is appended in one piece
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		buf = append(buf, s[plain:i]...)
-		plain = i + 1
+		buf = append(buf, s[start:i]...)
+		start = i + 1
 		switch c {
 		case '"':
 			buf = append(buf, `\"`...)
@@ -823,7 +825,7 @@ func appendCanonicalString(buf []byte, s string) []byte {
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
-	buf = append(buf, s[plain:]...)
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
 

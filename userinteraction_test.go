@@ -117,6 +117,11 @@ func TestRequestValidate(t *testing.T) {
 			want: "options[0].label holds U+000D",
 		},
 		{name: "ESC in the question", req: ui.Request{Question: "q\x1b[2J\x1b[H"}, want: "question holds U+001B"},
+		// A text with several problems is refused for the first.
+		{name: "ESC before invalid UTF-8", req: ui.Request{Question: "Delete?\x1b[2J \xff"}, want: "question holds U+001B"},
+		{name: "ESC after é, before invalid UTF-8", req: ui.Request{Question: "é\x1b\xff"}, want: "question holds U+001B"},
+		{name: "invalid UTF-8 before ESC", req: ui.Request{Question: "é\xff\x1b"}, want: "question is not valid UTF-8"},
+		{name: "tab in the header, then invalid UTF-8", req: ui.Request{Question: "q", Header: "a\tb\xc3"}, want: "header holds U+0009"},
 		{
 			name: "title sequence in the header",
 			req:  ui.Request{Question: "q", Header: "\x1b]0;pwned\x07"},
