@@ -209,7 +209,29 @@ func FuzzValidate(f *testing.F) {
 		if err != nil && ui.CodeOf(err) != ui.CodeInvalidRequest {
 			t.Fatalf("Validate() error = %v, want INVALID_REQUEST", err)
 		}
+		// The question is checked first, and its message names its first
+		// problem by position.
+		if p := firstProblem(req.Question, true); strings.TrimSpace(req.Question) != "" && p != "" {
+			if want := "invalid request: question " + p; err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Fatalf("Validate(%q) = %v, want a message ending in %q", req.Question, err, want)
+			}
+		}
 	})
+}
+
+// firstProblem restates the message of a text that cannot be shown: its
+// first byte that is not UTF-8, or its first character that does not show,
+// whichever comes first; "" for a text that shows.
+func firstProblem(s string, prose bool) string {
+	for i, c := range s {
+		if _, size := utf8.DecodeRuneInString(s[i:]); c == utf8.RuneError && size == 1 {
+			return "is not valid UTF-8"
+		}
+		if !shows(string(c), prose) {
+			return fmt.Sprintf("holds %U", c)
+		}
+	}
+	return ""
 }
 
 // FuzzAskAnswer checks that whatever a provider answers, Ask never returns an
