@@ -45,6 +45,10 @@ const (
 	// CodeNotPending: Inbox.Respond was given the ID of a question that is not
 	// open: never asked, already answered, or given up.
 	CodeNotPending = "NOT_PENDING"
+	// CodeAskUnsupported: returned by providers whose UI cannot show this
+	// kind of question (several picks, own words beside options, any form at
+	// all). The model should ask it another way.
+	CodeAskUnsupported = "ASK_UNSUPPORTED"
 )
 
 // HarnessError is the error shape an agent harness hands to the model: a class

@@ -344,16 +344,24 @@ func TestFormAskAll(t *testing.T) {
 	}
 }
 
-// TestFormRegister: a Form that cannot send is refused at Register.
+// TestFormRegister: the registry refuses a nil *Form, and knows nothing
+// more of Forms: a Form that cannot send is registered, and each of its asks
+// fails with INVALID_PROVIDER, saying how to make a working one.
 func TestFormRegister(t *testing.T) {
-	for name, p := range map[string]ui.Provider{
-		"nil *Form":    (*ui.Form)(nil),
-		"NewForm(nil)": ui.NewForm(nil),
-		"zero Form":    &ui.Form{},
-	} {
+	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+	_, err := ui.Register(ctx, (*ui.Form)(nil))
+	wantCode(t, "Register(nil *Form)", err, ui.CodeInvalidProvider)
+	for name, p := range map[string]ui.Provider{"NewForm(nil)": ui.NewForm(nil), "zero Form": &ui.Form{}} {
 		ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
 		dispose, err := ui.Register(ctx, p)
-		wantCode(t, "Register("+name+")", err, ui.CodeInvalidProvider)
+		if err != nil {
+			t.Fatalf("Register(%s) = %v, want nil", name, err)
+		}
+		_, err = ui.Ask(ctx, pickEnv)
+		wantCode(t, "Ask() of "+name, err, ui.CodeInvalidProvider)
+		if !strings.Contains(err.Error(), "NewForm") {
+			t.Errorf("Ask() of %s = %v, want a message that names NewForm", name, err)
+		}
 		dispose()
 	}
 }

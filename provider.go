@@ -72,11 +72,66 @@ var _ Provider = ProviderFunc(nil)
 
 // Pending is a question that waits for an outcome: a [Replay] run asked it
 // and had none recorded, or it is open in an [Inbox]. The host asks the
-// human and records the outcome under ID, or responds with it. Its JSON is
-// {"id", "request"}.
+// human and records the outcome under ID, or responds with it.
+//
+// Batch is shared by the questions of one AskAll, and empty for a lone Ask,
+// so that a UI can show a batch as one dialog. Hint says why the last
+// response was refused, for the UI to lead with. Deadline is the asker's
+// deadline, when its context has one (Inbox only).
+//
+// Its JSON is {"id", "request", "batch"?, "hint"?, "deadline"?}, the
+// deadline in RFC 3339.
 type Pending struct {
-	ID      string  `json:"id"`
-	Request Request `json:"request"`
+	ID       string
+	Request  Request
+	Batch    string
+	Hint     string
+	Deadline time.Time
+}
+
+// Elicitation returns q's request as a form, [Request.Elicitation], its
+// message led by the Hint line when there is one.
+func (q Pending) Elicitation() Elicitation {
+	form := q.Request.Elicitation()
+	if q.Hint != "" {
+		form.Message = q.Hint + "\n" + form.Message
+	}
+	return form
+}
+
+// wirePending is the JSON shape of a Pending.
+type wirePending struct {
+	ID       string     `json:"id"`
+	Request  Request    `json:"request"`
+	Batch    string     `json:"batch,omitempty"`
+	Hint     string     `json:"hint,omitempty"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+}
+
+// MarshalJSON encodes q as described on [Pending].
+func (q Pending) MarshalJSON() ([]byte, error) {
+	w := wirePending{ID: q.ID, Request: q.Request, Batch: q.Batch, Hint: q.Hint}
+	if !q.Deadline.IsZero() {
+		w.Deadline = &q.Deadline
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes the JSON object described on [Pending] into q,
+// replacing every field.
+func (q *Pending) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wirePending
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*q = Pending{ID: w.ID, Request: w.Request, Batch: w.Batch, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
+	return nil
 }
 
 // Registry holds the single active [Provider] of one scope, typically one
@@ -137,8 +192,8 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // unregisters it. It fails, leaving r as it was, with:
 //
 //   - [CodeNoRegistry] when r is nil;
-//   - [CodeInvalidProvider] when p is nil, also a nil ProviderFunc, *Replay,
-//     *Terminal, *Form or *Inbox, or a Form without an [ElicitFunc];
+//   - [CodeInvalidProvider] when p is nil: a nil interface, or a nil pointer
+//     or func of any type;
 //   - [CodeDuplicateProvider] when another provider is active.
 //
 // dispose is never nil. After a failed Register it does nothing. Its first
@@ -240,23 +295,16 @@ type registryKey struct{}
 // noop is the dispose func of a failed Register.
 func noop() {}
 
-// isNilProvider reports whether p is nil or a nil value of a provider type of
-// this package, whose methods would panic. Other typed nils are accepted, as
-// their methods may work on a nil receiver.
+// isNilProvider reports whether p is nil: a nil interface, or a nil pointer
+// or func of any type, whose methods would panic. The registry knows no
+// provider type: a provider that cannot work says so from its own Ask.
 func isNilProvider(p Provider) bool {
-	switch p := p.(type) {
-	case nil:
+	if p == nil {
 		return true
-	case ProviderFunc:
-		return p == nil
-	case *Replay:
-		return p == nil
-	case *Terminal:
-		return p == nil || p.turn == nil
-	case *Inbox:
-		return p == nil
-	case *Form:
-		return p == nil || p.elicit == nil
+	}
+	switch v := reflect.ValueOf(p); v.Kind() {
+	case reflect.Pointer, reflect.Func:
+		return v.IsNil()
 	}
 	return false
 }
@@ -538,7 +586,8 @@ func aborted(ctx context.Context, stage string) error {
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]: Register refuses a zero Terminal. It
+// writer. Make one with [NewTerminal]: a zero Terminal's Ask is
+// [CodeInvalidProvider]. It
 // is safe for concurrent use: asks take turns, each under its own ctx.
 //
 // A Terminal writes no control character of a request but line feeds and
@@ -629,7 +678,7 @@ const maxLine = 1 << 20
 // acquire waits for the terminal's turn, or for ctx.
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
-		return errors.New("userinteraction: the Terminal was not made by NewTerminal")
+		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
 	}
 	if err := ctxErr(ctx); err != nil {
 		return err
@@ -1032,7 +1081,7 @@ type ElicitFunc func(ctx context.Context, form Elicitation) (action string, cont
 //
 // Form is safe for concurrent use when its ElicitFunc is. It has no AskAll:
 // [Registry.AskAll] sends one form per question, in turn. A nil *Form, or a
-// Form without an ElicitFunc, is [CodeInvalidProvider] at [Register].
+// Form without an ElicitFunc, fails each Ask with [CodeInvalidProvider].
 type Form struct {
 	elicit ElicitFunc
 }
@@ -1040,7 +1089,7 @@ type Form struct {
 var _ Provider = (*Form)(nil)
 
 // NewForm returns a Form that sends its forms through elicit. With a nil
-// elicit, Register refuses it with [CodeInvalidProvider].
+// elicit, each Ask fails with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
@@ -1997,3 +2046,10 @@ func (r *recordReader) boolean(key string) (bool, error) {
 	}
 	return false, fmt.Errorf("%s is %s, not a boolean", quote(key), r.kind())
 }
+
+// ----------------------------------------------------------------------------
+// FirstOf
+
+// errAnsweredElsewhere is the cause of the context of a UI that FirstOf
+// withdraws because another UI answered first.
+var errAnsweredElsewhere = errors.New("another UI answered the question")

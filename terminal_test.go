@@ -460,15 +460,22 @@ func TestTerminalLongLineMemory(t *testing.T) {
 	}
 }
 
-// TestTerminalNotMadeByNewTerminal: Register refuses a zero or a nil
-// Terminal, and a zero Terminal's own Ask fails instead of hanging. A nil
-// context is INVALID_REQUEST, as Registry.Ask gives it, not a panic.
+// TestTerminalNotMadeByNewTerminal: Register refuses a nil Terminal; a zero
+// Terminal registers, and its Ask fails with INVALID_PROVIDER naming
+// NewTerminal instead of hanging. A nil context is INVALID_REQUEST, as
+// Registry.Ask gives it, not a panic.
 func TestTerminalNotMadeByNewTerminal(t *testing.T) {
-	_, err := ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), &ui.Terminal{})
-	wantCode(t, "Register(zero Terminal)", err, ui.CodeInvalidProvider)
-	if _, err := (&ui.Terminal{}).Ask(context.Background(), question); err == nil {
-		t.Fatal("zero Terminal's Ask() error = nil, want an error, not a hang")
+	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+	dispose, err := ui.Register(ctx, &ui.Terminal{})
+	if err != nil {
+		t.Fatalf("Register(zero Terminal) = %v, want nil", err)
 	}
+	_, err = ui.Ask(ctx, question)
+	wantCode(t, "Ask() of a zero Terminal", err, ui.CodeInvalidProvider)
+	if !strings.Contains(err.Error(), "NewTerminal") {
+		t.Errorf("Ask() of a zero Terminal = %v, want a message that names NewTerminal", err)
+	}
+	dispose()
 	_, err = ui.Register(ui.WithRegistry(context.Background(), &ui.Registry{}), (*ui.Terminal)(nil))
 	wantCode(t, "Register(nil *Terminal)", err, ui.CodeInvalidProvider)
 	var out bytes.Buffer
