@@ -289,3 +289,21 @@ func ExampleRegister_hotReload() {
 	// pending question: ASK_ABORTED
 	// asked again: yes, from the new UI <nil>
 }
+
+// This example shows a host that tells whether a UI is attached to a
+// session, as a status line does: FromContext finds the session's registry,
+// and Provider its active provider.
+func ExampleFromContext() {
+	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+	attached := func() bool { return userinteraction.FromContext(session).Provider() != nil }
+
+	fmt.Println("UI attached:", attached())
+	dispose, _ := userinteraction.Register(session, userinteraction.NewTerminal(nil, nil))
+	fmt.Println("UI attached:", attached())
+	dispose()
+	fmt.Println("UI attached:", attached())
+	// Output:
+	// UI attached: false
+	// UI attached: true
+	// UI attached: false
+}
