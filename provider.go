@@ -320,21 +320,14 @@ func (r *Registry) registration() *registration {
 // registration is one successful Register: a provider and the asks it is
 // answering, so that disposing it can abort them. One mutex is enough, as
 // for the connections net/http's Server tracks for Shutdown: it is held for
-// a slice update, while the human behind every ask takes seconds.
+// a map update, while the human behind every ask takes seconds.
 type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu sync.Mutex // guards asks, free and disposed
-	// asks holds, in the slot that track gave each ask in flight, the func
-	// that cancels the context its provider was handed; a finished ask's
-	// slot is nil and listed in free, for the next ask to reuse. So the
-	// slices grow only to the most asks ever in flight at once, and an ask
-	// costs no allocation. (A map, as net/http keeps, is re-seeded by the
-	// runtime each time it becomes empty: at the end of nearly every ask.)
-	// Dispose drops both, so no finished ask stays referenced.
-	asks     []context.CancelCauseFunc
-	free     []int
+	mu       sync.Mutex                         // guards the fields below
+	asks     map[uint64]context.CancelCauseFunc // the asks in flight, by number, with the funcs that cancel their providers' contexts
+	next     uint64                             // the number of the next ask
 	disposed bool
 }
 
@@ -343,31 +336,26 @@ type registration struct {
 var errDisposed = errors.New("provider disposed")
 
 // track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its slot. It reports false when reg is disposed.
-func (reg *registration) track(cancel context.CancelCauseFunc) (slot int, ok bool) {
+// cancel, and returns its number. It reports false when reg is disposed.
+func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.disposed {
 		return 0, false
 	}
-	if last := len(reg.free) - 1; last >= 0 {
-		slot, reg.free = reg.free[last], reg.free[:last]
-		reg.asks[slot] = cancel
-	} else {
-		slot, reg.asks = len(reg.asks), append(reg.asks, cancel)
+	if reg.asks == nil {
+		reg.asks = make(map[uint64]context.CancelCauseFunc)
 	}
-	return slot, true
+	n, reg.next = reg.next, reg.next+1
+	reg.asks[n] = cancel
+	return n, true
 }
 
-// untrack forgets the ask in flight in slot.
-func (reg *registration) untrack(slot int) {
+// untrack forgets the ask in flight numbered n.
+func (reg *registration) untrack(n uint64) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if reg.disposed {
-		return // dispose dropped the slots
-	}
-	reg.asks[slot] = nil
-	reg.free = append(reg.free, slot)
+	delete(reg.asks, n)
 }
 
 // dispose unregisters reg, if it is still the active registration, and aborts
@@ -377,12 +365,10 @@ func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
 	asks := reg.asks
-	reg.asks, reg.free, reg.disposed = nil, nil, true
+	reg.asks, reg.disposed = nil, true
 	reg.mu.Unlock()
 	for _, cancel := range asks {
-		if cancel != nil {
-			cancel(errDisposed)
-		}
+		cancel(errDisposed)
 	}
 }
 
@@ -390,7 +376,7 @@ func (reg *registration) dispose() {
 // registration whose provider answers it.
 type inflight struct {
 	reg    *registration
-	slot   int                     // its slot in reg.asks
+	n      uint64                  // its number in reg.asks
 	caller context.Context         // the caller's ctx
 	ctx    context.Context         // handed to the provider
 	cancel context.CancelCauseFunc // cancels ctx
@@ -408,17 +394,17 @@ func (r *Registry) begin(ctx context.Context) (inflight, error) {
 		return inflight{}, noProvider()
 	}
 	actx, cancel := context.WithCancelCause(ctx)
-	slot, ok := reg.track(cancel)
+	n, ok := reg.track(cancel)
 	if !ok {
 		cancel(nil)
 		return inflight{}, noProvider()
 	}
-	return inflight{reg: reg, slot: slot, caller: ctx, ctx: actx, cancel: cancel}, nil
+	return inflight{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
 }
 
 // finish forgets the finished ask and releases its context.
 func (a *inflight) finish() {
-	a.reg.untrack(a.slot)
+	a.reg.untrack(a.n)
 	a.cancel(nil)
 }
 
