@@ -108,7 +108,7 @@ func ExampleReplay() {
 		fmt.Println(string(result), err)
 	}
 	// Output:
-	// input_required {"137ab471f77abe7e423cb8021e63303f":{"method":"elicitation/create","params":{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"default":"Keep","oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"title":"Delete file","type":"string"}},"required":["choice"],"type":"object"}}}}
+	// input_required {"137ab471f77abe7e423cb8021e63303f":{"method":"elicitation/create","params":{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"default":"Keep","enum":["Delete","Keep"],"title":"Delete file","type":"string"}},"required":["choice"],"type":"object"}}}}
 	// {"content":[{"text":"deleted notes.txt","type":"text"}]} <nil>
 }
 

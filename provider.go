@@ -1095,17 +1095,20 @@ func NewForm(elicit ElicitFunc) *Form {
 }
 
 // Ask sends req as a form and returns the human's answer, completed as
-// [Registry.Ask] completes it.
+// [Registry.Ask] completes it. An invalid req is [CodeInvalidRequest] and is
+// not sent.
 //
-// When ctx is done before a form goes out, or by the time elicit returns,
-// Ask returns ctx.Err(). An error from elicit is returned as it is.
-// "decline" is [CodeAskDeclined], "cancel" [CodeAskCancelled]. A response
-// that [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once:
-// the client is at fault, not the human. A response that breaks the rules of
-// [Answer] is not an answer. The form is sent again, its message led by one
-// line that says why. After 3 such forms Ask returns [CodeInvalidAnswer]
-// naming the last broken rule. An invalid req is [CodeInvalidRequest] and
-// is not sent.
+// When ctx is done, Ask returns ctx.Err() at once, also while elicit still
+// waits for a client that ignores ctx. A response that comes later is
+// dropped. An error from elicit is returned as it is. "decline" is
+// [CodeAskDeclined] and "cancel" [CodeAskCancelled]. A response that
+// [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once: the
+// client is at fault, not the human.
+//
+// A response that breaks the rules of [Answer] is not an answer. The form is
+// sent again, as [Pending.Elicitation] sends it, led by the line that says
+// why. After 3 such forms Ask returns [CodeInvalidAnswer] naming the last
+// broken rule.
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
@@ -1116,13 +1119,9 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
 	}
-	var lead string // why the previous form's response was refused
+	q := Pending{Request: req} // its Hint: why the previous form's response was refused
 	for n := 1; ; n++ {
-		form := req.Elicitation()
-		if lead != "" {
-			form.Message = lead + "\n" + form.Message
-		}
-		action, content, err := f.elicit(ctx, form)
+		action, content, err := f.send(ctx, q.Elicitation())
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err() // the turn ended: whatever came back is moot
 		}
@@ -1140,8 +1139,48 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		case n == maxForms:
 			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", broken.why, maxForms))
 		}
-		lead = broken.hint
+		q.Hint = broken.hint
 	}
+}
+
+// send sends form through f's elicit on a goroutine of its own, so that ctx
+// can end the wait even when elicit ignores ctx. The goroutine ends when
+// elicit returns: its channel has room for the late response, which nobody
+// reads.
+func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
+	done := make(chan elicited, 1)
+	go func() {
+		// Always sends: a panic, or runtime.Goexit, must not leave Ask waiting.
+		e := elicited{err: errors.New("elicit did not return")}
+		defer func() {
+			if v := recover(); v != nil {
+				e = elicited{panicked: v}
+			}
+			done <- e
+		}()
+		e.action, e.content, e.err = f.elicit(ctx, form)
+	}()
+	select {
+	case e := <-done:
+		if e.panicked != nil {
+			panic(e.panicked)
+		}
+		return e.action, e.content, e.err
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
+	}
+}
+
+// elicited is the outcome of one call of an ElicitFunc.
+type elicited struct {
+	action  string
+	content map[string]any
+	err     error
+	// panicked is what elicit panicked with, recovered on the Form's
+	// goroutine so that Ask raises it again on the caller's; nil when it did
+	// not panic. A panic after ctx ended is dropped with the late response:
+	// raised on the Form's goroutine it would end the process.
+	panicked any
 }
 
 // maxForms is how many times Form sends one question before it gives up.
