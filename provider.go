@@ -1569,7 +1569,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	}
 	s := sealed[map[string]any]{
 		Version: sealVersion,
-		Expires: time.Now().Add(ttl).UnixMilli(),
+		Expires: expiry(time.Now(), ttl),
 		Binding: digest(binding),
 		Record:  p.entries(),
 		Pending: p.Pending(),
@@ -1598,10 +1598,13 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if state == "" {
 		return &Replay{}, nil
 	}
-	data, sum, ok := strings.Cut(state, ".")
+	if err := spellingErr(state); err != nil {
+		return nil, invalidState(err)
+	}
+	data, sum, _ := strings.Cut(state, ".")
 	payload, err1 := stateEncoding.DecodeString(data)
 	got, err2 := stateEncoding.DecodeString(sum)
-	if !ok || err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil {
 		return nil, invalidState(errors.New("malformed state"))
 	}
 	if !hmac.Equal(got, mac(key, payload)) {
@@ -1614,7 +1617,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if s.Binding != digest(binding) {
 		return nil, invalidState(errors.New("state sealed for another call"))
 	}
-	if time.Now().UnixMilli() >= s.Expires {
+	if time.Now().UnixMilli() > s.Expires {
 		return nil, invalidState(errors.New("state expired"))
 	}
 	record, err := decodeRecord(s.Record)
@@ -1740,6 +1743,43 @@ const (
 // stateEncoding encodes sealed state. It is Strict, so each state has one
 // spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
+
+// spellingErr says why state is not spelled as Seal spells it: base64url
+// without padding, then one '.', then base64url. The decoder alone would
+// skip line breaks, even when Strict, and so give one state many spellings.
+func spellingErr(state string) error {
+	dots := 0
+	for i := 0; i < len(state); i++ {
+		switch c := state[i]; {
+		case c == '.':
+			dots++
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return fmt.Errorf("malformed state: byte %#02x at %d", c, i)
+		}
+	}
+	if dots != 1 {
+		return fmt.Errorf("malformed state: %d dots, want 1", dots)
+	}
+	return nil
+}
+
+// expiry returns the expiry of state sealed at now for ttl, in Unix
+// milliseconds. A positive ttl is rounded up to the next whole millisecond,
+// and OpenReplay accepts state until that millisecond is over: cut down, the
+// expiry of a ttl under a millisecond would already be past. A ttl that is
+// not positive gives an expiry already past.
+func expiry(now time.Time, ttl time.Duration) int64 {
+	end := now.Add(ttl)
+	ms := end.UnixMilli()
+	switch {
+	case ttl <= 0:
+		return ms - 1
+	case end.After(time.UnixMilli(ms)):
+		return ms + 1
+	}
+	return ms
+}
 
 // errShortKey is the host's configuration error, not the client's: uncoded.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")

@@ -256,3 +256,72 @@ func TestSealedRoundsComplete(t *testing.T) {
 		t.Fatalf("round 3 = %q, pending %+v, want the call complete", result, pending)
 	}
 }
+
+// TestStateHasOneSpelling: a state is base64url and one '.', and nothing
+// else. Go's base64 decoder skips "\r" and "\n" even when Strict, so a state
+// with a line break would open, and a host that keys a single-use table on
+// the state string would see two states (issue 28, item 11).
+func TestStateHasOneSpelling(t *testing.T) {
+	state, _ := sealedRun(t, "call", deployTool, nil)
+	if _, err := ui.OpenReplay(sealKey, "call", state); err != nil {
+		t.Fatalf("OpenReplay() error = %v, want the state opened", err)
+	}
+	payload, mac, _ := strings.Cut(state, ".")
+	middle := len(payload) / 2
+	for _, tt := range []struct{ name, state string }{
+		{"a line feed in the payload", payload[:middle] + "\n" + payload[middle:] + "." + mac},
+		{"a CR LF in the payload", payload[:middle] + "\r\n" + payload[middle:] + "." + mac},
+		{"a carriage return in the MAC", payload + "." + mac[:3] + "\r" + mac[3:]},
+		{"a line feed at the end", state + "\n"},
+		{"a CR LF at the end", state + "\r\n"},
+		{"a line feed before the dot", payload + "\n." + mac},
+		{"padding", payload + "." + mac + "="},
+		{"a space", " " + state},
+		{"a tab", state + "\t"},
+		{"the standard alphabet", strings.NewReplacer("-", "+", "_", "/").Replace(state)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.state == state {
+				t.Skip("the state has no byte this spelling changes")
+			}
+			rp, err := ui.OpenReplay(sealKey, "call", tt.state)
+			wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
+			if rp != nil || !strings.Contains(err.Error(), "malformed") {
+				t.Fatalf("OpenReplay() = %v, %v, want nil and a malformed state", rp, err)
+			}
+		})
+	}
+}
+
+// TestShortTTLNotExpiredAtOnce: Seal keeps the expiry in whole milliseconds,
+// rounded up, so a state with any positive ttl opens when opened at once. The
+// expiry cut down to the millisecond was already past (issue 28, item 11).
+func TestShortTTLNotExpiredAtOnce(t *testing.T) {
+	for _, ttl := range []time.Duration{time.Nanosecond, time.Microsecond, 999 * time.Microsecond} {
+		// A few tries ride out a scheduler that stops the test for a
+		// millisecond between Seal and OpenReplay; the old rounding failed
+		// every one of them.
+		var err error
+		for try := 0; try < 3; try++ {
+			var state string
+			state, err = (&ui.Replay{}).Seal(sealKey, "call", ttl)
+			if err != nil {
+				t.Fatalf("Seal() error = %v, want nil", err)
+			}
+			if _, err = ui.OpenReplay(sealKey, "call", state); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Errorf("OpenReplay() at once of a state sealed for %v = %v, want it opened", ttl, err)
+		}
+	}
+	for _, ttl := range []time.Duration{0, -time.Nanosecond, -time.Hour} {
+		state, err := (&ui.Replay{}).Seal(sealKey, "call", ttl)
+		if err != nil {
+			t.Fatalf("Seal() error = %v, want nil", err)
+		}
+		_, err = ui.OpenReplay(sealKey, "call", state)
+		wantCode(t, fmt.Sprintf("OpenReplay() of a state sealed for %v", ttl), err, ui.CodeInvalidState)
+	}
+}
