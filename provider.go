@@ -1455,7 +1455,7 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	answers, err := p.replay([]Request{req})
+	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -1470,7 +1470,7 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return p.replay(reqs)
+	return p.replay(reqs, true)
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -1501,7 +1501,7 @@ func (p *Replay) Pending() []Pending {
 	defer p.mu.Unlock()
 	out := make([]Pending, len(p.pending))
 	for i, q := range p.pending {
-		out[i] = Pending{ID: q.ID, Request: q.Request.clone()}
+		out[i] = Pending{ID: q.ID, Request: q.Request.clone(), Batch: q.Batch, Hint: q.Hint}
 	}
 	return out
 }
@@ -1524,6 +1524,9 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	defer p.mu.Unlock()
 	if p.record == nil {
 		p.record = make(map[string]outcome)
+	}
+	if o.err == nil {
+		o.refused = p.record[id].refused // an answer to a question asked again
 	}
 	p.record[id] = o
 }
@@ -1628,7 +1631,8 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 }
 
 // replay answers the valid requests reqs from the record, as AskAll says.
-func (p *Replay) replay(reqs []Request) ([]Answer, error) {
+// The questions of a batch share the ID of its first as their Batch.
+func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.opened { // the first ask of a Replay registered without Run starts its run
@@ -1637,21 +1641,25 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
+	var batch string
 	for i := range reqs {
 		req := &reqs[i]
 		id := p.id(req)
-		o, ok := p.record[id]
-		if !ok {
-			missing = append(missing, id)
-			p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
-			continue
+		if batched && i == 0 {
+			batch = id
 		}
-		if o.err != nil {
-			failed = o.error() // the human's outcome ends the batch
+		ans, o, err := p.outcome(id, req)
+		if err != nil {
+			failed = err // the human's outcome ends the batch
 			break
 		}
+		if o.refusal {
+			missing = append(missing, id)
+			p.pending = append(p.pending, Pending{ID: id, Request: req.clone(), Batch: batch, Hint: o.hint})
+			continue
+		}
 		if len(missing) == 0 {
-			answers = append(answers, o.answer.clone())
+			answers = append(answers, ans)
 		}
 	}
 	switch len(missing) {
@@ -1663,6 +1671,38 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	}
 	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)
+}
+
+// outcome returns the recorded outcome of question id, whose request is req:
+// its answer, completed and checked as step 6 of [Registry.Ask] does, or its
+// error. A recorded answer that breaks the rules is not an outcome. It
+// leaves the record, which counts it as refused instead, and the question
+// waits again: the refusal o that it returns says why. The refusal that
+// reaches maxForms is the outcome [CodeInvalidAnswer], recorded as such. A
+// question without an outcome returns a refusal too, with no hint unless one
+// was recorded. p.mu is held.
+func (p *Replay) outcome(id string, req *Request) (Answer, outcome, error) {
+	o, ok := p.record[id]
+	switch {
+	case !ok:
+		return Answer{}, outcome{refusal: true}, nil
+	case o.err != nil:
+		return Answer{}, o, o.error()
+	case o.refusal:
+		return Answer{}, o, nil
+	}
+	ans, broken := resolve(req, o.answer)
+	if broken == nil {
+		return ans, o, nil
+	}
+	o = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
+	if o.refused >= maxForms {
+		o = outcome{err: recordedError(invalidAnswer(fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)))}
+		p.record[id] = o
+		return Answer{}, o, o.error()
+	}
+	p.record[id] = o
+	return Answer{}, o, nil
 }
 
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
@@ -1711,9 +1751,14 @@ func (p *Replay) entries() map[string]any {
 	defer p.mu.Unlock()
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
-		if o.err != nil {
+		switch {
+		case o.err != nil:
 			entries[id] = o.err
-		} else {
+		case o.refusal:
+			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
+		case o.refused > 0:
+			entries[id] = refusedAnswer{wireAnswer(o.answer), o.refused}
+		default:
 			entries[id] = wireAnswer(o.answer)
 		}
 	}
@@ -1736,7 +1781,7 @@ type sealed[Record any] struct {
 }
 
 const (
-	sealVersion = 2  // 2: the MAC key is derived from the key (see mac)
+	sealVersion = 3  // 2: the MAC key is derived from the key (see mac); 3: refusals, Batch and Hint
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
@@ -1813,10 +1858,28 @@ func invalidState(cause error) error {
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
 
-// outcome is a recorded outcome: an answer, or the coded error in its place.
+// outcome is what the record holds for a question: an answer, the coded
+// error in its place, or a refusal, which counts the responses refused so
+// far and is no outcome yet.
 type outcome struct {
-	answer Answer
-	err    *HarnessError // nil for an answer; never with a cause
+	answer  Answer
+	err     *HarnessError // nil for an answer or a refusal; never with a cause
+	refusal bool          // the question waits for an outcome
+	refused int           // responses refused so far, from 0 to maxForms-1
+	hint    string        // why the last one was refused, in a refusal
+}
+
+// refusal is the JSON of a refusal in the record.
+type refusal struct {
+	Refused int    `json:"refused"`
+	Hint    string `json:"hint"`
+}
+
+// refusedAnswer is the JSON of an answer recorded after refused responses,
+// which keeps their count: a fourth response is never a first.
+type refusedAnswer struct {
+	wireAnswer
+	Refused int `json:"refused"`
 }
 
 // recordedError returns the {name, code, message} that stands for err in a
@@ -1856,6 +1919,9 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 		var v any
 		return fail(json.Unmarshal(data, &v)) // the syntax error
 	}
+	if err := textErr(data); err != nil {
+		return fail(err)
+	}
 	r := &recordReader{data: data}
 	record := make(map[string]outcome)
 	if r.peek() != '{' {
@@ -1883,61 +1949,115 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 	return record, nil
 }
 
+// textErr says why a string of data, valid JSON, would read one way in Go
+// and another in JavaScript: invalid UTF-8, which Go reads as U+FFFD, or an
+// escaped lone surrogate, which Go reads as U+FFFD and JavaScript keeps. Each
+// backslash of valid JSON starts an escape within a string.
+func textErr(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("a string is not valid UTF-8")
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte
+		if data[i] != 'u' {
+			continue
+		}
+		c := surrogate(data[i+1:])
+		switch {
+		case c >= 0xdc00:
+			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
+		case c >= 0xd800 && (i+10 >= len(data) || data[i+5] != '\\' || data[i+6] != 'u' || surrogate(data[i+7:]) < 0xdc00):
+			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
+		case c >= 0xd800:
+			i += 6 // the low surrogate after it
+		}
+		i += 4
+	}
+	return nil
+}
+
+// surrogate returns the UTF-16 surrogate that the four hex digits at the
+// start of hex escape, or 0 for any other code unit.
+func surrogate(hex []byte) rune {
+	c, err := strconv.ParseUint(string(hex[:4]), 16, 16)
+	if err != nil || c < 0xd800 || c > 0xdfff {
+		return 0
+	}
+	return rune(c)
+}
+
 // Keys of a record's objects.
 var (
-	outcomeKeys = []string{"answer", "option", "options", "name", "code", "message"}
+	outcomeKeys = []string{"answer", "option", "options", "refused", "name", "code", "message", "hint"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
 // read reads an outcome's JSON object from r, strictly: see decodeRecord.
-// It has an "answer" or a "code", and only the keys of that kind of outcome.
+// An answer has an "answer", and a "refused" count when it follows refused
+// responses. An error has a "code". A refusal has a "refused" count and a
+// "hint" alone. Each has only the keys of its kind.
 func (o *outcome) read(r *recordReader) error {
 	if r.peek() != '{' {
 		return fmt.Errorf("want a JSON object, not %s", r.kind())
 	}
-	var ans Answer
+	var n outcome
 	var he HarnessError
-	var hasAnswer, hasCode bool
-	var answerKey, errorKey string // a key of an answer, and of an error, when read
+	seen := map[string]bool{} // the keys read; fields refuses a key twice
 	err := r.fields(outcomeKeys, func(key string) (err error) {
+		seen[key] = true
 		switch key {
 		case "answer":
-			hasAnswer, answerKey = true, key
-			ans.Text, err = r.string(key)
+			n.answer.Text, err = r.string(key)
 		case "option":
-			answerKey = key
-			ans.Option, err = r.option()
+			n.answer.Option, err = r.option()
 		case "options":
-			answerKey = key
-			ans.Options, err = r.options()
+			n.answer.Options, err = r.options()
+		case "refused":
+			n.refused, err = r.count(key)
+		case "hint":
+			n.hint, err = r.string(key)
 		case "name":
-			errorKey = key
 			he.Name, err = r.string(key)
 		case "code":
-			hasCode, errorKey = true, key
 			he.Code, err = r.string(key)
 		case "message":
-			errorKey = key
 			he.Message, err = r.string(key)
 		}
 		return err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case hasAnswer == hasCode:
-		return errors.New(`an outcome has either an "answer" or a "code"`)
-	case hasAnswer && errorKey != "":
-		return fmt.Errorf("unknown key %s", quote(errorKey))
-	case hasCode && answerKey != "":
-		return fmt.Errorf("unknown key %s", quote(answerKey))
-	case hasCode && he.Code == "":
-		return errors.New(`an outcome's "code" is empty`)
-	case hasCode:
-		*o = outcome{err: &he}
-	default:
-		*o = outcome{answer: ans}
 	}
+	var kind []string // the keys an outcome of this kind may have
+	switch {
+	case seen["answer"] && seen["code"], !seen["answer"] && !seen["code"] && !seen["refused"]:
+		return errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
+	case seen["answer"]:
+		kind = []string{"answer", "option", "options", "refused"}
+	case seen["code"]:
+		kind = []string{"name", "code", "message"}
+		n = outcome{err: &he}
+	default:
+		kind = []string{"refused", "hint"}
+		n.refusal = true
+	}
+	for _, key := range outcomeKeys {
+		if seen[key] && !slices.Contains(kind, key) {
+			return fmt.Errorf("unknown key %s", quote(key))
+		}
+	}
+	switch {
+	case n.err != nil && he.Code == "":
+		return errors.New(`an outcome's "code" is empty`)
+	case n.refusal && n.hint == "":
+		return errors.New(`a refusal's "hint" is empty`)
+	case seen["refused"] && (n.refused < 1 || n.refused >= maxForms):
+		return fmt.Errorf(`"refused" is %d, not from 1 to %d`, n.refused, maxForms-1)
+	}
+	*o = n
 	return nil
 }
 
@@ -2108,6 +2228,22 @@ func (r *recordReader) optionObject() (Option, error) {
 		return o, fmt.Errorf("option: %w", err)
 	}
 	return o, nil
+}
+
+// count reads the value of key, a JSON number that is a whole number.
+func (r *recordReader) count(key string) (int, error) {
+	start := r.pos
+	for r.pos < len(r.data) && strings.IndexByte("+-.0123456789Ee", r.data[r.pos]) >= 0 {
+		r.pos++
+	}
+	if r.pos == start {
+		return 0, fmt.Errorf("%s is %s, not a number", quote(key), r.kind())
+	}
+	n, err := strconv.Atoi(string(r.data[start:r.pos]))
+	if err != nil {
+		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), r.data[start:r.pos])
+	}
+	return n, nil
 }
 
 // boolean reads the value of key, a JSON boolean or null (false).

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -324,4 +325,30 @@ func TestShortTTLNotExpiredAtOnce(t *testing.T) {
 		_, err = ui.OpenReplay(sealKey, "call", state)
 		wantCode(t, fmt.Sprintf("OpenReplay() of a state sealed for %v", ttl), err, ui.CodeInvalidState)
 	}
+}
+
+// sealByHand returns state that holds record as it is, sealed as Seal seals,
+// for a record that Seal would never write. It reads the format's version
+// from a state Seal sealed.
+func sealByHand(t *testing.T, record string) string {
+	t.Helper()
+	state, err := (&ui.Replay{}).Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, _, _ := strings.Cut(state, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	payload := []byte(`{"v":` + string(fields["v"]) + `,"exp":` + string(fields["exp"]) + `,"bind":` +
+		string(fields["bind"]) + `,"record":` + record + `}`)
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), sealKey...))
+	h := hmac.New(sha256.New, derived[:])
+	h.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }
