@@ -1446,11 +1446,17 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Ask answers req from the record: a recorded answer, which [Registry.Ask]
-// then checks as any provider's, or a recorded error. A question without an
+// Ask answers req from the record: a recorded answer, completed as
+// [Registry.Ask] completes it, or a recorded error. A question without an
 // outcome joins [Replay.Pending] and Ask returns [CodeInputRequired]. An
 // invalid req is [CodeInvalidRequest] and is not asked. Ask never waits, and
 // ignores ctx.
+//
+// A recorded answer that breaks the rules of [Answer] is not an outcome,
+// whoever recorded it. It leaves the record, which counts it as refused. The
+// question joins Pending again, its Hint set to the line that says why, as a
+// [Form] would lead its next form. The third refused response to a question
+// is its outcome [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1464,8 +1470,9 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
 // recorded error. It puts every question up to there without an outcome into
-// Pending at once, and then returns [CodeInputRequired]. A question's ID is
-// the same whether it is asked by Ask or within AskAll.
+// Pending at once, and then returns [CodeInputRequired]. Those questions
+// share a Batch: the ID of the first of reqs. A question's ID is the same
+// whether it is asked by Ask or within AskAll.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -1508,10 +1515,13 @@ func (p *Replay) Pending() []Pending {
 
 // Record records the outcome of question id, as a live provider returns it:
 // ans when err is nil, else err, kept as its {name, code, message} (an
-// uncoded error as [CodeProviderFailed]). It replaces an earlier outcome of
-// id, which need not be pending: the record may come from an earlier run. An
-// error of code [CodeInputRequired] is no outcome and records nothing, and an
-// id that is not valid UTF-8 is ignored.
+// uncoded error as [CodeProviderFailed]). Map a form's response with
+// [ElicitationAnswer] and record what it returns. The next run checks ans,
+// as [Replay.Ask] says. Record replaces an earlier outcome of id, but an
+// answer keeps the count of refused responses. The id need not be pending:
+// the record may come from an earlier run. An error of code
+// [CodeInputRequired] is no outcome and records nothing, and an id that is
+// not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -1532,17 +1542,21 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 }
 
 // MarshalJSON encodes the record, not the pending questions: a JSON object
-// that maps question IDs to outcomes. An answer is encoded as [Answer]
-// encodes it, an error as [HarnessError] does.
+// that maps question IDs to entries. An answer is encoded as [Answer]
+// encodes it, with "refused" when responses to its question were refused
+// before. An error is encoded as [HarnessError] is. A question whose
+// responses were all refused has {"refused", "hint"}: their count and why
+// the last was.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as other languages read: keys match exactly, case and all,
-// unknown keys are refused, and so is a key twice in one object. Call it
-// before the run's first Ask. On an error p is left as it was. JSON null
-// changes nothing.
+// strictly, so that other languages read the same record. Keys match
+// exactly, case and all. Unknown keys are refused, and so is a key twice in
+// one object. So is a string that is not valid UTF-8 or holds an escaped
+// lone surrogate. Call it before the run's first Ask. On an error p is left
+// as it was. JSON null changes nothing.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1558,14 +1572,18 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 }
 
 // Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState. The state is URL-safe
-// ASCII, authenticated with HMAC-SHA256 under key, and valid for ttl (expired
-// at once when ttl is not positive). It is bound to binding, which
-// identifies the call: the principal, the tool's name and its arguments, for
-// example. Only a digest of binding is stored. The state is sealed, not
-// encrypted: the client can read the answers it holds. A key shorter than
-// 32 bytes is an uncoded error: the host's configuration error, not the
-// client's.
+// trip through a client, such as MCP's requestState. The state is base64url
+// and one '.', authenticated with HMAC-SHA256 under key. It is valid for
+// ttl, rounded up to the millisecond, and expired at once when ttl is not
+// positive. The state is sealed, not encrypted: the client can read the
+// answers it holds. A key shorter than 32 bytes is an uncoded error: the
+// host's configuration error, not the client's.
+//
+// The state is bound to binding, which identifies the call and must be the
+// same in every round. Build it from the principal, the tool's name and its
+// arguments as decoded and encoded again with json.Marshal, which sorts map
+// keys. The raw bytes of the arguments will not do: a client may send them
+// again in other bytes. Only a digest of binding is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
@@ -1590,10 +1608,12 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 // state is the first round: a new, empty Replay.
 //
 // State that is tampered with, expired, sealed for another binding or under
-// another key, or malformed is [CodeInvalidState]. Its message tells the
-// model to call the tool again from the start, and its cause tells the host
-// which check failed. A key shorter than 32 bytes is an uncoded error, as
-// for Seal, also when state is empty.
+// another key, or malformed is [CodeInvalidState]. A state has one
+// spelling, Seal's: any other byte, such as a line break or padding, is
+// malformed. So is a record that [Replay.UnmarshalJSON] refuses. The error's
+// message tells the model to call the tool again from the start, and its
+// cause tells the host which check failed. A key shorter than 32 bytes is an
+// uncoded error, as for Seal, also when state is empty.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey

@@ -898,21 +898,21 @@ func (w *wireAnswer) decode(data []byte) error {
 // Elicitation beside fields tagged "sessionId" and "toolCallId,omitempty"
 // encodes to them.
 //
-// Mode is "form". Message is the question, then one line "Label:
-// description" for each option with a description, on one line. The form,
+// Mode is "form". Message is the question, then a line "Label:
+// description" for each option with a description. The form,
 // RequestedSchema, has up to two properties. "choice", when there are
-// options, takes labels in the untitled enum shapes that every protocol
-// version with forms shows as choices. It is a string for a single-select
-// request, with the recommended label as its default. It is an array of
-// unique labels for a MultiSelect request. "text", when
-// [Request.CustomAllowed], takes the human's own words. It is titled
-// "Other" beside options, and the Header and at least one character alone.
-// A form with one property requires it.
+// options, takes labels in the untitled enum shapes, which every protocol
+// version with forms shows as choices. For a single-select request it is a
+// string, with the recommended label as its default. For a MultiSelect
+// request it is an array of labels, each at most once. "text", when
+// [Request.CustomAllowed], takes the human's own words. Beside options it is
+// titled "Other". Alone it has the Header as title and needs a character. A
+// form with one property requires it.
 //
-// Only a MultiSelect form without "text" has "minItems": 1 and the
-// recommended labels as its default. Beside "text", "choice" is optional,
-// and clients fill a default into an optional field the human left empty:
-// that would add picks to an answer the human typed.
+// Only a MultiSelect form without "text" needs a pick, and has the
+// recommended labels as its default. Beside "text", "choice" is optional.
+// Clients fill a default into an optional field the human left empty, which
+// would add picks to an answer the human typed.
 type Elicitation struct {
 	Mode            string         `json:"mode"`
 	Message         string         `json:"message"`
