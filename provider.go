@@ -1794,7 +1794,7 @@ func (p *Replay) entries() map[string]any {
 // holds it raw (a json.RawMessage), for decodeRecord's strict reading.
 type sealed[Record any] struct {
 	Version int       `json:"v"`
-	Expires int64     `json:"exp"`  // Unix milliseconds
+	Expires int64     `json:"exp"`  // Unix milliseconds, see expiry
 	Binding string    `json:"bind"` // digest of the binding
 	Record  Record    `json:"record"`
 	Pending []Pending `json:"pending,omitempty"`
@@ -1805,8 +1805,9 @@ const (
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state. It is Strict, so each state has one
-// spelling.
+// stateEncoding encodes sealed state. Strict refuses unused bits that are
+// not zero, and spellingErr the line breaks that Strict still skips: each
+// state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
 // spellingErr says why state is not spelled as Seal spells it: base64url
@@ -1836,14 +1837,10 @@ func spellingErr(state string) error {
 // not positive gives an expiry already past.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
-	ms := end.UnixMilli()
-	switch {
-	case ttl <= 0:
-		return ms - 1
-	case end.After(time.UnixMilli(ms)):
-		return ms + 1
+	if ttl <= 0 {
+		return end.UnixMilli() - 1
 	}
-	return ms
+	return end.Add(time.Millisecond - 1).UnixMilli()
 }
 
 // errShortKey is the host's configuration error, not the client's: uncoded.
