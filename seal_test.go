@@ -296,12 +296,10 @@ func TestStateHasOneSpelling(t *testing.T) {
 		{"padding", payload + "." + mac + "="},
 		{"a space", " " + state},
 		{"a tab", state + "\t"},
-		{"the standard alphabet", strings.NewReplacer("-", "+", "_", "/").Replace(state)},
+		{"a byte of the standard alphabet", "+" + state[1:]},
+		{"a slash in the MAC", payload + "." + mac[:5] + "/" + mac[6:]},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.state == state {
-				t.Skip("the state has no byte this spelling changes")
-			}
 			rp, err := ui.OpenReplay(sealKey, "call", tt.state)
 			wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
 			if rp != nil || !strings.Contains(err.Error(), "malformed") {
