@@ -2257,7 +2257,7 @@ func (r *recordReader) count(key string) (int, error) {
 	}
 	n, err := strconv.Atoi(string(r.data[start:r.pos]))
 	if err != nil {
-		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), r.data[start:r.pos])
+		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), quote(string(r.data[start:r.pos])))
 	}
 	return n, nil
 }
