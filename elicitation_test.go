@@ -10,7 +10,9 @@ import (
 )
 
 // TestElicitationJSON pins the form of each kind of request, as MCP and ACP
-// clients receive it.
+// clients receive it. "choice" holds labels in the untitled enum shapes,
+// which every protocol version with forms shows as choices: a titled
+// "oneOf" is a text box on 2025-06-18 (issue 29, item 2).
 func TestElicitationJSON(t *testing.T) {
 	tests := []struct {
 		name string
@@ -25,9 +27,7 @@ func TestElicitationJSON(t *testing.T) {
 				Options:  []ui.Option{{Label: "Staging", Recommended: true}, {Label: "Production", Value: "prod"}},
 			},
 			want: `{"mode":"form","message":"Deploy where?","requestedSchema":{"properties":{` +
-				`"choice":{"default":"Staging","oneOf":[` +
-				`{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"}` +
-				`],"title":"Env","type":"string"},` +
+				`"choice":{"default":"Staging","enum":["Staging","Production"],"title":"Env","type":"string"},` +
 				`"text":{"title":"Other","type":"string"}},"type":"object"}}`,
 		},
 		{
@@ -38,7 +38,19 @@ func TestElicitationJSON(t *testing.T) {
 				DisallowCustom: true,
 			},
 			want: `{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{` +
-				`"choice":{"oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"type":"string"}},` +
+				`"choice":{"enum":["Delete","Keep"],"type":"string"}},` +
+				`"required":["choice"],"type":"object"}}`,
+		},
+		{
+			name: "single-select, options only, recommended",
+			req: ui.Request{
+				Header:         "Delete",
+				Question:       "Delete notes.txt?",
+				Options:        []ui.Option{{Label: "Delete"}, {Label: "Keep", Recommended: true}},
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{` +
+				`"choice":{"default":"Keep","enum":["Delete","Keep"],"title":"Delete","type":"string"}},` +
 				`"required":["choice"],"type":"object"}}`,
 		},
 		{
@@ -55,33 +67,45 @@ func TestElicitationJSON(t *testing.T) {
 				DisallowCustom: true,
 			},
 			want: `{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{` +
-				`"choice":{"default":["lint","build"],"items":{"anyOf":[` +
-				`{"const":"lint","title":"lint"},{"const":"test","title":"test"},{"const":"build","title":"build"}` +
-				`]},"minItems":1,"title":"Steps","type":"array"}},` +
+				`"choice":{"default":["lint","build"],"items":{"enum":["lint","test","build"],"type":"string"},` +
+				`"minItems":1,"title":"Steps","type":"array","uniqueItems":true}},` +
+				`"required":["choice"],"type":"object"}}`,
+		},
+		{
+			name: "multi-select, options only, none recommended: no default",
+			req: ui.Request{
+				Question:       "Which steps?",
+				Options:        []ui.Option{{Label: "lint"}, {Label: "test"}},
+				MultiSelect:    true,
+				DisallowCustom: true,
+			},
+			want: `{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{` +
+				`"choice":{"items":{"enum":["lint","test"],"type":"string"},"minItems":1,"type":"array","uniqueItems":true}},` +
 				`"required":["choice"],"type":"object"}}`,
 		},
 		{
 			name: "multi-select with custom text: no default, no minItems",
 			req: ui.Request{
+				Header:      "Steps",
 				Question:    "Which steps?",
 				Options:     []ui.Option{{Label: "lint", Recommended: true}, {Label: "test"}},
 				MultiSelect: true,
 			},
 			want: `{"mode":"form","message":"Which steps?","requestedSchema":{"properties":{` +
-				`"choice":{"items":{"anyOf":[{"const":"lint","title":"lint"},{"const":"test","title":"test"}]},"type":"array"},` +
+				`"choice":{"items":{"enum":["lint","test"],"type":"string"},"title":"Steps","type":"array","uniqueItems":true},` +
 				`"text":{"title":"Other","type":"string"}},"type":"object"}}`,
 		},
 		{
 			name: "free-form",
 			req:  ui.Request{Header: "Branch", Question: "Name the branch."},
 			want: `{"mode":"form","message":"Name the branch.","requestedSchema":{"properties":{` +
-				`"text":{"title":"Branch","type":"string"}},"required":["text"],"type":"object"}}`,
+				`"text":{"minLength":1,"title":"Branch","type":"string"}},"required":["text"],"type":"object"}}`,
 		},
 		{
 			name: "free-form without header, DisallowCustom and MultiSelect ignored",
 			req:  ui.Request{Question: "Why?", DisallowCustom: true, MultiSelect: true},
 			want: `{"mode":"form","message":"Why?","requestedSchema":{"properties":{` +
-				`"text":{"type":"string"}},"required":["text"],"type":"object"}}`,
+				`"text":{"minLength":1,"type":"string"}},"required":["text"],"type":"object"}}`,
 		},
 		{
 			name: "shared values: labels identify options",
@@ -91,7 +115,7 @@ func TestElicitationJSON(t *testing.T) {
 				DisallowCustom: true,
 			},
 			want: `{"mode":"form","message":"Which?","requestedSchema":{"properties":{` +
-				`"choice":{"oneOf":[{"const":"Yes","title":"Yes"},{"const":"Sure","title":"Sure"}],"type":"string"}},` +
+				`"choice":{"enum":["Yes","Sure"],"type":"string"}},` +
 				`"required":["choice"],"type":"object"}}`,
 		},
 		{
@@ -107,9 +131,8 @@ func TestElicitationJSON(t *testing.T) {
 			},
 			// One line each: a description's line feeds must not forge another option's line.
 			want: `{"mode":"form","message":"Deploy where?\nStaging: the test cluster\nBoth: staging first, Production: never",` +
-				`"requestedSchema":{"properties":{"choice":{"oneOf":[` +
-				`{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"},` +
-				`{"const":"Both","title":"Both"}],"type":"string"}},"required":["choice"],"type":"object"}}`,
+				`"requestedSchema":{"properties":{"choice":{"enum":["Staging","Production","Both"],"type":"string"}},` +
+				`"required":["choice"],"type":"object"}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -130,7 +153,7 @@ func TestElicitationACP(t *testing.T) {
 		ui.Elicitation
 	}{"sess-1", "call-7", freeForm.Elicitation()}
 	want := `{"sessionId":"sess-1","toolCallId":"call-7","mode":"form","message":"Name the branch.",` +
-		`"requestedSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}`
+		`"requestedSchema":{"properties":{"text":{"minLength":1,"type":"string"}},"required":["text"],"type":"object"}}`
 	if got := marshal(t, params); string(got) != want {
 		t.Fatalf("json.Marshal(ACP params) = %s, want %s", got, want)
 	}

@@ -40,6 +40,6 @@ func ExampleElicitation() {
 	})
 	fmt.Println("answer:", ans.Text, err)
 	// Output:
-	// elicitation/create {"mode":"form","message":"Deploy where?\nProduction: the live site","requestedSchema":{"properties":{"choice":{"default":"Staging","oneOf":[{"const":"Staging","title":"Staging"},{"const":"Production","title":"Production"}],"title":"Deploy","type":"string"}},"required":["choice"],"type":"object"}}
+	// elicitation/create {"mode":"form","message":"Deploy where?\nProduction: the live site","requestedSchema":{"properties":{"choice":{"default":"Staging","enum":["Staging","Production"],"title":"Deploy","type":"string"}},"required":["choice"],"type":"object"}}
 	// answer: production <nil>
 }

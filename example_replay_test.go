@@ -48,7 +48,9 @@ type mcpCall struct {
 // with multi round-trip requests, where a server may not send
 // elicitation/create while it serves a call: the questions go out as the
 // result's inputRequests, and what the call needs to go on as its sealed
-// requestState.
+// requestState. The state is bound to the call by the principal, the tool's
+// name and its arguments as decoded and encoded again, which sorts their
+// keys: a client may send the same arguments in other bytes.
 func serveMCP(
 	ctx context.Context, key []byte, principal string, params []byte, tool func(context.Context) string,
 ) (map[string]any, error) {
@@ -56,7 +58,15 @@ func serveMCP(
 	if err := json.Unmarshal(params, &call); err != nil {
 		return nil, err
 	}
-	binding := principal + "\n" + call.Name + "\n" + string(call.Arguments)
+	var args map[string]any
+	if err := json.Unmarshal(call.Arguments, &args); err != nil {
+		return nil, err
+	}
+	canonical, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	binding := principal + "\n" + call.Name + "\n" + string(canonical)
 	rp, err := userinteraction.OpenReplay(key, binding, call.RequestState)
 	if err != nil {
 		return nil, err
@@ -74,7 +84,8 @@ func serveMCP(
 	}
 	requests := map[string]any{}
 	for _, q := range pending {
-		requests[q.ID] = map[string]any{"method": "elicitation/create", "params": q.Request.Elicitation()}
+		// q.Elicitation leads the form with why the last response was refused.
+		requests[q.ID] = map[string]any{"method": "elicitation/create", "params": q.Elicitation()}
 	}
 	state, err := rp.Seal(key, binding, 10*time.Minute)
 	if err != nil {
@@ -84,32 +95,52 @@ func serveMCP(
 }
 
 // This example shows an MCP server whose client cannot wait in a tool call:
-// the removeFile tool asks; the first tools/call
-// returns its question, and the second, with the human's response and the
-// echoed requestState, completes.
+// the removeFile tool asks; the first tools/call returns its question. The
+// second brings a response without a pick, so the question goes out again,
+// led by why. The third, with the human's pick, the
+// echoed requestState and the arguments in another order, completes.
 func ExampleReplay() {
 	ctx := context.Background()
 	key := []byte("the server's secret key, 32 bytes or more")
 	tool := func(ctx context.Context) string { return removeFile(ctx, "notes.txt") }
-	first, err := serveMCP(ctx, key, "alice", []byte(`{"name": "delete_file", "arguments": {"path": "notes.txt"}}`), tool)
-	if err != nil {
-		fmt.Println(err)
-		return
+	// call sends a tools/call with arguments, state and the human's
+	// responses to the questions by ID, as a client does.
+	call := func(arguments, state string, responses map[string]map[string]any) map[string]any {
+		inputs := map[string]any{}
+		for id, content := range responses {
+			inputs[id] = map[string]any{"action": "accept", "content": content}
+		}
+		params, _ := json.Marshal(map[string]any{
+			"name": "delete_file", "arguments": json.RawMessage(arguments),
+			"inputResponses": inputs, "requestState": state,
+		})
+		result, err := serveMCP(ctx, key, "alice", params, tool)
+		if err != nil {
+			fmt.Println(err)
+		}
+		return result
 	}
+	first := call(`{"path": "notes.txt", "dryRun": false}`, "", nil)
 	requests, _ := json.Marshal(first["inputRequests"])
 	fmt.Println(first["resultType"], string(requests))
-
-	// The client shows the form, the human picks Delete, and the client calls again.
-	for id := range first["inputRequests"].(map[string]any) {
-		second, err := serveMCP(ctx, key, "alice", []byte(`{"name": "delete_file", "arguments": {"path": "notes.txt"},
-			"inputResponses": {"`+id+`": {"action": "accept", "content": {"choice": "Delete"}}},
-			"requestState": "`+first["requestState"].(string)+`"}`), tool)
-		result, _ := json.Marshal(second)
-		fmt.Println(string(result), err)
+	var id string
+	for k := range first["inputRequests"].(map[string]any) {
+		id = k // the one question
 	}
+
+	// The client sends a response without a pick, which is no answer.
+	second := call(`{"path": "notes.txt", "dryRun": false}`, first["requestState"].(string), map[string]map[string]any{id: {}})
+	form := second["inputRequests"].(map[string]any)[id].(map[string]any)["params"].(userinteraction.Elicitation)
+	fmt.Printf("%s %q\n", second["resultType"], form.Message)
+
+	// The human picks Delete; the client sends the arguments in another order.
+	third := call(`{"dryRun":false,"path":"notes.txt"}`, second["requestState"].(string), map[string]map[string]any{id: {"choice": "Delete"}})
+	result, _ := json.Marshal(third)
+	fmt.Println(string(result))
 	// Output:
-	// input_required {"137ab471f77abe7e423cb8021e63303f":{"method":"elicitation/create","params":{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"default":"Keep","oneOf":[{"const":"Delete","title":"Delete"},{"const":"Keep","title":"Keep"}],"title":"Delete file","type":"string"}},"required":["choice"],"type":"object"}}}}
-	// {"content":[{"text":"deleted notes.txt","type":"text"}]} <nil>
+	// input_required {"137ab471f77abe7e423cb8021e63303f":{"method":"elicitation/create","params":{"mode":"form","message":"Delete notes.txt?","requestedSchema":{"properties":{"choice":{"default":"Keep","enum":["Delete","Keep"],"title":"Delete file","type":"string"}},"required":["choice"],"type":"object"}}}}
+	// input_required "Pick an option.\nDelete notes.txt?"
+	// {"content":[{"text":"deleted notes.txt","type":"text"}]}
 }
 
 // This example shows a host whose human answers long after the question was

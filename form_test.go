@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -390,4 +392,77 @@ func TestFormConcurrent(t *testing.T) {
 			t.Fatalf("Ask() = %v, want nil", err)
 		}
 	}
+}
+
+// TestFormElicitIgnoresContext: when ctx ends while an elicit that ignores
+// ctx still blocks, Ask returns at once, and the response that comes later
+// is dropped. No goroutine outlives the elicit (issue 28, item 11).
+func TestFormElicitIgnoresContext(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		end  func(cancel context.CancelFunc, dispose func())
+		ask  func(ctx context.Context, f *ui.Form) error
+		want func(t *testing.T, err error)
+	}{
+		{
+			name: "direct, cancelled",
+			end:  func(cancel context.CancelFunc, _ func()) { cancel() },
+			ask:  func(ctx context.Context, f *ui.Form) error { _, err := f.Ask(ctx, pickEnv); return err },
+			want: func(t *testing.T, err error) {
+				if err != context.Canceled {
+					t.Fatalf("Ask() = %v, want %v", err, context.Canceled)
+				}
+			},
+		},
+		{
+			name: "registered, disposed",
+			end:  func(_ context.CancelFunc, dispose func()) { dispose() },
+			ask:  func(ctx context.Context, _ *ui.Form) error { _, err := ui.Ask(ctx, pickEnv); return err },
+			want: func(t *testing.T, err error) { wantCode(t, "Ask()", err, ui.CodeAskAborted) },
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			f := ui.NewForm(func(context.Context, ui.Elicitation) (string, map[string]any, error) {
+				defer close(returned)
+				close(started)
+				<-release // a client that ignores ctx
+				return "accept", map[string]any{"choice": "Production"}, nil
+			})
+			ctx, cancel := context.WithCancel(ui.WithRegistry(context.Background(), &ui.Registry{}))
+			defer cancel()
+			dispose := register(t, ctx, f)
+			defer dispose()
+			done := make(chan error, 1)
+			go func() { done <- tt.ask(ctx, f) }()
+			<-started
+			tt.end(cancel, dispose)
+			select {
+			case err := <-done:
+				tt.want(t, err)
+			case <-time.After(10 * time.Second): // a failure, not synchronisation
+				close(release)
+				t.Fatal("Ask() still waits for an elicit that ignores ctx, after ctx ended")
+			}
+			close(release)
+			<-returned
+			waitGoroutines(t, before)
+		})
+	}
+}
+
+// TestFormElicitPanics: a panic in elicit reaches the caller of Ask, on the
+// caller's goroutine, as a provider's panic does.
+func TestFormElicitPanics(t *testing.T) {
+	f := ui.NewForm(func(context.Context, ui.Elicitation) (string, map[string]any, error) {
+		panic("the SDK broke")
+	})
+	defer func() {
+		if v := recover(); v != "the SDK broke" {
+			t.Fatalf("recover() = %v, want the elicit's panic", v)
+		}
+	}()
+	_, _ = f.Ask(context.Background(), pickEnv)
+	t.Fatal("Ask() returned, want the elicit's panic")
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -324,7 +326,8 @@ func checkAnswer(t *testing.T, req ui.Request, ans ui.Answer) {
 // record, with an error, or re-encodes to a record that encodes the same; and
 // that a Replay whose record holds the input as a question's outcome never
 // panics, and makes Ask return an answer that passes its checks or a coded
-// error.
+// error. An answer that breaks the rules, or a refusal, leaves the question
+// pending, with a hint.
 func FuzzReplayRecord(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `null`, `[]`, `"x"`,
@@ -333,6 +336,9 @@ func FuzzReplayRecord(f *testing.F) {
 		`{"c":{"answer":"x","code":"Y"}}`, `{"d":null}`, `{"e":{}}`, `{"f":{"answer":"a","options":[]}}`,
 		`{"answer":"Deny"}`, `{"answer":"","option":{"label":"Allow"}}`, `{"answer":"x","option":{"label":"Deny"}}`,
 		`{"name":"X","code":"","message":"uncoded"}`, `{"code":"ASK_CANCELLED"}`, `{"answer":"\ud800\u00ff"}`,
+		`{"refused":1,"hint":"Pick an option."}`, `{"refused":2,"hint":"h"}`, `{"answer":"Deny","refused":2}`,
+		`{"answer":"Maybe","refused":2}`, `{"refused":3,"hint":"h"}`, `{"refused":1}`, `{"refused":1e0,"hint":"h"}`,
+		`{"answer":"\ud83d\ude80"}`, "{\"answer\":\"\xff\"}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -363,13 +369,16 @@ func FuzzReplayRecord(f *testing.F) {
 			return
 		}
 		ans, err := ui.Ask(scope(t, rp), req)
+		pending := rp.Pending()
 		switch {
 		case err != nil && ui.CodeOf(err) == "":
 			t.Fatalf("Ask() error = %v, want a coded error", err)
 		case err == nil && !offeredText(req, ans.Text):
 			t.Fatalf("Ask() = %s, want an offered option's value or label", show(ans))
-		case len(rp.Pending()) != 0:
-			t.Fatalf("Pending() = %+v, want none: the question has an outcome", rp.Pending())
+		case ui.CodeOf(err) == ui.CodeInputRequired && (len(pending) != 1 || pending[0].Hint == ""):
+			t.Fatalf("Pending() = %+v, want the question asked again, with a hint", pending)
+		case ui.CodeOf(err) != ui.CodeInputRequired && len(pending) != 0:
+			t.Fatalf("Pending() = %+v, want none: the question has an outcome", pending)
 		}
 	})
 }
@@ -422,7 +431,8 @@ func FuzzAskMultiSelect(f *testing.F) {
 // FuzzElicitationAnswer checks the form mapping: for any valid request and
 // any content of the form's response, Request.Elicitation encodes,
 // ElicitationAnswer never panics, and Ask returns an answer that keeps every
-// rule or a coded error.
+// rule or a coded error. A response that follows the form's schema, recorded
+// in a Replay, is an answer or asked again: never INVALID_ANSWER at once.
 func FuzzElicitationAnswer(f *testing.F) {
 	f.Add("Yes\nNo", "y", uint64(1), false, false, "accept", []byte(`{"choice":"Yes","text":""}`))
 	f.Add("Yes\nNo", "", uint64(0), true, false, "accept", []byte(`{"choice":"Maybe"}`))
@@ -459,7 +469,71 @@ func FuzzElicitationAnswer(f *testing.F) {
 			return
 		}
 		checkAnswer(t, req, ans)
+
+		if action != "accept" || !followsSchema(req.Elicitation().RequestedSchema, fields) {
+			return
+		}
+		rp := &ui.Replay{}
+		given, err := ui.ElicitationAnswer(action, fields)
+		rp.Record(firstID(req), given, err)
+		if _, err := ui.Ask(scope(t, rp), req); ui.CodeOf(err) == ui.CodeInvalidAnswer {
+			t.Fatalf("Ask() of a recorded response %s that follows the form's schema = %v, want it asked again", content, err)
+		}
 	})
+}
+
+// followsSchema reports whether content, decoded JSON, is valid under
+// schema, an object schema of the keywords that forms use, as JSON Schema
+// defines them.
+func followsSchema(schema map[string]any, content map[string]any) bool {
+	if required, ok := schema["required"].([]string); ok {
+		for _, key := range required {
+			if _, ok := content[key]; !ok {
+				return false
+			}
+		}
+	}
+	for key, property := range schema["properties"].(map[string]any) {
+		if v, ok := content[key]; ok && !followsProperty(property.(map[string]any), v) {
+			return false
+		}
+	}
+	return true
+}
+
+// followsProperty reports whether v is valid under the property schema p.
+func followsProperty(p map[string]any, v any) bool {
+	switch p["type"] {
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return false
+		}
+		if n, ok := p["minLength"].(int); ok && utf8.RuneCountInString(s) < n {
+			return false
+		}
+		if enum, ok := p["enum"].([]string); ok && !slices.Contains(enum, s) {
+			return false
+		}
+		return true
+	case "array":
+		items, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		if n, ok := p["minItems"].(int); ok && len(items) < n {
+			return false
+		}
+		seen := map[any]bool{}
+		for _, item := range items {
+			if !followsProperty(p["items"].(map[string]any), item) || (p["uniqueItems"] == true && seen[item]) {
+				return false
+			}
+			seen[item] = true
+		}
+		return true
+	}
+	panic(fmt.Sprintf("a property of type %v", p["type"]))
 }
 
 // indexOf returns the index of o in opts, or -1.
@@ -473,8 +547,8 @@ func indexOf(opts []ui.Option, o ui.Option) int {
 }
 
 // FuzzOpenReplay checks that OpenReplay never panics and opens no state but
-// what Seal sealed (or "", the first round); every other state is
-// INVALID_STATE. Each fuzzing process seals anew, with another expiry, so a
+// what Seal sealed, spelled as Seal spelled it (or "", the first round); every
+// other state is INVALID_STATE. Each fuzzing process seals anew, with another expiry, so a
 // state that opens must hold what this Replay holds.
 func FuzzOpenReplay(f *testing.F) {
 	rp := &ui.Replay{}
@@ -490,6 +564,7 @@ func FuzzOpenReplay(f *testing.F) {
 	payload, mac, _ := strings.Cut(sealed, ".")
 	for _, seed := range []string{
 		sealed, "", payload, payload + ".", "." + mac, sealed + "=", strings.ToUpper(sealed), "e30.e30", "x.y.z",
+		sealed + "\n", payload + "\r\n." + mac, payload[:4] + "\n" + payload[4:] + "." + mac,
 	} {
 		f.Add(seed)
 	}
@@ -500,10 +575,24 @@ func FuzzOpenReplay(f *testing.F) {
 		case err != nil && (ui.CodeOf(err) != ui.CodeInvalidState || opened != nil):
 			t.Fatalf("OpenReplay(%q) = %v, %v, want nil and INVALID_STATE", state, opened, err)
 		case err != nil || state == "":
+		case state != respelled(state):
+			t.Fatalf("OpenReplay(%q) opened another spelling of %q: a state has one", state, respelled(state))
 		case string(marshal(t, opened)) != string(record) || !reflect.DeepEqual(opened.Pending(), pending):
 			t.Fatalf("OpenReplay(%q) opened state that Seal did not seal", state)
 		}
 	})
+}
+
+// respelled returns state as Seal spells the payload and MAC that state
+// decodes to, or "" when it decodes to none.
+func respelled(state string) string {
+	payload, mac, _ := strings.Cut(state, ".")
+	p, err1 := base64.RawURLEncoding.DecodeString(payload)
+	m, err2 := base64.RawURLEncoding.DecodeString(mac)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(p) + "." + base64.RawURLEncoding.EncodeToString(m)
 }
 
 // FuzzTerminalShows feeds hostile text through Validate and the Terminal:

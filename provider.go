@@ -1081,17 +1081,20 @@ func NewForm(elicit ElicitFunc) *Form {
 }
 
 // Ask sends req as a form and returns the human's answer, completed as
-// [Registry.Ask] completes it.
+// [Registry.Ask] completes it. An invalid req is [CodeInvalidRequest] and is
+// not sent.
 //
-// When ctx is done before a form goes out, or by the time elicit returns,
-// Ask returns ctx.Err(). An error from elicit is returned as it is.
-// "decline" is [CodeAskDeclined], "cancel" [CodeAskCancelled]. A response
-// that [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once:
-// the client is at fault, not the human. A response that breaks the rules of
-// [Answer] is not an answer. The form is sent again, its message led by one
-// line that says why. After 3 such forms Ask returns [CodeInvalidAnswer]
-// naming the last broken rule. An invalid req is [CodeInvalidRequest] and
-// is not sent.
+// When ctx is done, Ask returns ctx.Err() at once, also while elicit still
+// waits for a client that ignores ctx. A response that comes later is
+// dropped. An error from elicit is returned as it is. "decline" is
+// [CodeAskDeclined] and "cancel" [CodeAskCancelled]. A response that
+// [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once: the
+// client is at fault, not the human.
+//
+// A response that breaks the rules of [Answer] is not an answer. The form is
+// sent again, as [Pending.Elicitation] sends it, led by the line that says
+// why. After 3 such forms Ask returns [CodeInvalidAnswer] naming the last
+// broken rule.
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
@@ -1102,13 +1105,9 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
 	}
-	var lead string // why the previous form's response was refused
+	q := Pending{Request: req} // its Hint: why the previous form's response was refused
 	for n := 1; ; n++ {
-		form := req.Elicitation()
-		if lead != "" {
-			form.Message = lead + "\n" + form.Message
-		}
-		action, content, err := f.elicit(ctx, form)
+		action, content, err := f.send(ctx, q.Elicitation())
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err() // the turn ended: whatever came back is moot
 		}
@@ -1126,8 +1125,48 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		case n == maxForms:
 			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", broken.why, maxForms))
 		}
-		lead = broken.hint
+		q.Hint = broken.hint
 	}
+}
+
+// send sends form through f's elicit on a goroutine of its own, so that ctx
+// can end the wait even when elicit ignores ctx. The goroutine ends when
+// elicit returns: its channel has room for the late response, which nobody
+// reads.
+func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
+	done := make(chan elicited, 1)
+	go func() {
+		// Always sends: a panic, or runtime.Goexit, must not leave Ask waiting.
+		e := elicited{err: errors.New("elicit did not return")}
+		defer func() {
+			if v := recover(); v != nil {
+				e = elicited{panicked: v}
+			}
+			done <- e
+		}()
+		e.action, e.content, e.err = f.elicit(ctx, form)
+	}()
+	select {
+	case e := <-done:
+		if e.panicked != nil {
+			panic(e.panicked)
+		}
+		return e.action, e.content, e.err
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
+	}
+}
+
+// elicited is the outcome of one call of an ElicitFunc.
+type elicited struct {
+	action  string
+	content map[string]any
+	err     error
+	// panicked is what elicit panicked with, recovered on the Form's
+	// goroutine so that Ask raises it again on the caller's; nil when it did
+	// not panic. A panic after ctx ended is dropped with the late response:
+	// raised on the Form's goroutine it would end the process.
+	panicked any
 }
 
 // maxForms is how many times Form sends one question before it gives up.
@@ -1393,16 +1432,22 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Ask answers req from the record: a recorded answer, which [Registry.Ask]
-// then checks as any provider's, or a recorded error. A question without an
+// Ask answers req from the record: a recorded answer, completed as
+// [Registry.Ask] completes it, or a recorded error. A question without an
 // outcome joins [Replay.Pending] and Ask returns [CodeInputRequired]. An
 // invalid req is [CodeInvalidRequest] and is not asked. Ask never waits, and
 // ignores ctx.
+//
+// A recorded answer that breaks the rules of [Answer] is not an outcome,
+// whoever recorded it. It leaves the record, which counts it as refused. The
+// question joins Pending again, its Hint set to the line that says why, as a
+// [Form] would lead its next form. The third refused response to a question
+// is its outcome [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	answers, err := p.replay([]Request{req})
+	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -1411,13 +1456,14 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
 // recorded error. It puts every question up to there without an outcome into
-// Pending at once, and then returns [CodeInputRequired]. A question's ID is
-// the same whether it is asked by Ask or within AskAll.
+// Pending at once, and then returns [CodeInputRequired]. Those questions
+// share a Batch: the ID of the first of reqs. A question's ID is the same
+// whether it is asked by Ask or within AskAll.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return p.replay(reqs)
+	return p.replay(reqs, true)
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -1448,17 +1494,20 @@ func (p *Replay) Pending() []Pending {
 	defer p.mu.Unlock()
 	out := make([]Pending, len(p.pending))
 	for i, q := range p.pending {
-		out[i] = Pending{ID: q.ID, Request: q.Request.clone()}
+		out[i] = Pending{ID: q.ID, Request: q.Request.clone(), Batch: q.Batch, Hint: q.Hint}
 	}
 	return out
 }
 
 // Record records the outcome of question id, as a live provider returns it:
 // ans when err is nil, else err, kept as its {name, code, message} (an
-// uncoded error as [CodeProviderFailed]). It replaces an earlier outcome of
-// id, which need not be pending: the record may come from an earlier run. An
-// error of code [CodeInputRequired] is no outcome and records nothing, and an
-// id that is not valid UTF-8 is ignored.
+// uncoded error as [CodeProviderFailed]). Map a form's response with
+// [ElicitationAnswer] and record what it returns. The next run checks ans,
+// as [Replay.Ask] says. Record replaces an earlier outcome of id, but an
+// answer keeps the count of refused responses. The id need not be pending:
+// the record may come from an earlier run. An error of code
+// [CodeInputRequired] is no outcome and records nothing, and an id that is
+// not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -1472,21 +1521,28 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	if p.record == nil {
 		p.record = make(map[string]outcome)
 	}
+	if o.err == nil {
+		o.refused = p.record[id].refused // an answer to a question asked again
+	}
 	p.record[id] = o
 }
 
 // MarshalJSON encodes the record, not the pending questions: a JSON object
-// that maps question IDs to outcomes. An answer is encoded as [Answer]
-// encodes it, an error as [HarnessError] does.
+// that maps question IDs to entries. An answer is encoded as [Answer]
+// encodes it, with "refused" when responses to its question were refused
+// before. An error is encoded as [HarnessError] is. A question whose
+// responses were all refused has {"refused", "hint"}: their count and why
+// the last was.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as other languages read: keys match exactly, case and all,
-// unknown keys are refused, and so is a key twice in one object. Call it
-// before the run's first Ask. On an error p is left as it was. JSON null
-// changes nothing.
+// strictly, so that other languages read the same record. Keys match
+// exactly, case and all. Unknown keys are refused, and so is a key twice in
+// one object. So is a string that is not valid UTF-8 or holds an escaped
+// lone surrogate. Call it before the run's first Ask. On an error p is left
+// as it was. JSON null changes nothing.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1502,21 +1558,25 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 }
 
 // Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState. The state is URL-safe
-// ASCII, authenticated with HMAC-SHA256 under key, and valid for ttl (expired
-// at once when ttl is not positive). It is bound to binding, which
-// identifies the call: the principal, the tool's name and its arguments, for
-// example. Only a digest of binding is stored. The state is sealed, not
-// encrypted: the client can read the answers it holds. A key shorter than
-// 32 bytes is an uncoded error: the host's configuration error, not the
-// client's.
+// trip through a client, such as MCP's requestState. The state is base64url
+// and one '.', authenticated with HMAC-SHA256 under key. It is valid for
+// ttl, rounded up to the millisecond, and expired at once when ttl is not
+// positive. The state is sealed, not encrypted: the client can read the
+// answers it holds. A key shorter than 32 bytes is an uncoded error: the
+// host's configuration error, not the client's.
+//
+// The state is bound to binding, which identifies the call and must be the
+// same in every round. Build it from the principal, the tool's name and its
+// arguments as decoded and encoded again with json.Marshal, which sorts map
+// keys. The raw bytes of the arguments will not do: a client may send them
+// again in other bytes. Only a digest of binding is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
 	}
 	s := sealed[map[string]any]{
 		Version: sealVersion,
-		Expires: time.Now().Add(ttl).UnixMilli(),
+		Expires: expiry(time.Now(), ttl),
 		Binding: digest(binding),
 		Record:  p.entries(),
 		Pending: p.Pending(),
@@ -1534,10 +1594,12 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 // state is the first round: a new, empty Replay.
 //
 // State that is tampered with, expired, sealed for another binding or under
-// another key, or malformed is [CodeInvalidState]. Its message tells the
-// model to call the tool again from the start, and its cause tells the host
-// which check failed. A key shorter than 32 bytes is an uncoded error, as
-// for Seal, also when state is empty.
+// another key, or malformed is [CodeInvalidState]. A state has one
+// spelling, Seal's: any other byte, such as a line break or padding, is
+// malformed. So is a record that [Replay.UnmarshalJSON] refuses. The error's
+// message tells the model to call the tool again from the start, and its
+// cause tells the host which check failed. A key shorter than 32 bytes is an
+// uncoded error, as for Seal, also when state is empty.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -1545,10 +1607,13 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if state == "" {
 		return &Replay{}, nil
 	}
-	data, sum, ok := strings.Cut(state, ".")
+	if err := spellingErr(state); err != nil {
+		return nil, invalidState(err)
+	}
+	data, sum, _ := strings.Cut(state, ".")
 	payload, err1 := stateEncoding.DecodeString(data)
 	got, err2 := stateEncoding.DecodeString(sum)
-	if !ok || err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil {
 		return nil, invalidState(errors.New("malformed state"))
 	}
 	if !hmac.Equal(got, mac(key, payload)) {
@@ -1561,7 +1626,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if s.Binding != digest(binding) {
 		return nil, invalidState(errors.New("state sealed for another call"))
 	}
-	if time.Now().UnixMilli() >= s.Expires {
+	if time.Now().UnixMilli() > s.Expires {
 		return nil, invalidState(errors.New("state expired"))
 	}
 	record, err := decodeRecord(s.Record)
@@ -1572,7 +1637,8 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 }
 
 // replay answers the valid requests reqs from the record, as AskAll says.
-func (p *Replay) replay(reqs []Request) ([]Answer, error) {
+// The questions of a batch share the ID of its first as their Batch.
+func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.opened { // the first ask of a Replay registered without Run starts its run
@@ -1581,21 +1647,25 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
+	var batch string
 	for i := range reqs {
 		req := &reqs[i]
 		id := p.id(req)
-		o, ok := p.record[id]
-		if !ok {
-			missing = append(missing, id)
-			p.pending = append(p.pending, Pending{ID: id, Request: req.clone()})
-			continue
+		if batched && i == 0 {
+			batch = id
 		}
-		if o.err != nil {
-			failed = o.error() // the human's outcome ends the batch
+		ans, answered, hint, err := p.outcome(id, req)
+		if err != nil {
+			failed = err // the human's outcome ends the batch
 			break
 		}
+		if !answered {
+			missing = append(missing, id)
+			p.pending = append(p.pending, Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint})
+			continue
+		}
 		if len(missing) == 0 {
-			answers = append(answers, o.answer.clone())
+			answers = append(answers, ans)
 		}
 	}
 	switch len(missing) {
@@ -1607,6 +1677,37 @@ func (p *Replay) replay(reqs []Request) ([]Answer, error) {
 	}
 	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)
+}
+
+// outcome returns the recorded outcome of question id, whose request is req:
+// its answer, completed and checked as step 6 of [Registry.Ask] does, or its
+// error. A question without one is not answered, and hint says why the last
+// response to it was refused, if one was. A recorded answer that breaks the
+// rules is not an outcome. It leaves the record, which counts it as refused
+// instead. The refusal that reaches maxForms is the outcome
+// [CodeInvalidAnswer], recorded as such. p.mu is held.
+func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hint string, err error) {
+	o, ok := p.record[id]
+	switch {
+	case !ok:
+		return Answer{}, false, "", nil
+	case o.err != nil:
+		return Answer{}, true, "", o.error()
+	case o.refusal:
+		return Answer{}, false, o.hint, nil
+	}
+	ans, broken := resolve(req, o.answer)
+	if broken == nil {
+		return ans, true, "", nil
+	}
+	if o.refused+1 >= maxForms {
+		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
+		o = outcome{err: recordedError(invalidAnswer(why))}
+		p.record[id] = o
+		return Answer{}, true, "", o.error()
+	}
+	p.record[id] = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
+	return Answer{}, false, broken.hint, nil
 }
 
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
@@ -1655,9 +1756,14 @@ func (p *Replay) entries() map[string]any {
 	defer p.mu.Unlock()
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
-		if o.err != nil {
+		switch {
+		case o.err != nil:
 			entries[id] = o.err
-		} else {
+		case o.refusal:
+			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
+		case o.refused > 0:
+			entries[id] = refusedAnswer{wireAnswer(o.answer), o.refused}
+		default:
 			entries[id] = wireAnswer(o.answer)
 		}
 	}
@@ -1673,20 +1779,54 @@ func (p *Replay) entries() map[string]any {
 // holds it raw (a json.RawMessage), for decodeRecord's strict reading.
 type sealed[Record any] struct {
 	Version int       `json:"v"`
-	Expires int64     `json:"exp"`  // Unix milliseconds
+	Expires int64     `json:"exp"`  // Unix milliseconds, see expiry
 	Binding string    `json:"bind"` // digest of the binding
 	Record  Record    `json:"record"`
 	Pending []Pending `json:"pending,omitempty"`
 }
 
 const (
-	sealVersion = 2  // 2: the MAC key is derived from the key (see mac)
+	sealVersion = 3  // 2: the MAC key is derived from the key (see mac); 3: refusals, Batch and Hint
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state. It is Strict, so each state has one
-// spelling.
+// stateEncoding encodes sealed state. Strict refuses unused bits that are
+// not zero, and spellingErr the line breaks that Strict still skips: each
+// state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
+
+// spellingErr says why state is not spelled as Seal spells it: base64url
+// without padding, then one '.', then base64url. The decoder alone would
+// skip line breaks, even when Strict, and so give one state many spellings.
+func spellingErr(state string) error {
+	dots := 0
+	for i := 0; i < len(state); i++ {
+		switch c := state[i]; {
+		case c == '.':
+			dots++
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return fmt.Errorf("malformed state: byte %#02x at %d", c, i)
+		}
+	}
+	if dots != 1 {
+		return fmt.Errorf("malformed state: %d dots, want 1", dots)
+	}
+	return nil
+}
+
+// expiry returns the expiry of state sealed at now for ttl, in Unix
+// milliseconds. A positive ttl is rounded up to the next whole millisecond,
+// and OpenReplay accepts state until that millisecond is over: cut down, the
+// expiry of a ttl under a millisecond would already be past. A ttl that is
+// not positive gives an expiry already past.
+func expiry(now time.Time, ttl time.Duration) int64 {
+	end := now.Add(ttl)
+	if ttl <= 0 {
+		return end.UnixMilli() - 1
+	}
+	return end.Add(time.Millisecond - 1).UnixMilli()
+}
 
 // errShortKey is the host's configuration error, not the client's: uncoded.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
@@ -1720,10 +1860,28 @@ func invalidState(cause error) error {
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
 
-// outcome is a recorded outcome: an answer, or the coded error in its place.
+// outcome is what the record holds for a question: an answer, the coded
+// error in its place, or a refusal, which counts the responses refused so
+// far and is no outcome yet.
 type outcome struct {
-	answer Answer
-	err    *HarnessError // nil for an answer; never with a cause
+	answer  Answer
+	err     *HarnessError // nil for an answer or a refusal; never with a cause
+	refusal bool          // no outcome yet: only refused responses
+	refused int           // responses refused so far, from 0 to maxForms-1
+	hint    string        // why the last one was refused, in a refusal
+}
+
+// refusal is the JSON of a refusal in the record.
+type refusal struct {
+	Refused int    `json:"refused"`
+	Hint    string `json:"hint"`
+}
+
+// refusedAnswer is the JSON of an answer recorded after refused responses,
+// which keeps their count: a fourth response is never a first.
+type refusedAnswer struct {
+	wireAnswer
+	Refused int `json:"refused"`
 }
 
 // recordedError returns the {name, code, message} that stands for err in a
@@ -1763,6 +1921,9 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 		var v any
 		return fail(json.Unmarshal(data, &v)) // the syntax error
 	}
+	if err := textErr(data); err != nil {
+		return fail(err)
+	}
 	r := &recordReader{data: data}
 	record := make(map[string]outcome)
 	if r.peek() != '{' {
@@ -1790,61 +1951,115 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 	return record, nil
 }
 
+// textErr says why a string of data, valid JSON, would read one way in Go
+// and another in JavaScript: invalid UTF-8, which Go reads as U+FFFD, or an
+// escaped lone surrogate, which Go reads as U+FFFD and JavaScript keeps. Each
+// backslash of valid JSON starts an escape within a string.
+func textErr(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("a string is not valid UTF-8")
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte
+		if data[i] != 'u' {
+			continue
+		}
+		c := surrogate(data[i+1:])
+		switch {
+		case c >= 0xdc00:
+			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
+		case c >= 0xd800 && (i+10 >= len(data) || data[i+5] != '\\' || data[i+6] != 'u' || surrogate(data[i+7:]) < 0xdc00):
+			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
+		case c >= 0xd800:
+			i += 6 // the low surrogate after it
+		}
+		i += 4
+	}
+	return nil
+}
+
+// surrogate returns the UTF-16 surrogate that the four hex digits at the
+// start of hex escape, or 0 for any other code unit.
+func surrogate(hex []byte) rune {
+	c, err := strconv.ParseUint(string(hex[:4]), 16, 16)
+	if err != nil || c < 0xd800 || c > 0xdfff {
+		return 0
+	}
+	return rune(c)
+}
+
 // Keys of a record's objects.
 var (
-	outcomeKeys = []string{"answer", "option", "options", "name", "code", "message"}
+	outcomeKeys = []string{"answer", "option", "options", "refused", "name", "code", "message", "hint"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
 // read reads an outcome's JSON object from r, strictly: see decodeRecord.
-// It has an "answer" or a "code", and only the keys of that kind of outcome.
+// An answer has an "answer", and a "refused" count when it follows refused
+// responses. An error has a "code". A refusal has a "refused" count and a
+// "hint" alone. Each has only the keys of its kind.
 func (o *outcome) read(r *recordReader) error {
 	if r.peek() != '{' {
 		return fmt.Errorf("want a JSON object, not %s", r.kind())
 	}
-	var ans Answer
+	var n outcome
 	var he HarnessError
-	var hasAnswer, hasCode bool
-	var answerKey, errorKey string // a key of an answer, and of an error, when read
+	seen := map[string]bool{} // the keys read; fields refuses a key twice
 	err := r.fields(outcomeKeys, func(key string) (err error) {
+		seen[key] = true
 		switch key {
 		case "answer":
-			hasAnswer, answerKey = true, key
-			ans.Text, err = r.string(key)
+			n.answer.Text, err = r.string(key)
 		case "option":
-			answerKey = key
-			ans.Option, err = r.option()
+			n.answer.Option, err = r.option()
 		case "options":
-			answerKey = key
-			ans.Options, err = r.options()
+			n.answer.Options, err = r.options()
+		case "refused":
+			n.refused, err = r.count(key)
+		case "hint":
+			n.hint, err = r.string(key)
 		case "name":
-			errorKey = key
 			he.Name, err = r.string(key)
 		case "code":
-			hasCode, errorKey = true, key
 			he.Code, err = r.string(key)
 		case "message":
-			errorKey = key
 			he.Message, err = r.string(key)
 		}
 		return err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case hasAnswer == hasCode:
-		return errors.New(`an outcome has either an "answer" or a "code"`)
-	case hasAnswer && errorKey != "":
-		return fmt.Errorf("unknown key %s", quote(errorKey))
-	case hasCode && answerKey != "":
-		return fmt.Errorf("unknown key %s", quote(answerKey))
-	case hasCode && he.Code == "":
-		return errors.New(`an outcome's "code" is empty`)
-	case hasCode:
-		*o = outcome{err: &he}
-	default:
-		*o = outcome{answer: ans}
 	}
+	var kind []string // the keys an outcome of this kind may have
+	switch {
+	case seen["answer"] && seen["code"], !seen["answer"] && !seen["code"] && !seen["refused"]:
+		return errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
+	case seen["answer"]:
+		kind = []string{"answer", "option", "options", "refused"}
+	case seen["code"]:
+		kind = []string{"name", "code", "message"}
+		n = outcome{err: &he}
+	default:
+		kind = []string{"refused", "hint"}
+		n.refusal = true
+	}
+	for _, key := range outcomeKeys {
+		if seen[key] && !slices.Contains(kind, key) {
+			return fmt.Errorf("unknown key %s", quote(key))
+		}
+	}
+	switch {
+	case n.err != nil && he.Code == "":
+		return errors.New(`an outcome's "code" is empty`)
+	case n.refusal && n.hint == "":
+		return errors.New(`a refusal's "hint" is empty`)
+	case seen["refused"] && (n.refused < 1 || n.refused >= maxForms):
+		return fmt.Errorf(`"refused" is %d, not from 1 to %d`, n.refused, maxForms-1)
+	}
+	*o = n
 	return nil
 }
 
@@ -2015,6 +2230,22 @@ func (r *recordReader) optionObject() (Option, error) {
 		return o, fmt.Errorf("option: %w", err)
 	}
 	return o, nil
+}
+
+// count reads the value of key, a JSON number that is a whole number.
+func (r *recordReader) count(key string) (int, error) {
+	start := r.pos
+	for r.pos < len(r.data) && strings.IndexByte("+-.0123456789Ee", r.data[r.pos]) >= 0 {
+		r.pos++
+	}
+	if r.pos == start {
+		return 0, fmt.Errorf("%s is %s, not a number", quote(key), r.kind())
+	}
+	n, err := strconv.Atoi(string(r.data[start:r.pos]))
+	if err != nil {
+		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), quote(string(r.data[start:r.pos])))
+	}
+	return n, nil
 }
 
 // boolean reads the value of key, a JSON boolean or null (false).

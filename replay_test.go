@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -344,8 +345,9 @@ func TestReplayRecordsNoInputRequired(t *testing.T) {
 }
 
 // TestReplayTamperedRecord: a recorded answer is checked against the request
-// like any provider's answer, so a changed record cannot slip an answer past
-// the options.
+// with the rules of any provider's answer, so a changed record cannot slip an
+// answer past the options. A broken one is no outcome: the question waits
+// again, with the hint that says why.
 func TestReplayTamperedRecord(t *testing.T) {
 	permission := ui.Request{
 		Question:       "Run rm -rf build?",
@@ -353,16 +355,23 @@ func TestReplayTamperedRecord(t *testing.T) {
 		DisallowCustom: true,
 	}
 	id := firstID(permission)
-	for _, entry := range []string{
-		`{"answer":"deny","option":{"label":"Allow"}}`,
-		`{"answer":"yes, and more"}`,
-		`{"answer":"","option":{"label":"Always"}}`,
-		`{"answer":" "}`,
+	for _, tt := range []struct{ entry, hint string }{
+		{`{"answer":"deny","option":{"label":"Allow"}}`, "Pick an option."},
+		{`{"answer":"yes, and more"}`, "Pick from the options: this question takes no answer of your own."},
+		{`{"answer":"","option":{"label":"Always"}}`, `"Always" is not one of the options: pick one of those listed.`},
+		{`{"answer":" "}`, "Pick an option."},
 	} {
-		rp := replayFrom(t, []byte(`{"`+id+`":`+entry+`}`))
+		rp := replayFrom(t, []byte(`{"`+id+`":`+tt.entry+`}`))
 		var err error
-		run(rp, func(ctx context.Context) string { _, err = ui.Ask(ctx, permission); return "" })
-		wantCode(t, "Ask() with record "+entry, err, ui.CodeInvalidAnswer)
+		_, pending := run(rp, func(ctx context.Context) string { _, err = ui.Ask(ctx, permission); return "" })
+		wantCode(t, "Ask() with record "+tt.entry, err, ui.CodeInputRequired)
+		if len(pending) != 1 || pending[0].ID != id || pending[0].Hint != tt.hint {
+			t.Fatalf("Pending() with record %s = %+v, want the question again with hint %q", tt.entry, pending, tt.hint)
+		}
+		want := `{"` + id + `":{"refused":1,"hint":` + string(marshal(t, tt.hint)) + `}}`
+		if got := marshal(t, rp); string(got) != want {
+			t.Fatalf("record after %s = %s, want %s", tt.entry, got, want)
+		}
 	}
 }
 
@@ -422,9 +431,9 @@ func TestReplayPendingAndRecord(t *testing.T) {
 // TestReplayAnswerIsACopy: an answer from the record never aliases it.
 func TestReplayAnswerIsACopy(t *testing.T) {
 	rp := &ui.Replay{}
-	rp.Record(firstID(question), ui.Answer{Text: "y", Option: &ui.Option{Label: "y"}}, nil)
+	rp.Record(firstID(deleteIt), ui.Answer{Text: "Keep", Option: &ui.Option{Label: "Keep"}}, nil)
 	record := string(marshal(t, rp))
-	ans, err := rp.Ask(context.Background(), question)
+	ans, err := rp.Ask(context.Background(), deleteIt)
 	if err != nil || ans.Option == nil {
 		t.Fatalf("Replay.Ask() = %+v, %v, want the recorded answer", ans, err)
 	}
@@ -565,6 +574,20 @@ func TestReplayRecordStrict(t *testing.T) {
 		{`{"z":7}`, `want a JSON object, not a number`},
 		{`[{"answer":"x"}]`, `want a JSON object, not an array`},
 		{`{"z":{"answer":"x"}`, `Replay record: unexpected end of JSON input`},
+		// Refusals: a count from 1 to 2 and a hint, or a count beside an answer.
+		{`{"z":{"refused":1}}`, `a refusal's "hint" is empty`},
+		{`{"z":{"hint":"h"}}`, `an outcome has either an "answer", a "code" or a "refused" count`},
+		{`{"z":{"refused":0,"hint":"h"}}`, `"refused" is 0, not from 1 to 2`},
+		{`{"z":{"refused":3,"hint":"h"}}`, `"refused" is 3, not from 1 to 2`},
+		{`{"z":{"refused":-1,"hint":"h"}}`, `"refused" is -1, not from 1 to 2`},
+		{`{"z":{"refused":1.5,"hint":"h"}}`, `"refused" is "1.5", not a whole number`},
+		{`{"z":{"refused":1e0,"hint":"h"}}`, `"refused" is "1e0", not a whole number`},
+		{`{"z":{"refused":"1","hint":"h"}}`, `"refused" is a string, not a number`},
+		{`{"z":{"refused":1,"hint":"h","refused":2}}`, `duplicate key "refused"`},
+		{`{"z":{"refused":1,"hint":"h","Hint":"i"}}`, `unknown key "Hint"`},
+		{`{"z":{"answer":"x","refused":1,"hint":"h"}}`, `unknown key "hint"`},
+		{`{"z":{"code":"C","refused":1}}`, `unknown key "refused"`},
+		{`{"z":{"answer":"x","refused":3}}`, `"refused" is 3, not from 1 to 2`},
 	}
 	for _, tt := range tests {
 		err := (&ui.Replay{}).UnmarshalJSON([]byte(tt.record))
@@ -578,11 +601,314 @@ func TestReplayRecordStrict(t *testing.T) {
 		`"option" : { "label" : "Yes", "recommended" : true, "value" : null, "description" : "d" } } ,
 		"b":{"answer":"x","options":[ {"label":"p","recommended":false} , {"label":"q","recommended":null} ]},
 		"c":{"answer":"x","option":null,"options":null}, "d":{"answer":"x","options":[]},
-		"e":{"name":null,"code":"ASK_DECLINED","message":"m"} } `
+		"e":{"name":null,"code":"ASK_DECLINED","message":"m"}, "f":{ "hint" : "h" , "refused" : 2 },
+		"g":{"refused":1,"answer":"x"} } `
 	want := `{"aé":{"answer":"\"y\" é","option":{"label":"Yes","description":"d","recommended":true}},` +
 		`"b":{"answer":"x","options":[{"label":"p"},{"label":"q"}]},"c":{"answer":"x"},"d":{"answer":"x"},` +
-		`"e":{"name":"","code":"ASK_DECLINED","message":"m"}}`
+		`"e":{"name":"","code":"ASK_DECLINED","message":"m"},"f":{"refused":2,"hint":"h"},"g":{"answer":"x","refused":1}}`
 	if got := marshal(t, replayFrom(t, []byte(good))); string(got) != want {
 		t.Fatalf("record read from %s = %s, want %s", good, got, want)
+	}
+}
+
+// formLead returns the line a Form leads its second form with after the
+// client answered req's first form with content: the hint of the rule that
+// content breaks.
+func formLead(t *testing.T, req ui.Request, content map[string]any) string {
+	t.Helper()
+	client := &formClient{responses: []response{accept(content), {action: "cancel"}}}
+	_, err := ui.NewForm(client.elicit).Ask(context.Background(), req)
+	forms := client.sent()
+	if ui.CodeOf(err) != ui.CodeAskCancelled || len(forms) != 2 {
+		t.Fatalf("Form.Ask() = %v after %d forms, want ASK_CANCELLED after 2: %v breaks no rule", err, len(forms), content)
+	}
+	lead, rest, _ := strings.Cut(forms[1].Message, "\n")
+	if rest != req.Elicitation().Message {
+		t.Fatalf("second form's message = %q, want one line and then %q", forms[1].Message, req.Elicitation().Message)
+	}
+	return lead
+}
+
+// asking returns a tool that asks req and returns the answer's text, or the
+// error's code.
+func asking(req ui.Request) func(context.Context) string {
+	return func(ctx context.Context) string {
+		ans, err := ui.Ask(ctx, req)
+		if err != nil {
+			return ui.CodeOf(err)
+		}
+		return "answer: " + ans.Text
+	}
+}
+
+// serveForms is one round of the README's serve loop: open the state,
+// record the response of the client to each question pending in it, mapped
+// with ElicitationAnswer, run, seal.
+func serveForms(
+	t *testing.T, state string, responses map[string]response, tool func(context.Context) string,
+) (string, []ui.Pending, string) {
+	t.Helper()
+	rp, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil {
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
+	}
+	for _, q := range rp.Pending() {
+		if r, ok := responses[q.ID]; ok {
+			ans, err := ui.ElicitationAnswer(r.action, r.content)
+			rp.Record(q.ID, ans, err)
+		}
+	}
+	result, pending := run(rp, tool)
+	next, err := rp.Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatalf("Seal() error = %v, want nil", err)
+	}
+	return result, pending, next
+}
+
+// schemaValid are responses that follow the schema of their request's form
+// and still break its rules: a client that sends one must not end the call
+// with INVALID_ANSWER on its first try (issue 29, item 1).
+var schemaValid = []struct {
+	name    string
+	req     ui.Request
+	broken  map[string]any
+	fixed   map[string]any
+	wantAns string
+}{
+	{"empty text, free-form", freeForm, map[string]any{"text": ""}, map[string]any{"text": "main"}, "main"},
+	{"blank text, free-form", freeForm, map[string]any{"text": "  "}, map[string]any{"text": "main"}, "main"},
+	{"nothing, single-select with text", pickEnv, map[string]any{}, map[string]any{"choice": "Production"}, "Production"},
+	{"nothing, multi-select with text", pickSteps, map[string]any{}, map[string]any{"choice": []any{"lint"}}, "lint"},
+	{"no picks, multi-select with text", pickSteps, map[string]any{"choice": []any{}},
+		map[string]any{"choice": []any{"build"}}, "build"},
+	{"no picks and empty text", pickSteps, map[string]any{"choice": []any{}, "text": ""},
+		map[string]any{"text": "none"}, "none"},
+	{"a pick twice", pickSteps, map[string]any{"choice": []any{"lint", "lint"}},
+		map[string]any{"choice": []any{"lint", "test"}}, "lint, unit"},
+}
+
+// TestReplayAsksAgainAfterRecord: a recorded response that breaks the
+// request's rules is no outcome. It leaves the record, and the question
+// waits again, under its ID, with the hint a Form would lead with. A good
+// response then answers it.
+func TestReplayAsksAgainAfterRecord(t *testing.T) {
+	for _, tt := range schemaValid {
+		t.Run(tt.name, func(t *testing.T) {
+			rp := &ui.Replay{}
+			tool := asking(tt.req)
+			_, pending := run(rp, tool)
+			id := pending[0].ID
+			ans, err := ui.ElicitationAnswer("accept", tt.broken)
+			rp.Record(id, ans, err)
+			result, pending := run(rp, tool)
+			hint := formLead(t, tt.req, tt.broken)
+			if result != ui.CodeInputRequired || len(pending) != 1 || pending[0].ID != id || pending[0].Hint != hint {
+				t.Fatalf("run after %v = %q, pending %+v, want INPUT_REQUIRED and the question again with hint %q",
+					tt.broken, result, pending, hint)
+			}
+			want := tt.req.Elicitation()
+			want.Message = hint + "\n" + want.Message
+			if got := pending[0].Elicitation(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("Elicitation() of the pending question = %+v, want %+v", got, want)
+			}
+			wantRecord := `{"` + id + `":{"refused":1,"hint":` + string(marshal(t, hint)) + `}}`
+			if got := marshal(t, rp); string(got) != wantRecord {
+				t.Fatalf("record = %s, want %s", got, wantRecord)
+			}
+			ans, err = ui.ElicitationAnswer("accept", tt.fixed)
+			rp.Record(id, ans, err)
+			if result, pending := run(rp, tool); result != "answer: "+tt.wantAns || len(pending) != 0 {
+				t.Fatalf("run after %v = %q, pending %+v, want %q", tt.fixed, result, pending, tt.wantAns)
+			}
+		})
+	}
+}
+
+// TestReplayAsksAgainThroughSealedState: the same through the rounds of the
+// README's serve loop, where only sealed state carries the refusal from one
+// round to the next.
+func TestReplayAsksAgainThroughSealedState(t *testing.T) {
+	for _, tt := range schemaValid {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := asking(tt.req)
+			_, pending, state := serveForms(t, "", nil, tool)
+			id := pending[0].ID
+			result, pending, state := serveForms(t, state, map[string]response{id: accept(tt.broken)}, tool)
+			hint := formLead(t, tt.req, tt.broken)
+			if result != ui.CodeInputRequired || len(pending) != 1 || pending[0].ID != id || pending[0].Hint != hint {
+				t.Fatalf("round 2 = %q, pending %+v, want INPUT_REQUIRED and the question again with hint %q",
+					result, pending, hint)
+			}
+			opened, err := ui.OpenReplay(sealKey, "call", state)
+			if err != nil || !reflect.DeepEqual(opened.Pending(), pending) {
+				t.Fatalf("OpenReplay() = %+v, %v, want the question pending with its hint", opened.Pending(), err)
+			}
+			result, pending, _ = serveForms(t, state, map[string]response{id: accept(tt.fixed)}, tool)
+			if result != "answer: "+tt.wantAns || len(pending) != 0 {
+				t.Fatalf("round 3 = %q, pending %+v, want %q", result, pending, tt.wantAns)
+			}
+		})
+	}
+}
+
+// TestReplayThirdRefusal: as a Form gives up after 3 refused forms, the
+// third refused response to a question is its outcome INVALID_ANSWER, also
+// when the count travels through sealed state. It is recorded, so the next
+// run has the same outcome.
+func TestReplayThirdRefusal(t *testing.T) {
+	tool := asking(pickSteps)
+	_, pending, state := serveForms(t, "", nil, tool)
+	id := pending[0].ID
+	broken := []map[string]any{{"choice": []any{}}, {"choice": []any{"x"}}, {}}
+	var result string
+	for i, content := range broken {
+		result, pending, state = serveForms(t, state, map[string]response{id: accept(content)}, tool)
+		if i < len(broken)-1 && (result != ui.CodeInputRequired || len(pending) != 1) {
+			t.Fatalf("round after refusal %d = %q, pending %+v, want the question asked again", i+1, result, pending)
+		}
+	}
+	if result != ui.CodeInvalidAnswer || len(pending) != 0 {
+		t.Fatalf("round after the third refusal = %q, pending %+v, want INVALID_ANSWER", result, pending)
+	}
+	rp, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil {
+		t.Fatalf("OpenReplay() error = %v, want nil", err)
+	}
+	var got error
+	run(rp, func(ctx context.Context) string { _, got = ui.Ask(ctx, pickSteps); return "" })
+	wantCode(t, "Ask() after three refusals", got, ui.CodeInvalidAnswer)
+	want := "invalid answer: the answer is empty (the last of 3 refused responses)"
+	if msg := got.(*ui.UserInteractionError).Message; msg != want {
+		t.Fatalf("Ask() message = %q, want %q", msg, want)
+	}
+}
+
+// TestReplayRefusalsCounted: an answer recorded after refused responses
+// keeps their count in the record's JSON, so that a record kept between
+// Record and the next run still gives up at the third refusal.
+func TestReplayRefusalsCounted(t *testing.T) {
+	id := firstID(pickSteps)
+	rp := replayFrom(t, []byte(`{"`+id+`":{"refused":2,"hint":"Pick each option only once."}}`))
+	if _, pending := run(rp, asking(pickSteps)); len(pending) != 1 || pending[0].Hint != "Pick each option only once." {
+		t.Fatalf("Pending() = %+v, want the question with the recorded hint", pending)
+	}
+	rp.Record(id, ui.Answer{}, nil)
+	want := `{"` + id + `":{"answer":"","refused":2}}`
+	if got := marshal(t, rp); string(got) != want {
+		t.Fatalf("record = %s, want %s", got, want)
+	}
+	rp = replayFrom(t, marshal(t, rp))
+	if result, _ := run(rp, asking(pickSteps)); result != ui.CodeInvalidAnswer {
+		t.Fatalf("run with the third refused response = %q, want INVALID_ANSWER", result)
+	}
+
+	// A refusal is replaced by the human's error, which ends the count.
+	rp = replayFrom(t, []byte(`{"`+id+`":{"refused":1,"hint":"Pick at least one option."}}`))
+	rp.Record(id, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
+	if result, _ := run(rp, asking(pickSteps)); result != ui.CodeAskDeclined {
+		t.Fatalf("run with a recorded decline = %q, want ASK_DECLINED", result)
+	}
+}
+
+// TestReplayBatch: the questions of one AskAll share a Batch, distinct per
+// call; a lone Ask has none. The value lasts through sealed state.
+func TestReplayBatch(t *testing.T) {
+	tool := func(ctx context.Context) string {
+		_, _ = ui.Ask(ctx, question)
+		_, _ = ui.AskAll(ctx, three)
+		_, _ = ui.AskAll(ctx, []ui.Request{freeForm})
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, pending := run(rp, tool)
+	if len(pending) != 5 {
+		t.Fatalf("Pending() = %+v, want 5 questions", pending)
+	}
+	first, second := pending[1].Batch, pending[4].Batch
+	if pending[0].Batch != "" || first == "" || second == "" || first == second ||
+		pending[2].Batch != first || pending[3].Batch != first {
+		t.Fatalf("Batch of the pending questions = %q, %q, %q, %q, %q; want none, then one for each AskAll",
+			pending[0].Batch, pending[1].Batch, pending[2].Batch, pending[3].Batch, pending[4].Batch)
+	}
+	_, again := run(rp, tool)
+	if !reflect.DeepEqual(again, pending) {
+		t.Fatalf("Pending() of the next run = %+v, want %+v: a run gives the same batches", again, pending)
+	}
+	state, err := rp.Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil || !reflect.DeepEqual(opened.Pending(), pending) {
+		t.Fatalf("OpenReplay().Pending() = %+v, %v, want %+v", opened.Pending(), err, pending)
+	}
+}
+
+// TestReplayRecordText: a record's strings read the same in Go and
+// JavaScript, or not at all: invalid UTF-8 reads as U+FFFD in Go, and an
+// escaped lone surrogate too, where JavaScript keeps it (issue 28, item 11).
+func TestReplayRecordText(t *testing.T) {
+	for _, tt := range []struct{ name, record string }{
+		{"invalid UTF-8 in an answer", "{\"z\":{\"answer\":\"a\xffb\"}}"},
+		{"invalid UTF-8 in an ID", "{\"z\xc3\":{\"answer\":\"a\"}}"},
+		{"a cut sequence in a label", "{\"z\":{\"answer\":\"x\",\"option\":{\"label\":\"\xe2\x82\"}}}"},
+		{"a lone high surrogate", `{"z":{"answer":"\ud800"}}`},
+		{"a lone low surrogate", `{"z":{"answer":"\udc00"}}`},
+		{"a high surrogate at the end", `{"z":{"answer":"x\uD83D"}}`},
+		{"a high surrogate before text", `{"z":{"answer":"\ud83dx"}}`},
+		{"two high surrogates", `{"z":{"answer":"\ud83d\ud83d"}}`},
+		{"a high one and another escape", `{"z":{"answer":"\ud83d\n"}}`},
+		{"a lone surrogate in an ID", `{"\udfff":{"answer":"x"}}`},
+		{"a lone surrogate in a hint", `{"z":{"refused":1,"hint":"\ud800"}}`},
+		{"a lone surrogate in a message", `{"z":{"code":"ASK_DECLINED","message":"\udbff"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := (&ui.Replay{}).UnmarshalJSON([]byte(tt.record))
+			if err == nil || !strings.Contains(err.Error(), "Replay record") {
+				t.Fatalf("UnmarshalJSON(%q) error = %v, want a Replay record error", tt.record, err)
+			}
+			_, err = ui.OpenReplay(sealKey, "call", sealByHand(t, tt.record))
+			wantCode(t, "OpenReplay() of that record", err, ui.CodeInvalidState)
+			if !strings.Contains(err.Error(), "Replay record") {
+				t.Fatalf("OpenReplay() error = %v, want a cause that names the record", err)
+			}
+		})
+	}
+
+	// Escapes that are not lone surrogates read as written.
+	good := `{"z":{"answer":"\ud83d\ude80 \\ud800 \u00e9 \\\ud83d\udE80 \uffff"}}`
+	want := `{"z":{"answer":"🚀 \\ud800 é \\🚀 ` + "\uffff" + `"}}`
+	if got := marshal(t, replayFrom(t, []byte(good))); string(got) != want {
+		t.Fatalf("record read from %s = %s, want %s", good, got, want)
+	}
+	if _, err := ui.OpenReplay(sealKey, "call", sealByHand(t, good)); err != nil {
+		t.Fatalf("OpenReplay() of %s = %v, want it opened", good, err)
+	}
+}
+
+// TestReplayAskAllAsksAgain: within an AskAll, a recorded answer that breaks
+// its question's rules leaves that question pending, in its batch, with its
+// hint; the answers before it stand.
+func TestReplayAskAllAsksAgain(t *testing.T) {
+	var got []ui.Answer
+	var gotErr error
+	tool := func(ctx context.Context) string {
+		got, gotErr = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, asked := run(rp, tool)
+	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
+	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}, ui.Option{Label: "42"}), nil)
+	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
+	_, pending := run(rp, tool)
+	wantCode(t, "AskAll()", gotErr, ui.CodeInputRequired)
+	if !reflect.DeepEqual(texts(got), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer before the broken one", texts(got))
+	}
+	if len(pending) != 1 || pending[0].ID != asked[1].ID || pending[0].Batch != asked[0].ID ||
+		pending[0].Hint != "Pick each option only once." {
+		t.Fatalf("Pending() = %+v, want %s again in batch %s, with its hint", pending, asked[1].ID, asked[0].ID)
 	}
 }

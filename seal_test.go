@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -178,6 +179,23 @@ func TestStateOfVersionOneRefused(t *testing.T) {
 	wantCode(t, "OpenReplay() of version 1 state", err, ui.CodeInvalidState)
 }
 
+// TestStateOfVersionTwoRefused: state of format 2, before refusals, Batch
+// and Hint, sealed under the same MAC, no longer opens: the call starts
+// again, as for any state that cannot be used.
+func TestStateOfVersionTwoRefused(t *testing.T) {
+	expires, binding := time.Now().Add(time.Hour).UnixMilli(), sha256.Sum256([]byte("call"))
+	payload := fmt.Sprintf(`{"v":2,"exp":%d,"bind":"%x","record":{}}`, expires, binding)
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), sealKey...))
+	h := hmac.New(sha256.New, derived[:])
+	h.Write([]byte(payload))
+	state := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+	_, err := ui.OpenReplay(sealKey, "call", state)
+	wantCode(t, "OpenReplay() of version 2 state", err, ui.CodeInvalidState)
+	if !strings.Contains(err.Error(), "malformed") {
+		t.Fatalf("OpenReplay() = %v, want a malformed state", err)
+	}
+}
+
 // TestOpenedReplayRegisteredWithoutRun: a host that registers an opened
 // Replay itself, without Run, gets the same run as with Run: its first ask
 // starts the run, so an answered question is not pending again.
@@ -255,4 +273,97 @@ func TestSealedRoundsComplete(t *testing.T) {
 	if result != "deploy to production: Yes" || len(pending) != 0 {
 		t.Fatalf("round 3 = %q, pending %+v, want the call complete", result, pending)
 	}
+}
+
+// TestStateHasOneSpelling: a state is base64url and one '.', and nothing
+// else. Go's base64 decoder skips "\r" and "\n" even when Strict, so a state
+// with a line break would open, and a host that keys a single-use table on
+// the state string would see two states (issue 28, item 11).
+func TestStateHasOneSpelling(t *testing.T) {
+	state, _ := sealedRun(t, "call", deployTool, nil)
+	if _, err := ui.OpenReplay(sealKey, "call", state); err != nil {
+		t.Fatalf("OpenReplay() error = %v, want the state opened", err)
+	}
+	payload, mac, _ := strings.Cut(state, ".")
+	middle := len(payload) / 2
+	for _, tt := range []struct{ name, state string }{
+		{"a line feed in the payload", payload[:middle] + "\n" + payload[middle:] + "." + mac},
+		{"a CR LF in the payload", payload[:middle] + "\r\n" + payload[middle:] + "." + mac},
+		{"a carriage return in the MAC", payload + "." + mac[:3] + "\r" + mac[3:]},
+		{"a line feed at the end", state + "\n"},
+		{"a CR LF at the end", state + "\r\n"},
+		{"a line feed before the dot", payload + "\n." + mac},
+		{"padding", payload + "." + mac + "="},
+		{"a space", " " + state},
+		{"a tab", state + "\t"},
+		{"a byte of the standard alphabet", "+" + state[1:]},
+		{"a slash in the MAC", payload + "." + mac[:5] + "/" + mac[6:]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rp, err := ui.OpenReplay(sealKey, "call", tt.state)
+			wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
+			if rp != nil || !strings.Contains(err.Error(), "malformed") {
+				t.Fatalf("OpenReplay() = %v, %v, want nil and a malformed state", rp, err)
+			}
+		})
+	}
+}
+
+// TestShortTTLNotExpiredAtOnce: Seal keeps the expiry in whole milliseconds,
+// rounded up, so a state with any positive ttl opens when opened at once. The
+// expiry cut down to the millisecond was already past (issue 28, item 11).
+func TestShortTTLNotExpiredAtOnce(t *testing.T) {
+	for _, ttl := range []time.Duration{time.Nanosecond, time.Microsecond, 999 * time.Microsecond} {
+		// A few tries ride out a scheduler that stops the test for a
+		// millisecond between Seal and OpenReplay; the old rounding failed
+		// every one of them.
+		var err error
+		for try := 0; try < 3; try++ {
+			var state string
+			state, err = (&ui.Replay{}).Seal(sealKey, "call", ttl)
+			if err != nil {
+				t.Fatalf("Seal() error = %v, want nil", err)
+			}
+			if _, err = ui.OpenReplay(sealKey, "call", state); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Errorf("OpenReplay() at once of a state sealed for %v = %v, want it opened", ttl, err)
+		}
+	}
+	for _, ttl := range []time.Duration{0, -time.Nanosecond, -time.Hour} {
+		state, err := (&ui.Replay{}).Seal(sealKey, "call", ttl)
+		if err != nil {
+			t.Fatalf("Seal() error = %v, want nil", err)
+		}
+		_, err = ui.OpenReplay(sealKey, "call", state)
+		wantCode(t, fmt.Sprintf("OpenReplay() of a state sealed for %v", ttl), err, ui.CodeInvalidState)
+	}
+}
+
+// sealByHand returns state that holds record as it is, sealed as Seal seals,
+// for a record that Seal would never write. It reads the format's version
+// from a state Seal sealed.
+func sealByHand(t *testing.T, record string) string {
+	t.Helper()
+	state, err := (&ui.Replay{}).Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, _, _ := strings.Cut(state, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	payload := []byte(`{"v":` + string(fields["v"]) + `,"exp":` + string(fields["exp"]) + `,"bind":` +
+		string(fields["bind"]) + `,"record":` + record + `}`)
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), sealKey...))
+	h := hmac.New(sha256.New, derived[:])
+	h.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }

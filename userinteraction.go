@@ -898,17 +898,20 @@ func (w *wireAnswer) decode(data []byte) error {
 // Elicitation beside fields tagged "sessionId" and "toolCallId,omitempty"
 // encodes to them.
 //
-// Mode is "form". Message is the question, followed by one line
-// "Label: description" for each option with a description, its white space
-// (line feeds too) written as single spaces. RequestedSchema
-// is the form: an object with up to two properties. "choice", when there are
-// options, takes option labels: a string whose "oneOf" lists them (with the
-// recommended label as "default"), or for a MultiSelect request an array
-// whose items' "anyOf" lists them. "text", when [Request.CustomAllowed],
-// takes the human's own words. A form with one property requires it. Only a
-// MultiSelect form without "text" has "minItems": 1 and the recommended
-// labels as "default": beside "text", "choice" is not required, and clients
-// fill a default into a field that is not required and left empty, which
+// Mode is "form". Message is the question, then a line "Label:
+// description" for each option with a description. The form,
+// RequestedSchema, has up to two properties. "choice", when there are
+// options, takes labels in the untitled enum shapes, which every protocol
+// version with forms shows as choices. For a single-select request it is a
+// string, with the recommended label as its default. For a MultiSelect
+// request it is an array of labels, each at most once. "text", when
+// [Request.CustomAllowed], takes the human's own words. Beside options it is
+// titled "Other". Alone it has the Header as title and needs a character. A
+// form with one property requires it.
+//
+// Only a MultiSelect form without "text" needs a pick, and has the
+// recommended labels as its default. Beside "text", "choice" is optional.
+// Clients fill a default into an optional field the human left empty, which
 // would add picks to an answer the human typed.
 type Elicitation struct {
 	Mode            string         `json:"mode"`
@@ -917,7 +920,8 @@ type Elicitation struct {
 }
 
 // Elicitation returns r as a form elicitation, as [Elicitation] describes.
-// Map the response back with [ElicitationAnswer].
+// Map the response back with [ElicitationAnswer]. The time it takes is
+// linear in the size of r.
 func (r Request) Elicitation() Elicitation {
 	// A Builder: += would copy the message for every option, in time
 	// quadratic in their number.
@@ -933,25 +937,20 @@ func (r Request) Elicitation() Elicitation {
 	}
 	properties := map[string]any{}
 	schema := map[string]any{"type": "object", "properties": properties}
-	if len(r.Options) > 0 {
-		properties["choice"] = r.choiceSchema()
-	}
-	if r.CustomAllowed() {
-		text := map[string]any{"type": "string"}
-		title := r.Header
-		if len(r.Options) > 0 {
-			title = "Other"
-		}
-		if title != "" {
-			text["title"] = title
+	switch {
+	case len(r.Options) == 0:
+		text := map[string]any{"type": "string", "minLength": 1}
+		if r.Header != "" {
+			text["title"] = r.Header
 		}
 		properties["text"] = text
-	}
-	switch {
-	case !r.CustomAllowed():
-		schema["required"] = []string{"choice"}
-	case len(r.Options) == 0:
 		schema["required"] = []string{"text"}
+	case r.CustomAllowed():
+		properties["choice"] = r.choiceSchema()
+		properties["text"] = map[string]any{"type": "string", "title": "Other"}
+	default:
+		properties["choice"] = r.choiceSchema()
+		schema["required"] = []string{"choice"}
 	}
 	return Elicitation{Mode: "form", Message: message.String(), RequestedSchema: schema}
 }
@@ -964,31 +963,36 @@ func oneLine(s string) string {
 }
 
 // choiceSchema returns the "choice" property of r's form, for a request with
-// options.
+// options. It uses "enum", not a titled "oneOf": a client of 2025-06-18
+// shows a "oneOf" as a text box, and has no array of titled items.
 func (r Request) choiceSchema() map[string]any {
-	labels := make([]any, len(r.Options))
+	labels := make([]string, len(r.Options))
 	var recommended []string
 	for i, o := range r.Options {
-		labels[i] = map[string]any{"const": o.Label, "title": o.Label}
+		labels[i] = o.Label
 		if o.Recommended {
 			recommended = append(recommended, o.Label)
 		}
 	}
-	choice := map[string]any{"type": "string", "oneOf": labels}
+	choice := map[string]any{"type": "string", "enum": labels}
 	if r.MultiSelect {
-		choice = map[string]any{"type": "array", "items": map[string]any{"anyOf": labels}}
+		choice = map[string]any{
+			"type":        "array",
+			"items":       map[string]any{"type": "string", "enum": labels},
+			"uniqueItems": true,
+		}
 	}
 	if r.Header != "" {
 		choice["title"] = r.Header
 	}
 	switch {
-	case len(recommended) > 0 && !r.MultiSelect:
+	case !r.MultiSelect && len(recommended) > 0:
 		choice["default"] = recommended[0]
-	case len(recommended) > 0 && !r.CustomAllowed():
-		choice["default"] = recommended
-	}
-	if r.MultiSelect && !r.CustomAllowed() {
+	case r.MultiSelect && !r.CustomAllowed():
 		choice["minItems"] = 1
+		if len(recommended) > 0 {
+			choice["default"] = recommended
+		}
 	}
 	return choice
 }
@@ -997,14 +1001,15 @@ func (r Request) choiceSchema() map[string]any {
 // its action and content, to what a provider returns. It needs no request,
 // so a host can map a response that arrives after its request is gone.
 //
-// "accept" with a "choice" array (of strings, as []any or []string) gives
-// [Pick] of those labels, with the "text" as Text. Without a "choice", or
-// with a non-blank "text" beside a string "choice", it gives Answer{Text:
-// text}: clients fill in the choice's default. Else it gives the Option
-// labelled "choice". "decline" is
+// "accept" with a non-blank "text" gives Answer{Text: text}, unless
+// "choice" is an array. Text wins over a string "choice", since clients fill
+// in its default. A string "choice" beside a blank or absent "text" gives
+// the Option labelled "choice". An array "choice", of strings as []any or
+// []string, gives [Pick] of those labels with "text" as Text. "decline" is
 // [CodeAskDeclined] and "cancel" [CodeAskCancelled]. Another action, or a
-// "choice" or "text" of another type, is [CodeInvalidAnswer] naming it.
-// [Registry.Ask] then checks the answer against the request.
+// "choice" or "text" of another type, is [CodeInvalidAnswer] naming it: the
+// client broke the form, not the human. [Registry.Ask] then checks the
+// answer against the request.
 func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	switch action {
 	case "decline":
