@@ -62,7 +62,7 @@ func handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult,
 		return res.Action, res.Content, nil
 	})
 	ask := func(ctx context.Context, r userinteraction.Request) (userinteraction.Answer, error) {
-		if !forms || r.MultiSelect && len(r.Options) > 0 && version < "2025-11-25" { // no arrays before 2025-11-25
+		if !forms || (r.MultiSelect && len(r.Options) > 0 && version < "2025-11-25") { // no arrays before 2025-11-25
 			return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskUnsupported,
 				"the client cannot show this kind of question, so ask it another way", nil)
 		}
