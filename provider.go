@@ -1668,14 +1668,14 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 		if batched && i == 0 {
 			batch = id
 		}
-		ans, o, err := p.outcome(id, req)
+		ans, answered, hint, err := p.outcome(id, req)
 		if err != nil {
 			failed = err // the human's outcome ends the batch
 			break
 		}
-		if o.refusal {
+		if !answered {
 			missing = append(missing, id)
-			p.pending = append(p.pending, Pending{ID: id, Request: req.clone(), Batch: batch, Hint: o.hint})
+			p.pending = append(p.pending, Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint})
 			continue
 		}
 		if len(missing) == 0 {
@@ -1695,34 +1695,33 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 
 // outcome returns the recorded outcome of question id, whose request is req:
 // its answer, completed and checked as step 6 of [Registry.Ask] does, or its
-// error. A recorded answer that breaks the rules is not an outcome. It
-// leaves the record, which counts it as refused instead, and the question
-// waits again: the refusal o that it returns says why. The refusal that
-// reaches maxForms is the outcome [CodeInvalidAnswer], recorded as such. A
-// question without an outcome returns a refusal too, with no hint unless one
-// was recorded. p.mu is held.
-func (p *Replay) outcome(id string, req *Request) (Answer, outcome, error) {
+// error. A question without one is not answered, and hint says why the last
+// response to it was refused, if one was. A recorded answer that breaks the
+// rules is not an outcome. It leaves the record, which counts it as refused
+// instead. The refusal that reaches maxForms is the outcome
+// [CodeInvalidAnswer], recorded as such. p.mu is held.
+func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hint string, err error) {
 	o, ok := p.record[id]
 	switch {
 	case !ok:
-		return Answer{}, outcome{refusal: true}, nil
+		return Answer{}, false, "", nil
 	case o.err != nil:
-		return Answer{}, o, o.error()
+		return Answer{}, true, "", o.error()
 	case o.refusal:
-		return Answer{}, o, nil
+		return Answer{}, false, o.hint, nil
 	}
 	ans, broken := resolve(req, o.answer)
 	if broken == nil {
-		return ans, o, nil
+		return ans, true, "", nil
 	}
-	o = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
-	if o.refused >= maxForms {
-		o = outcome{err: recordedError(invalidAnswer(fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)))}
+	if o.refused+1 >= maxForms {
+		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
+		o = outcome{err: recordedError(invalidAnswer(why))}
 		p.record[id] = o
-		return Answer{}, o, o.error()
+		return Answer{}, true, "", o.error()
 	}
-	p.record[id] = o
-	return Answer{}, o, nil
+	p.record[id] = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
+	return Answer{}, false, broken.hint, nil
 }
 
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
@@ -1794,7 +1793,7 @@ func (p *Replay) entries() map[string]any {
 // holds it raw (a json.RawMessage), for decodeRecord's strict reading.
 type sealed[Record any] struct {
 	Version int       `json:"v"`
-	Expires int64     `json:"exp"`  // Unix milliseconds
+	Expires int64     `json:"exp"`  // Unix milliseconds, see expiry
 	Binding string    `json:"bind"` // digest of the binding
 	Record  Record    `json:"record"`
 	Pending []Pending `json:"pending,omitempty"`
@@ -1805,8 +1804,9 @@ const (
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state. It is Strict, so each state has one
-// spelling.
+// stateEncoding encodes sealed state. Strict refuses unused bits that are
+// not zero, and spellingErr the line breaks that Strict still skips: each
+// state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
 // spellingErr says why state is not spelled as Seal spells it: base64url
@@ -1836,14 +1836,10 @@ func spellingErr(state string) error {
 // not positive gives an expiry already past.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
-	ms := end.UnixMilli()
-	switch {
-	case ttl <= 0:
-		return ms - 1
-	case end.After(time.UnixMilli(ms)):
-		return ms + 1
+	if ttl <= 0 {
+		return end.UnixMilli() - 1
 	}
-	return ms
+	return end.Add(time.Millisecond - 1).UnixMilli()
 }
 
 // errShortKey is the host's configuration error, not the client's: uncoded.
@@ -1884,7 +1880,7 @@ func invalidState(cause error) error {
 type outcome struct {
 	answer  Answer
 	err     *HarnessError // nil for an answer or a refusal; never with a cause
-	refusal bool          // the question waits for an outcome
+	refusal bool          // no outcome yet: only refused responses
 	refused int           // responses refused so far, from 0 to maxForms-1
 	hint    string        // why the last one was refused, in a refusal
 }
@@ -2261,7 +2257,7 @@ func (r *recordReader) count(key string) (int, error) {
 	}
 	n, err := strconv.Atoi(string(r.data[start:r.pos]))
 	if err != nil {
-		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), r.data[start:r.pos])
+		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), quote(string(r.data[start:r.pos])))
 	}
 	return n, nil
 }

@@ -574,6 +574,20 @@ func TestReplayRecordStrict(t *testing.T) {
 		{`{"z":7}`, `want a JSON object, not a number`},
 		{`[{"answer":"x"}]`, `want a JSON object, not an array`},
 		{`{"z":{"answer":"x"}`, `Replay record: unexpected end of JSON input`},
+		// Refusals: a count from 1 to 2 and a hint, or a count beside an answer.
+		{`{"z":{"refused":1}}`, `a refusal's "hint" is empty`},
+		{`{"z":{"hint":"h"}}`, `an outcome has either an "answer", a "code" or a "refused" count`},
+		{`{"z":{"refused":0,"hint":"h"}}`, `"refused" is 0, not from 1 to 2`},
+		{`{"z":{"refused":3,"hint":"h"}}`, `"refused" is 3, not from 1 to 2`},
+		{`{"z":{"refused":-1,"hint":"h"}}`, `"refused" is -1, not from 1 to 2`},
+		{`{"z":{"refused":1.5,"hint":"h"}}`, `"refused" is "1.5", not a whole number`},
+		{`{"z":{"refused":1e0,"hint":"h"}}`, `"refused" is "1e0", not a whole number`},
+		{`{"z":{"refused":"1","hint":"h"}}`, `"refused" is a string, not a number`},
+		{`{"z":{"refused":1,"hint":"h","refused":2}}`, `duplicate key "refused"`},
+		{`{"z":{"refused":1,"hint":"h","Hint":"i"}}`, `unknown key "Hint"`},
+		{`{"z":{"answer":"x","refused":1,"hint":"h"}}`, `unknown key "hint"`},
+		{`{"z":{"code":"C","refused":1}}`, `unknown key "refused"`},
+		{`{"z":{"answer":"x","refused":3}}`, `"refused" is 3, not from 1 to 2`},
 	}
 	for _, tt := range tests {
 		err := (&ui.Replay{}).UnmarshalJSON([]byte(tt.record))
@@ -587,10 +601,11 @@ func TestReplayRecordStrict(t *testing.T) {
 		`"option" : { "label" : "Yes", "recommended" : true, "value" : null, "description" : "d" } } ,
 		"b":{"answer":"x","options":[ {"label":"p","recommended":false} , {"label":"q","recommended":null} ]},
 		"c":{"answer":"x","option":null,"options":null}, "d":{"answer":"x","options":[]},
-		"e":{"name":null,"code":"ASK_DECLINED","message":"m"} } `
+		"e":{"name":null,"code":"ASK_DECLINED","message":"m"}, "f":{ "hint" : "h" , "refused" : 2 },
+		"g":{"refused":1,"answer":"x"} } `
 	want := `{"aé":{"answer":"\"y\" é","option":{"label":"Yes","description":"d","recommended":true}},` +
 		`"b":{"answer":"x","options":[{"label":"p"},{"label":"q"}]},"c":{"answer":"x"},"d":{"answer":"x"},` +
-		`"e":{"name":"","code":"ASK_DECLINED","message":"m"}}`
+		`"e":{"name":"","code":"ASK_DECLINED","message":"m"},"f":{"refused":2,"hint":"h"},"g":{"answer":"x","refused":1}}`
 	if got := marshal(t, replayFrom(t, []byte(good))); string(got) != want {
 		t.Fatalf("record read from %s = %s, want %s", good, got, want)
 	}
@@ -869,5 +884,31 @@ func TestReplayRecordText(t *testing.T) {
 	}
 	if _, err := ui.OpenReplay(sealKey, "call", sealByHand(t, good)); err != nil {
 		t.Fatalf("OpenReplay() of %s = %v, want it opened", good, err)
+	}
+}
+
+// TestReplayAskAllAsksAgain: within an AskAll, a recorded answer that breaks
+// its question's rules leaves that question pending, in its batch, with its
+// hint; the answers before it stand.
+func TestReplayAskAllAsksAgain(t *testing.T) {
+	var got []ui.Answer
+	var gotErr error
+	tool := func(ctx context.Context) string {
+		got, gotErr = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, asked := run(rp, tool)
+	rp.Record(asked[0].ID, ui.Answer{Text: "production"}, nil)
+	rp.Record(asked[1].ID, ui.Pick(ui.Option{Label: "42"}, ui.Option{Label: "42"}), nil)
+	rp.Record(asked[2].ID, ui.Answer{Text: "the release"}, nil)
+	_, pending := run(rp, tool)
+	wantCode(t, "AskAll()", gotErr, ui.CodeInputRequired)
+	if !reflect.DeepEqual(texts(got), []string{"production"}) {
+		t.Fatalf("AskAll() = %q, want the answer before the broken one", texts(got))
+	}
+	if len(pending) != 1 || pending[0].ID != asked[1].ID || pending[0].Batch != asked[0].ID ||
+		pending[0].Hint != "Pick each option only once." {
+		t.Fatalf("Pending() = %+v, want %s again in batch %s, with its hint", pending, asked[1].ID, asked[0].ID)
 	}
 }
