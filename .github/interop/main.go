@@ -1,11 +1,13 @@
-// Command interop proves userinteraction against the MCP Go SDK. It serves a
-// tool that asks two questions, drives it with the SDK's own client over the
-// SDK's in-memory transport, and compares every answer with the one it
-// expects. On protocol 2025-11-25 the tool call waits while the client shows
-// each form (NewForm around req.Session.Elicit). On 2026-07-28 the server may
-// not send a form while it serves a call, so the host runs the call in rounds
-// (Replay, Seal, OpenReplay). The README's MCP code is cut from this file,
-// and a test of the package checks that it still appears here verbatim.
+// Command interop proves userinteraction against the MCP Go SDK. It serves
+// README's deploy tool with README's handle, drives it with the SDK's own
+// client, and compares every answer with the one it expects. On protocols
+// before 2026-07-28 the tool call waits while the client shows each form
+// (NewForm around req.Session.Elicit), after handle has checked that the
+// client can show it. On 2026-07-28 the server may not send a form while it
+// serves a call, so the host runs the call in rounds (Replay, Seal,
+// OpenReplay), in memory and over the SDK's stateless streamable HTTP on a
+// loopback listener. README's MCP code is cut from this file, and the
+// package's tests check that it still appears here verbatim and compiles.
 //
 // It exits with status 1, listing what differed, when any answer differs.
 // .ci/run runs it: cd .github/interop && go run .
