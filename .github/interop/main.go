@@ -372,6 +372,77 @@ func shapeProblem(version string, schema any) string {
 	return "choice is not an untitled enum: " + string(b)
 }
 
+// rebound calls the deploy tool in rounds by hand on 2026-07-28, as a client
+// that re-serialises its arguments between rounds: the state opens for the
+// same arguments in another spelling, and not for other arguments. It
+// returns what differs, or "".
+func rebound(ctx context.Context) (string, error) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "interop-server", Version: "v0"}, nil)
+	server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`)}, handle)
+	client := mcp.NewClient(&mcp.Implementation{Name: "interop-client", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, fmt.Errorf("a form was sent as a request, not in inputRequests")
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return "", err
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		return "", err
+	}
+	defer cs.Close()
+	// round answers every input request of res with choice and calls the
+	// tool again with args.
+	round := func(args string, res *mcp.CallToolResult, choice any) (*mcp.CallToolResult, error) {
+		params := &mcp.CallToolParams{Name: "deploy", Arguments: json.RawMessage(args)}
+		if res != nil {
+			params.InputResponses = mcp.InputResponseMap{}
+			for id := range res.InputRequests {
+				params.InputResponses[id] = accept(map[string]any{"choice": choice})
+			}
+			params.RequestState = res.RequestState
+		}
+		return cs.CallTool(ctx, params)
+	}
+	text := func(res *mcp.CallToolResult) string {
+		if len(res.Content) == 1 {
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				return t.Text
+			}
+		}
+		return fmt.Sprintf("%d input requests", len(res.InputRequests))
+	}
+	first, err := round(`{"service": "web", "replicas": 2}`, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	var diffs []string
+	other, err := round(`{"service": "db", "replicas": 2}`, first, "Production")
+	if err != nil {
+		return "", err
+	}
+	if got := text(other); !other.IsError || !strings.Contains(got, `"code":"INVALID_STATE"`) {
+		diffs = append(diffs, fmt.Sprintf("other arguments: %s (isError %v), want INVALID_STATE", got, other.IsError))
+	}
+	second, err := round(`{"replicas": 2, "service": "web"}`, first, "Production")
+	if err != nil {
+		return "", err
+	}
+	last, err := round(`{"replicas": 2.0, "service": "web"}`, second, []any{"lint"})
+	if err != nil {
+		return "", err
+	}
+	if got, want := text(last), "deployed to production after lint"; got != want || last.IsError {
+		diffs = append(diffs, fmt.Sprintf("arguments spelt anew: %s (isError %v), want %q", got, last.IsError, want))
+	}
+	return strings.Join(diffs, "; "), nil
+}
+
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -394,6 +465,17 @@ func main() {
 			failed++
 			fmt.Printf("FAIL %s  %s: %s\n", c, sc.name, diff)
 		}
+	}
+	calls++
+	switch diff, err := rebound(ctx); {
+	case err != nil:
+		failed++
+		fmt.Printf("FAIL 2026-07-28 memory  arguments spelt anew between rounds: %v\n", err)
+	case diff != "":
+		failed++
+		fmt.Printf("FAIL 2026-07-28 memory  arguments spelt anew between rounds: %s\n", diff)
+	default:
+		fmt.Println("ok   2026-07-28 memory  arguments spelt anew between rounds: the same call; other arguments: INVALID_STATE")
 	}
 	if failed > 0 {
 		fmt.Fprintf(os.Stderr, "interop: %d of %d calls answered differently\n", failed, calls)
