@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -66,26 +67,86 @@ func TestREADMEProgram(t *testing.T) {
 	}
 }
 
-// TestREADMESnippets: a ```go block of README.md that uses the MCP Go SDK
-// cannot be compiled here, as the package's go.mod requires nothing. It must
+// TestREADMESnippets: every ```go block of README.md but its program must
 // appear verbatim in .github/interop/main.go, which CI builds and runs
-// against the SDK. So must the Replay host's serve, which that server runs.
-// TestREADMEProgram compiles the blocks without the SDK.
+// against the MCP Go SDK, so the server CI proves is the one README shows.
+// TestREADMEMCPCompiles compiles the blocks themselves.
 func TestREADMESnippets(t *testing.T) {
 	readme := readFile(t, "README.md")
 	interop := readFile(t, filepath.Join(".github", "interop", "main.go"))
 	found := 0
 	for _, block := range goBlocks(readme) {
-		if !usesSDK(block) && !strings.Contains(block, "\nfunc serve(") {
+		if strings.HasPrefix(block, "package main\n") {
 			continue
 		}
-		found++
+		if usesSDK(block) {
+			found++
+		}
 		if !strings.Contains(interop, block) {
 			t.Errorf("README.md's block\n%s\ndoes not appear verbatim in .github/interop/main.go", block)
 		}
 	}
 	if found < 2 {
-		t.Fatalf("README.md has %d ```go blocks that use the MCP Go SDK or define serve, want 2 or more", found)
+		t.Fatalf("README.md has %d ```go blocks that use the MCP Go SDK, want 2 or more", found)
+	}
+}
+
+// TestREADMEMCPCompiles compiles every ```go block of README.md but its
+// program as one package, with the MCP Go SDK, in a copy of the interop
+// module: every name the blocks use is defined in README.md or in a package
+// they import. It skips only when the SDK cannot be fetched, unless
+// USERINTERACTION_REQUIRE_SDK is set, as .ci/run sets it.
+func TestREADMEMCPCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the MCP Go SDK with the go command")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	var minor int
+	if _, err := fmt.Sscanf(runtime.Version(), "go1.%d", &minor); err == nil && minor < 25 {
+		t.Skip("the MCP Go SDK needs Go 1.25, this is " + runtime.Version())
+	}
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	interop := filepath.Join(repo, ".github", "interop")
+	dir := t.TempDir()
+	gomod := strings.Replace(readFile(t, filepath.Join(interop, "go.mod")),
+		"=> ../..", "=> "+repo, 1)
+	files := map[string]string{"go.mod": gomod, "go.sum": readFile(t, filepath.Join(interop, "go.sum"))}
+	for i, block := range goBlocks(readFile(t, "README.md")) {
+		if !strings.HasPrefix(block, "package main\n") {
+			files[filepath.Join("readme", fmt.Sprintf("block%d.go", i))] =
+				strings.Replace(withImports(block), "package main\n", "package readme\n", 1)
+		}
+	}
+	if len(files) < 4 {
+		t.Fatal("README.md has no ```go blocks besides its program")
+	}
+	if err := os.Mkdir(filepath.Join(dir, "readme"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	download := exec.Command(goCmd, "mod", "download", "github.com/modelcontextprotocol/go-sdk")
+	download.Dir, download.Env = dir, env
+	if out, err := download.CombinedOutput(); err != nil {
+		if os.Getenv("USERINTERACTION_REQUIRE_SDK") == "" {
+			t.Skipf("the MCP Go SDK cannot be fetched: %v\n%s", err, out)
+		}
+		t.Fatalf("go mod download of the MCP Go SDK: %v\n%s", err, out)
+	}
+	vet := exec.Command(goCmd, "vet", "./readme")
+	vet.Dir, vet.Env = dir, env
+	if out, err := vet.CombinedOutput(); err != nil {
+		t.Fatalf("go vet of README.md's blocks with the MCP Go SDK: %v\n%s", err, out)
 	}
 }
 
@@ -135,7 +196,9 @@ var snippetImports = map[string]string{
 	"errors":          "errors",
 	"fmt":             "fmt",
 	"json":            "encoding/json",
+	"mcp":             "github.com/modelcontextprotocol/go-sdk/mcp",
 	"os":              "os",
+	"rand":            "crypto/rand",
 	"signal":          "os/signal",
 	"strings":         "strings",
 	"time":            "time",
