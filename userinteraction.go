@@ -39,13 +39,15 @@ import (
 // Label is what the human sees, and it identifies the option. No two labels
 // of a request are the same. Labels that differ only in case, in white space
 // (at their ends, or its kind and length inside), or in default-ignorable
-// code points such as U+200B ZERO WIDTH SPACE are the same: a human cannot
+// code points such as U+200D ZERO WIDTH JOINER are the same: a human cannot
 // tell them apart.
 //
 // The option's value is what the model receives: Value, or Label when Value
 // is empty. Two options may share a value. Description is extra context for
 // UIs able to show it. A Recommended option is the default choice. For a
 // MultiSelect request, the recommended options are the preselected set.
+// Label and Description are shown, so [Request.Validate] limits what they
+// hold. Value is never shown.
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -98,6 +100,10 @@ type Agent struct {
 // or true "allowCustom" decodes as DisallowCustom false. "multiSelect"
 // appears only as true. Decoding does not validate: call [Request.Validate].
 // [Ask] validates every request and never modifies it.
+//
+// A valid request's texts hold only what draws visibly and in order
+// ([Request.Validate]). So every UI shows each text as it is. It escapes
+// only for its own markup, such as HTML or Markdown.
 type Request struct {
 	Question       string
 	Header         string
@@ -186,8 +192,8 @@ func (a Answer) clone() Answer {
 // They hold letters, marks, numbers, punctuation, symbols and spaces
 // (Unicode's L, M, N, P, S and Zs). The question and descriptions may also
 // hold line feeds and tabs. A joiner (U+200C, U+200D) stands between two
-// visible characters, and a variation selector follows one. At most 4
-// combining marks follow one character. Everything else is refused: control
+// visible characters, the second not a mark. A variation selector follows a
+// visible character. At most 4 combining marks follow one character. Everything else is refused: control
 // and format characters, line and paragraph separators, private-use and
 // unassigned code points. The message names the field and the code point.
 //
@@ -200,8 +206,10 @@ func (a Answer) clone() Answer {
 //
 // Sizes are bounded, so that every UI's work on a request is: at most 1,000
 // options, 256 bytes in a label, the header, or the agent's ID or Name, and
-// 16 KiB in the question or a description. Messages quote at most 64 runes
-// of the request's text.
+// 16 KiB in the question or a description. All the shown text of a request
+// is at most 64 KiB: more than a human reads in half an hour, and a few
+// milliseconds of work for any UI. Messages quote at most 64 runes of the
+// request's text.
 func (r Request) Validate() error {
 	return validate(&r)
 }
@@ -211,6 +219,7 @@ const (
 	maxOptions    = 1000
 	maxNameBytes  = 256
 	maxProseBytes = 16 << 10
+	maxShownBytes = 64 << 10 // of all the shown text of one request
 	maxQuestions  = 100
 	maxMarks      = 4 // combining marks after one character
 )
@@ -244,6 +253,9 @@ func validateAll(reqs []Request) error {
 func problem(r *Request) string {
 	if len(r.Options) > maxOptions {
 		return fmt.Sprintf("%d options, at most %d", len(r.Options), maxOptions)
+	}
+	if n := shownBytes(r); n > maxShownBytes {
+		return fmt.Sprintf("shows %d bytes of text, at most %d", n, maxShownBytes)
 	}
 	if blank(r.Question) {
 		return "question is empty"
@@ -279,6 +291,18 @@ func problem(r *Request) string {
 		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
 	}
 	return ""
+}
+
+// shownBytes returns the size of the text that a UI shows for r.
+func shownBytes(r *Request) int {
+	n := len(r.Question) + len(r.Header)
+	if r.Agent != nil {
+		n += len(r.Agent.ID) + len(r.Agent.Name)
+	}
+	for i := range r.Options {
+		n += len(r.Options[i].Label) + len(r.Options[i].Description)
+	}
+	return n
 }
 
 // optionProblem describes the first rule o breaks, to follow the option's
@@ -329,8 +353,14 @@ func textProblem(s string, isProse bool) string {
 	prev := rune(-1) // the character before c; -1 at the start
 	marks := 0       // the combining marks since the last other character
 	for i := 0; i < len(s); {
+		if ' ' <= s[i] && s[i] < 0x7f { // printable ASCII: most of any text, and allowed
+			prev, marks = rune(s[i]), 0
+			i++
+			continue
+		}
 		c, size := utf8.DecodeRuneInString(s[i:])
 		i += size
+		mark := unicode.Is(unicode.M, c)
 		switch {
 		case c == utf8.RuneError && size == 1:
 			return "is not valid UTF-8"
@@ -340,11 +370,11 @@ func textProblem(s string, isProse bool) string {
 			return fmt.Sprintf("holds %U, which draws blank", c)
 		case isJoiner(c) && !(visible(prev) && isBase(firstRune(s[i:]))):
 			return fmt.Sprintf("holds %U, not between two visible characters", c)
-		case unicode.Is(unicode.Variation_Selector, c) && !visible(prev):
+		case mark && unicode.Is(unicode.Variation_Selector, c) && !visible(prev):
 			return fmt.Sprintf("holds %U, not after a visible character", c)
 		}
 		marks++
-		if !unicode.Is(unicode.M, c) {
+		if !mark {
 			marks = 0
 		}
 		if marks > maxMarks {

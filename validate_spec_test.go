@@ -23,6 +23,7 @@ func validByRules(r ui.Request) bool {
 	if r.Agent != nil {
 		names = append(names, r.Agent.ID, r.Agent.Name)
 	}
+
 	recommended := 0
 	for i, o := range r.Options {
 		prose = append(prose, o.Description)
@@ -41,6 +42,13 @@ func validByRules(r ui.Request) bool {
 		if o.Recommended {
 			recommended++
 		}
+	}
+	shown := 0 // bytes, at most 64 KiB in all
+	for _, s := range append(prose, names...) {
+		shown += len(s)
+	}
+	if shown > 64<<10 {
+		return false
 	}
 	for _, s := range prose {
 		if shownProblem(s, true) != "" {
