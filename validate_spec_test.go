@@ -43,11 +43,7 @@ func validByRules(r ui.Request) bool {
 			recommended++
 		}
 	}
-	shown := 0 // bytes, at most 64 KiB in all
-	for _, s := range append(prose, names...) {
-		shown += len(s)
-	}
-	if shown > 64<<10 {
+	if shownBytes(r) > 64<<10 {
 		return false
 	}
 	for _, s := range prose {
@@ -61,6 +57,18 @@ func validByRules(r ui.Request) bool {
 		}
 	}
 	return recommended <= 1 || r.MultiSelect
+}
+
+// shownBytes returns the size of all the text of r that a UI shows.
+func shownBytes(r ui.Request) int {
+	n := len(r.Question) + len(r.Header)
+	if r.Agent != nil {
+		n += len(r.Agent.ID) + len(r.Agent.Name)
+	}
+	for _, o := range r.Options {
+		n += len(o.Label) + len(o.Description)
+	}
+	return n
 }
 
 // blankInNames lists the characters that draw blank, which labels, the
@@ -96,7 +104,9 @@ func shownProblem(s string, prose bool) string {
 		}
 		return cs[i]
 	}
-	draws := func(c rune) bool { return c >= 0 && unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) }
+	draws := func(c rune) bool {
+		return c >= 0 && unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+	}
 	mark := func(c rune) bool { return c >= 0 && unicode.In(c, unicode.Mn, unicode.Mc, unicode.Me) }
 	for i, c := range cs {
 		switch {
