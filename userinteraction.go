@@ -439,7 +439,7 @@ func firstRune(s string) rune {
 
 // drawsBlank reports whether c is in blankDrawing.
 func drawsBlank(c rune) bool {
-	return c >= 0x115F && unicode.Is(blankDrawing, c)
+	return unicode.Is(blankDrawing, c)
 }
 
 // blankDrawing holds the characters that the allowlist lets through but that
@@ -448,8 +448,8 @@ func drawsBlank(c rune) bool {
 // invisible-characters.com, less what the allowlist refuses (format and
 // control characters), white space (compared as one space) and the
 // default-ignorable marks (compared as nothing), plus U+16FE4, a mark that
-// draws nothing and is not default-ignorable. They are letters and symbols,
-// so names may not hold them. Prose may: a reader sees where they are.
+// draws nothing and is not default-ignorable. Names may not hold them.
+// Prose may: a reader sees the gap they leave.
 var blankDrawing = &unicode.RangeTable{
 	R16: []unicode.Range16{
 		{Lo: 0x115F, Hi: 0x1160, Stride: 1}, // HANGUL CHOSEONG FILLER, HANGUL JUNGSEONG FILLER
