@@ -536,13 +536,14 @@ func noProvider() error {
 }
 
 // providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
-// from a provider. A typed nil is named, not kept: calling its methods could
-// panic in the caller.
+// from a provider. Its message ends with err's text, cut short and escaped
+// (escape): the text may come from a remote client. A typed nil is named,
+// not kept: calling its methods could panic in the caller.
 func providerFailed(err error) *UserInteractionError {
 	if isTypedNil(err) {
 		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
 	}
-	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error(), maxProviderText), err)
+	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
 }
 
 // isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
