@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
 )
