@@ -1218,11 +1218,30 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]Pending, 0, b.open.Len())
+	// One array holds the options of every question, and one the agents,
+	// not one of each per question: a UI that reads Pending at every change
+	// reads the whole list each time (BenchmarkInboxPoll).
+	var nOptions, nAgents int
 	for e := b.open.Front(); e != nil; e = e.Next() {
-		q := e.Value.(*question)
-		p := q.entry
-		p.Request = p.Request.clone()
+		req := &e.Value.(*question).entry.Request
+		nOptions += len(req.Options)
+		if req.Agent != nil {
+			nAgents++
+		}
+	}
+	out := make([]Pending, 0, b.open.Len())
+	options := make([]Option, 0, nOptions)
+	agents := make([]Agent, 0, nAgents)
+	for e := b.open.Front(); e != nil; e = e.Next() {
+		p := e.Value.(*question).entry
+		if n := len(p.Request.Options); n > 0 {
+			options = append(options, p.Request.Options...)
+			p.Request.Options = options[len(options)-n : len(options) : len(options)] // an append copies
+		}
+		if p.Request.Agent != nil {
+			agents = append(agents, *p.Request.Agent)
+			p.Request.Agent = &agents[len(agents)-1]
+		}
 		out = append(out, p)
 	}
 	return out
