@@ -538,6 +538,7 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 		for scan.Scan() {
 			line := scan.Text()
 			switch {
+			case line == "retry: 1000":
 			case line == "event: questions":
 				event = line
 			case strings.HasPrefix(line, "data: ") && event != "":
@@ -644,7 +645,7 @@ func TestInboxHandlerEventsServed(t *testing.T) {
 		t.Fatalf("GET /events = %d %q, want 200 text/event-stream", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	lines := bufio.NewReader(res.Body)
-	for _, want := range []string{"event: questions\n", "data: []\n", "\n"} {
+	for _, want := range []string{"retry: 1000\n", "\n", "event: questions\n", "data: []\n", "\n"} {
 		if line, err := lines.ReadString('\n'); line != want || err != nil {
 			t.Fatalf("stream line = %q, %v, want %q", line, err, want)
 		}

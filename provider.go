@@ -1575,6 +1575,9 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter) {
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
+	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil { // reconnect after a second, not three
+		return
+	}
 	for {
 		changed := h.inbox.Changed()
 		data, err := json.Marshal(h.inbox.Pending())
@@ -1697,8 +1700,9 @@ h1 { font-size: 1.25rem; margin: 0; }
 #status { margin: .25rem 0 1rem; }
 .batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
 form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
-form.gone { opacity: .65; }
+form.gone > :not(.buttons) { opacity: .6; }
 .meta, .header, .deadline { font-size: .875rem; margin: 0; }
+.deadline { font-weight: 600; }
 .header { font-weight: 700; text-transform: uppercase; letter-spacing: .03em; }
 .question { font-size: 1.0625rem; font-weight: 600; margin: .25rem 0 .5rem; }
 .question, .label, .desc { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -1712,7 +1716,9 @@ label.option input { width: 1.2rem; height: 1.2rem; margin: .15rem 0 0; flex: no
 label.own { display: block; font-size: .875rem; margin: .25rem 0; }
 label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; margin-top: .25rem; }
 .buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .75rem; }
-button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; }
+button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
+button[type=submit] { background: #2f5fb3; border-color: #2f5fb3; color: #fff; font-weight: 600; }
+button:disabled { opacity: .5; }
 .note { font-weight: 600; margin: .5rem 0 0; }
 .note:empty { display: none; }
 .refused { color: #c0262d; }
@@ -1898,7 +1904,7 @@ function connect() {
   source.addEventListener("questions", e => render(JSON.parse(e.data)));
   source.onerror = () => {
     statusLine.textContent = "Connection lost: reconnecting…";
-    if (source.readyState === EventSource.CLOSED) setTimeout(recheck, 2000);
+    if (source.readyState === EventSource.CLOSED) setTimeout(recheck, 1000);
   };
 }
 
