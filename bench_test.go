@@ -436,4 +436,3 @@ func BenchmarkInbox(b *testing.B) {
 		b.Fatal(err)
 	}
 }
-
