@@ -3,6 +3,7 @@ package userinteraction_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -109,5 +110,35 @@ func TestInboxBatchAndDeadline(t *testing.T) {
 		if o := receive(t, done); o.err != nil {
 			t.Fatalf("Ask() = %v, want an answer", o)
 		}
+	}
+}
+
+// TestInboxPendingSharesNothing: what a UI does to Pending's result (an
+// append to one question's options, a changed label or agent) reaches
+// neither the Inbox nor the other questions of the same result.
+func TestInboxPendingSharesNothing(t *testing.T) {
+	inbox := &ui.Inbox{}
+	ctx, _ := inboxScope(t, inbox)
+	first := ui.Request{Question: "first", Options: []ui.Option{{Label: "a"}, {Label: "b"}}, Agent: &ui.Agent{Name: "one"}}
+	second := ui.Request{Question: "second", Options: []ui.Option{{Label: "c"}}, Agent: &ui.Agent{Name: "two"}}
+	done := askInbox(ctx, first, second)
+	want := waitPending(t, inbox, 2)
+	got := inbox.Pending()
+	got[0].Request.Options = append(got[0].Request.Options, ui.Option{Label: "appended"})
+	got[0].Request.Options[0].Label = "changed"
+	got[0].Request.Agent.Name = "changed"
+	if got[1].Request.Options[0].Label != "c" || got[1].Request.Agent.Name != "two" {
+		t.Fatalf("Pending()[1] = %+v after the UI changed Pending()[0], want it as asked", got[1].Request)
+	}
+	if again := inbox.Pending(); !reflect.DeepEqual(again, want) {
+		t.Fatalf("Pending() = %+v after the UI changed its copy, want %+v", again, want)
+	}
+	for _, p := range want {
+		if err := inbox.Respond(p.ID, ui.Answer{Option: &p.Request.Options[0]}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o := receive(t, done); o.err != nil {
+		t.Fatalf("AskAll() = %v, want answers", o)
 	}
 }

@@ -32,9 +32,12 @@ func serve(t *testing.T) (*ui.Inbox, context.Context, http.Handler) {
 }
 
 // call serves one request to h and returns the response. A header value
-// "" leaves the header out.
+// "" leaves the header out. The client goes away after inboxWait, so that an
+// event stream served by mistake ends.
 func call(h http.Handler, method, target, body string, header ...string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	ctx, cancel := context.WithTimeout(context.Background(), inboxWait)
+	defer cancel()
+	r := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(ctx)
 	for i := 0; i+1 < len(header); i += 2 {
 		if header[i+1] != "" {
 			r.Header.Set(header[i], header[i+1])
@@ -551,7 +554,11 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-returned
+		select {
+		case <-returned:
+		case <-time.After(inboxWait):
+			t.Error("the event stream did not end when its client went away")
+		}
 	})
 	return got, cancel, returned
 }
@@ -664,4 +671,43 @@ func TestInboxHandlerEventsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	receive(t, done)
+}
+
+// brokenWriter is a ResponseWriter that cannot flush, and whose Write fails
+// when fails is set.
+type brokenWriter struct {
+	header  http.Header
+	fails   bool
+	written int
+}
+
+func (w *brokenWriter) Header() http.Header { return w.header }
+func (w *brokenWriter) WriteHeader(int)     {}
+func (w *brokenWriter) Write(p []byte) (int, error) {
+	if w.fails {
+		return 0, io.ErrClosedPipe
+	}
+	w.written += len(p)
+	return len(p), nil
+}
+
+// TestInboxHandlerEventsCannotWrite: a stream that cannot be written, or
+// cannot be flushed to its client, ends at once instead of waiting for
+// changes nobody would see.
+func TestInboxHandlerEventsCannotWrite(t *testing.T) {
+	_, _, h := serve(t)
+	for _, fails := range []bool{true, false} { // a failed write; no Flush
+		w := &brokenWriter{header: http.Header{}, fails: fails}
+		r := httptest.NewRequest("GET", "/events?token="+pageToken, nil)
+		returned := make(chan struct{})
+		go func() {
+			defer close(returned)
+			h.ServeHTTP(w, r)
+		}()
+		select {
+		case <-returned:
+		case <-time.After(inboxWait):
+			t.Fatalf("GET /events to a writer that fails (%v) or cannot flush did not return", fails)
+		}
+	}
 }
