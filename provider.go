@@ -1801,8 +1801,9 @@ function show(q, list) {
     own.autocomplete = "off";
     label.append(own);
     form.append(label);
-    if (opts.length > 0 && !multi) { // own words replace a pick: clear it, so the human sees what is sent
+    if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
       own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
+      for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
     }
   }
   const note = el("p", "note"), buttons = el("div", "buttons");
@@ -1812,7 +1813,7 @@ function show(q, list) {
   decline.type = cancel.type = "button";
   buttons.append(submit, decline, cancel);
   form.append(note, buttons);
-  const card = {form, note, sent: false};
+  const card = {form, note, batch: q.batch, sent: false};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -1835,17 +1836,19 @@ function picks(form, checked) {
 // when this page answered it, else marked.
 function leave(id, card) {
   cards.delete(id);
-  if (card.sent) {
-    const group = card.form.parentElement;
-    card.form.remove();
-    if (group !== box && group.childElementCount === 0) group.remove();
-    return;
-  }
+  if (card.batch && !Array.from(cards.values()).some(c => c.batch === card.batch)) batches.delete(card.batch);
+  if (card.sent) return drop(card.form);
   close(card, "Answered elsewhere, or withdrawn: this question is no longer open.");
   const dismiss = el("button", "", "Dismiss");
   dismiss.type = "button";
-  dismiss.addEventListener("click", () => card.form.remove());
+  dismiss.addEventListener("click", () => drop(card.form));
   card.form.querySelector(".buttons").replaceChildren(dismiss);
+}
+
+function drop(form) {
+  const group = form.parentElement;
+  form.remove();
+  if (group !== box && group.childElementCount === 0) group.remove();
 }
 
 function close(card, why) {
@@ -1877,8 +1880,8 @@ async function send(id, card, body) {
   } else if (res.status === 422) {
     refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   } else if (res.status === 409) {
-    cards.delete(id);
-    close(card, "Too late: this question was answered elsewhere, or withdrawn.");
+    leave(id, card);
+    card.note.textContent = "Too late: this question was answered elsewhere, or withdrawn.";
   } else {
     refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   }
