@@ -1450,7 +1450,8 @@ func (b *Inbox) publish() {
 //   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
 //   - GET /events streams server-sent events. A "questions" event carries
 //     the same JSON at once and at every change. The stream ends when the
-//     client goes away.
+//     client goes away, or at the server's WriteTimeout. The page then
+//     reconnects.
 //   - POST /questions/{id} responds to question id. Its body is an MCP
 //     elicitation result, read by [ElicitationAnswer]: {"action": "accept",
 //     "content": {"choice": ..., "text": ...}}, {"action": "decline"} or
@@ -1469,8 +1470,9 @@ func (b *Inbox) publish() {
 // wrong method 405. The token keeps out other local users, other pages in
 // the human's browser (cross-site requests, DNS rebinding) and anyone who
 // reaches the port. So the handler checks no Host, and a phone may reach it
-// by any name. A token shorter than 16 bytes is a programming error:
-// Handler panics.
+// by any name. Make it from crypto/rand. A token shorter than 16 bytes is a
+// programming error: Handler panics. A token in the query may reach an
+// access log, and the page puts it there only for /events.
 //
 // The page needs no outside request. It runs under a Content-Security-Policy
 // that allows its own script and style by hash, and nothing else. It writes
