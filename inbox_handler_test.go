@@ -711,3 +711,19 @@ func TestInboxHandlerEventsCannotWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestInboxHandlerMountedWithSlash: mounted with StripPrefix("/ask/"), the
+// routes see paths without their leading slash, and serve all the same.
+func TestInboxHandlerMountedWithSlash(t *testing.T) {
+	_, _, h := serve(t)
+	mux := http.NewServeMux()
+	mux.Handle("/ask/", http.StripPrefix("/ask/", h))
+	for _, tt := range []struct {
+		target string
+		status int
+	}{{"/ask/", 200}, {"/ask/questions?token=" + pageToken, 200}, {"/ask/questions", 401}, {"/ask/nope?token=" + pageToken, 404}} {
+		if w := call(mux, "GET", tt.target, ""); w.Code != tt.status {
+			t.Errorf("GET %s = %d, want %d", tt.target, w.Code, tt.status)
+		}
+	}
+}

@@ -1504,8 +1504,11 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("X-Frame-Options", "DENY")
 	path, method := r.URL.Path, r.Method
+	if !strings.HasPrefix(path, "/") { // mounted with StripPrefix("/ask/")
+		path = "/" + path
+	}
 	get := method == http.MethodGet || method == http.MethodHead
-	page := path == "/" || path == "" // "" when mounted with StripPrefix("/ask/")
+	page := path == "/"
 	if page && get {
 		header.Set("Content-Security-Policy", h.csp)
 		header.Set("Content-Type", "text/html; charset=utf-8")
