@@ -541,6 +541,25 @@ var scenarios = []scenario{
 		cancel()
 		return want(done, ui.CodeAskAborted)
 	})},
+	{"a link without its token, or with a wrong one, says so", func(s *site, browser context.Context) error {
+		t, cancel, err := s.open(browser)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		for _, tt := range []struct{ url, status string }{
+			{"http://" + s.addr + "/ask/", "Open this page through the link the host printed"},
+			{"http://" + s.addr + "/ask/#token=not-the-token-0123456789", "This link's token is wrong"},
+		} {
+			if err := t.do(chromedp.Navigate(tt.url), chromedp.Reload()); err != nil {
+				return err
+			}
+			if err := t.until("document.getElementById('status').textContent.startsWith(" + fmt.Sprintf("%q", tt.status) + ")"); err != nil {
+				return err
+			}
+		}
+		return nil // the console reports the refused stream: no check of t.problems
+	}},
 	{"a lost connection: reconnects and reads the list again", onOneTab(func(s *site, t *tab) error {
 		if err := t.until("document.getElementById('status').textContent.includes('open question')"); err != nil {
 			return err
