@@ -1,46 +1,27 @@
 package userinteraction_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/dsh-go/userinteraction"
 )
 
-// This example serves a session's questions to a web page: GET /questions
-// lists the open ones as JSON, and POST /questions?id=... answers one. Here
-// net/http/httptest plays the browser.
+// This example serves a session's questions to a web page with the Inbox's
+// handler. The human would open the printed URL; here a POST in the shape of
+// an MCP elicitation result answers for them.
 func ExampleInbox() {
 	inbox := &userinteraction.Inbox{}
+	token := "a-secret-of-16-bytes-or-more" // crypto/rand in a real host
 	mux := http.NewServeMux()
-	mux.HandleFunc("/questions", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(inbox.Pending())
-			return
-		}
-		var ans userinteraction.Answer
-		if err := json.NewDecoder(r.Body).Decode(&ans); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var refused *userinteraction.HarnessError // INVALID_ANSWER, or NOT_PENDING: too late
-		if err := inbox.Respond(r.URL.Query().Get("id"), ans, nil); errors.As(err, &refused) {
-			w.WriteHeader(http.StatusConflict)
-			_ = json.NewEncoder(w).Encode(refused)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
+	mux.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 	server := httptest.NewServer(mux)
 	defer server.Close()
+	// A host prints server.URL + "/ask/#token=" + token for the human.
 
-	// The session: the inbox is its UI, and a tool asks.
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 	dispose, err := userinteraction.Register(session, inbox)
 	if err != nil {
@@ -50,58 +31,29 @@ func ExampleInbox() {
 	defer dispose()
 	opened := inbox.Changed()
 	result := make(chan string)
-	go func() {
+	go func() { // the tool
 		ans, err := userinteraction.Ask(session, userinteraction.Request{
-			Question:       "Deploy to production?",
-			Options:        []userinteraction.Option{{Label: "Deploy", Value: "deploy"}, {Label: "Wait"}},
-			DisallowCustom: true,
+			Question: "Deploy to production?",
+			Options:  []userinteraction.Option{{Label: "Deploy", Value: "deploy"}, {Label: "Wait"}},
 		})
-		if err != nil {
-			result <- "tool: " + userinteraction.CodeOf(err)
-			return
-		}
-		result <- "tool: " + ans.Text
+		result <- fmt.Sprint(ans.Text, userinteraction.CodeOf(err))
 	}()
 	<-opened
 
-	// The browser: read the open questions, then answer the first one.
-	res, err := http.Get(server.URL + "/questions")
+	// The page answers: the POST it sends when the human picks Deploy.
+	body := strings.NewReader(`{"action": "accept", "content": {"choice": "Deploy"}}`)
+	req, _ := http.NewRequest("POST", server.URL+"/ask/questions/"+inbox.Pending()[0].ID, body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var pending []userinteraction.Pending
-	err = json.NewDecoder(res.Body).Decode(&pending)
 	res.Body.Close()
-	if err != nil || len(pending) == 0 {
-		fmt.Println("no open question:", err)
-		return
-	}
-	q := pending[0]
-	fmt.Println(q.Request.Question, q.Request.Options[0].Label, "or", q.Request.Options[1].Label)
-	answer := func(body string) {
-		res, err := http.Post(server.URL+"/questions?id="+q.ID, "application/json", bytes.NewBufferString(body))
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		defer res.Body.Close()
-		if res.StatusCode == http.StatusNoContent {
-			fmt.Println("answered")
-			return
-		}
-		var refused userinteraction.HarnessError
-		_ = json.NewDecoder(res.Body).Decode(&refused)
-		fmt.Println(res.StatusCode, refused.Code)
-	}
-	answer(`{"answer": "tomorrow"}`) // not an option: the question stays open
-	answer(`{"answer": "", "option": {"label": "Deploy"}}`)
+	fmt.Println(res.Status)
 	fmt.Println(<-result)
-	answer(`{"answer": "wait"}`) // too late: already answered
 	// Output:
-	// Deploy to production? Deploy or Wait
-	// 409 INVALID_ANSWER
-	// answered
-	// tool: deploy
-	// 409 NOT_PENDING
+	// 204 No Content
+	// deploy
 }

@@ -67,18 +67,21 @@ func TestREADMEProgram(t *testing.T) {
 	}
 }
 
-// TestREADMESnippets: every ```go block of README.md but its program must
-// appear verbatim in .github/interop/main.go, which CI builds and runs
-// against the MCP Go SDK, so the server CI proves is the one README shows.
-// TestREADMEMCPCompiles compiles the blocks themselves.
+// TestREADMESnippets: every ```go block of README.md's sections on hosts
+// that cannot wait and on the MCP Go SDK must appear verbatim in
+// .github/interop/main.go, which CI builds and runs against the SDK, so the
+// server CI proves is the one README shows. TestREADMEMCPCompiles compiles
+// the blocks themselves.
 func TestREADMESnippets(t *testing.T) {
 	readme := readFile(t, "README.md")
+	start := strings.Index(readme, "\n## Hosts that cannot wait\n")
+	end := strings.Index(readme, "\n## Error codes")
+	if start < 0 || end < start {
+		t.Fatal(`README.md has no sections "Hosts that cannot wait" to "Error codes"`)
+	}
 	interop := readFile(t, filepath.Join(".github", "interop", "main.go"))
 	found := 0
-	for _, block := range goBlocks(readme) {
-		if strings.HasPrefix(block, "package main\n") {
-			continue
-		}
+	for _, block := range goBlocks(readme[start:end]) {
 		if usesSDK(block) {
 			found++
 		}
@@ -195,8 +198,11 @@ var snippetImports = map[string]string{
 	"context":         "context",
 	"errors":          "errors",
 	"fmt":             "fmt",
+	"hex":             "encoding/hex",
+	"http":            "net/http",
 	"json":            "encoding/json",
 	"mcp":             "github.com/modelcontextprotocol/go-sdk/mcp",
+	"net":             "net",
 	"os":              "os",
 	"rand":            "crypto/rand",
 	"signal":          "os/signal",
