@@ -349,7 +349,12 @@ func TestFirstOfCtxEnds(t *testing.T) {
 	stop := errors.New("the step was stopped")
 	for _, via := range []string{"FirstOf", "Registry", "dispose"} {
 		t.Run(via, func(t *testing.T) {
-			members := []member{newRacer(blocks), newRacer(blocks), newBatchRacer(batchBlocks)}
+			// The first member's own error is not what FirstOf returns.
+			cancelled := func(ctx context.Context) (ui.Answer, error) {
+				<-ctx.Done()
+				return ui.Answer{}, ui.NewError(ui.CodeAskCancelled, "input ended", nil)
+			}
+			members := []member{newRacer(cancelled), newRacer(blocks), newBatchRacer(batchBlocks)}
 			first := ui.FirstOf(providers(members)...)
 			session := ui.WithRegistry(context.Background(), &ui.Registry{})
 			dispose := register(t, session, first)
@@ -503,12 +508,12 @@ func TestFirstOfPanics(t *testing.T) {
 // question with answer, and records the questions it was asked.
 type sequential struct {
 	asked  []string // written by the member's goroutine, read after FirstOf returns
-	answer func(i int, req ui.Request) (ui.Answer, error)
+	answer func(ctx context.Context, i int) (ui.Answer, error)
 }
 
-func (s *sequential) Ask(_ context.Context, req ui.Request) (ui.Answer, error) {
+func (s *sequential) Ask(ctx context.Context, req ui.Request) (ui.Answer, error) {
 	s.asked = append(s.asked, req.Question)
-	return s.answer(len(s.asked)-1, req)
+	return s.answer(ctx, len(s.asked)-1)
 }
 
 // TestFirstOfAskAll: batches race whole, never stitched from several UIs,
@@ -596,7 +601,7 @@ func TestFirstOfAskAll(t *testing.T) {
 
 	t.Run("one by one", func(t *testing.T) {
 		slow := newBatchRacer(batchBlocks)
-		each := &sequential{answer: func(i int, req ui.Request) (ui.Answer, error) {
+		each := &sequential{answer: func(_ context.Context, i int) (ui.Answer, error) {
 			<-slow.called
 			return ui.Answer{Text: []string{"staging", "41, 43", "tests pass"}[i]}, nil
 		}}
@@ -621,7 +626,7 @@ func TestFirstOfAskAll(t *testing.T) {
 			{"a broken answer", ui.Answer{Text: "nowhere"}, nil},
 		} {
 			failed := make(chan struct{})
-			each := &sequential{answer: func(i int, req ui.Request) (ui.Answer, error) {
+			each := &sequential{answer: func(_ context.Context, i int) (ui.Answer, error) {
 				if i == 0 {
 					return ui.Answer{Text: "staging"}, nil
 				}
@@ -645,8 +650,26 @@ func TestFirstOfAskAll(t *testing.T) {
 		}
 	})
 
+	t.Run("one by one, withdrawn between questions", func(t *testing.T) {
+		asked := make(chan struct{})
+		each := &sequential{answer: func(ctx context.Context, i int) (ui.Answer, error) {
+			close(asked) // a second call would panic
+			<-ctx.Done()
+			return ui.Answer{Text: "staging"}, nil // too late
+		}}
+		other := newBatchRacer(batchAnswers(nil, "production", "41", "now"), asked)
+		got, err := ui.AskAll(scope(t, ui.FirstOf(each, other)), three)
+		checkReturned(t, []member{other}, nil)
+		if want := []string{"production", "41", "now"}; err != nil || !reflect.DeepEqual(texts(got), want) {
+			t.Fatalf("AskAll() = %q, %v, want %q", texts(got), err, want)
+		}
+		if len(each.asked) != 1 {
+			t.Fatalf("asked %q, want no question asked once withdrawn", each.asked)
+		}
+	})
+
 	t.Run("one by one, all dropped out", func(t *testing.T) {
-		each := &sequential{answer: func(i int, req ui.Request) (ui.Answer, error) {
+		each := &sequential{answer: func(_ context.Context, i int) (ui.Answer, error) {
 			if i == 0 {
 				return ui.Answer{Text: "staging"}, nil
 			}
