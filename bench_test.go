@@ -437,38 +437,3 @@ func BenchmarkInbox(b *testing.B) {
 	}
 }
 
-// BenchmarkInboxAnswerAll opens n questions with one AskAll and answers them
-// all, as a UI does that reads Pending and responds to each: time per
-// question stays the same for 100 and for 10,000 open questions, since an
-// open, a Respond and a give-up each cost the same whatever else is open.
-// .ci/run prints the ratio of the two.
-func BenchmarkInboxAnswerAll(b *testing.B) {
-	for _, n := range []int{100, 10000} {
-		b.Run(fmt.Sprint("open=", n), func(b *testing.B) {
-			reqs := make([]ui.Request, n)
-			for i := range reqs {
-				reqs[i] = ui.Request{Question: fmt.Sprint("Question ", i, "?")}
-			}
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				inbox := &ui.Inbox{}
-				opened := inbox.Changed()
-				done := make(chan error, 1)
-				go func() {
-					_, err := inbox.AskAll(context.Background(), reqs)
-					done <- err
-				}()
-				<-opened
-				for _, q := range inbox.Pending() {
-					if err := inbox.Respond(q.ID, ui.Answer{Text: "yes"}, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := <-done; err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/question")
-		})
-	}
-}

@@ -7,12 +7,15 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -1154,19 +1157,28 @@ const maxForms = 3
 // chat bot or an editor over a socket, that answers by ID whenever it
 // connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
 // asks the human, and delivers each outcome with [Inbox.Respond].
-// [Inbox.Changed] tells it when to read Pending again.
+// [Inbox.Changed] tells it when to read Pending again. [Inbox.Handler]
+// serves such a UI to a web browser.
 //
 // A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
 // another session's UI cannot guess it, and no ID repeats. A question is open
 // from its Ask until Respond delivers its outcome, or until the asker's ctx
 // is done: the caller's step ended, or the registration was disposed. The
-// zero value is an empty Inbox ready to use. An Inbox is
+// questions of one AskAll share a Batch, and each carries the asker's
+// deadline. Hint stays empty: a refused Respond changes nothing, and tells
+// its own caller why.
+//
+// A UI shows every text of a question as it is. It escapes only for its own
+// markup, such as HTML: [Request.Validate] lets through only text that draws
+// visibly.
+//
+// The zero value is an empty Inbox ready to use. An Inbox is
 // safe for concurrent use and must not be copied after first use. Its
 // methods need a non-nil *Inbox.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
 	open    list.List            // the open questions (*question), oldest first
-	byID    map[string]*question // the open questions by ID
+	byID    map[string]*question // the open questions by ID; nil when none is open
 	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
 }
 
@@ -1181,34 +1193,56 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	answers, err := b.askAll(ctx, []Request{req})
+	answers, err := b.askAll(ctx, []Request{req}, false)
 	if err != nil {
 		return Answer{}, err
 	}
 	return answers[0], nil
 }
 
-// AskAll opens reqs at once, consecutive in Pending, and returns their
-// answers in request order. At the first error in request order, once the
-// questions before it are answered, it returns their answers and that error.
-// An error outcome closes the questions after it at once. A done ctx closes
-// every open one. Their answers could not be returned.
+// AskAll opens reqs at once, consecutive in Pending under one Batch, and
+// returns their answers in request order. At the first error in request
+// order, once the questions before it are answered, it returns their answers
+// and that error. An error outcome closes the questions after it at once. A
+// done ctx closes every open one. Their answers could not be returned.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return b.askAll(ctx, reqs)
+	return b.askAll(ctx, reqs, true)
 }
 
 // Pending returns the open questions, oldest first. A batch's questions are
-// consecutive, in request order. The result shares no memory with b.
+// consecutive, in request order. The result shares no memory with b. It
+// costs a copy of the list, whatever opened and closed before.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]Pending, 0, b.open.Len())
+	// One array holds the options of every question, and one the agents,
+	// not one of each per question: a UI that reads Pending at every change
+	// reads the whole list each time (BenchmarkInboxPoll).
+	var nOptions, nAgents int
 	for e := b.open.Front(); e != nil; e = e.Next() {
-		q := e.Value.(*question)
-		out = append(out, Pending{ID: q.id, Request: q.req.clone()})
+		req := &e.Value.(*question).entry.Request
+		nOptions += len(req.Options)
+		if req.Agent != nil {
+			nAgents++
+		}
+	}
+	out := make([]Pending, 0, b.open.Len())
+	options := make([]Option, 0, nOptions)
+	agents := make([]Agent, 0, nAgents)
+	for e := b.open.Front(); e != nil; e = e.Next() {
+		p := e.Value.(*question).entry
+		if n := len(p.Request.Options); n > 0 {
+			options = append(options, p.Request.Options...)
+			p.Request.Options = options[len(options)-n : len(options) : len(options)] // an append copies
+		}
+		if p.Request.Agent != nil {
+			agents = append(agents, *p.Request.Agent)
+			p.Request.Agent = &agents[len(agents)-1]
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -1222,28 +1256,8 @@ func (b *Inbox) Pending() []Pending {
 // [CodeNotPending]: the first Respond of a question wins. A refused Respond
 // changes nothing.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	q := b.byID[id]
-	if q == nil {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
-	}
-	r := result{err: err}
-	if err == nil {
-		var broken *brokenRule
-		if r.ans, broken = resolve(&q.req, ans); broken != nil {
-			return invalidAnswer(broken.why)
-		}
-	}
-	b.deliver(q, r)
-	if err != nil {
-		// The call returns at q's error: the questions after q leave now.
-		for _, later := range q.call[q.index+1:] {
-			b.deliver(later, r)
-		}
-	}
-	b.publish()
-	return nil
+	_, refused := b.respond(id, ans, err)
+	return refused
 }
 
 // Changed returns a channel that is closed at the next change of Pending: a
@@ -1261,8 +1275,7 @@ func (b *Inbox) Changed() <-chan struct{} {
 
 // A question is one request that an Inbox asks.
 type question struct {
-	id    string
-	req   Request     // a clone of the request asked
+	entry Pending     // as Pending lists it, its Request a clone of the one asked
 	call  []*question // the questions of its Ask or AskAll, in request order
 	index int         // its place in call
 	// outcome receives the question's outcome once, when it closes, so the
@@ -1277,13 +1290,41 @@ type result struct {
 	err error
 }
 
+// respond is [Inbox.Respond]. For an answer it refuses as broken, it also
+// returns the line that tells the human what to do instead.
+func (b *Inbox) respond(id string, ans Answer, err error) (hint string, refused error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.byID[id]
+	if q == nil {
+		return "", NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+	}
+	r := result{err: err}
+	if err == nil {
+		var broken *brokenRule
+		if r.ans, broken = resolve(&q.entry.Request, ans); broken != nil {
+			return broken.hint, invalidAnswer(broken.why)
+		}
+	}
+	b.deliver(q, r)
+	if err != nil {
+		// The call returns at q's error: the questions after q leave now.
+		for _, later := range q.call[q.index+1:] {
+			b.deliver(later, r)
+		}
+	}
+	b.publish()
+	return "", nil
+}
+
 // askAll opens reqs, which are valid, and waits for their outcomes, as
-// AskAll says.
-func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+// AskAll says. A batch is marked as one in Pending.
+func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err // not opened: no UI sees a question already given up
 	}
-	call, err := b.openAll(reqs)
+	deadline, _ := ctx.Deadline()
+	call, err := b.openAll(reqs, batch, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -1306,21 +1347,30 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return answers, nil
 }
 
-// openAll opens reqs as the questions of one call, consecutive in Pending.
-// An ID is not checked against earlier ones: two of 2^32 random 128-bit IDs
-// are equal with a chance of about 2^-65.
-func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
-	random := make([]byte, 16*len(reqs))
+// openAll opens reqs as the questions of one call, consecutive in Pending,
+// under a Batch of their own when batch is set. An ID is not checked against
+// earlier ones: two of 2^32 random 128-bit IDs are equal with a chance of
+// about 2^-65. The Batch is random too, so that it names no question.
+func (b *Inbox) openAll(reqs []Request, batch bool, deadline time.Time) ([]*question, error) {
+	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
 	if _, err := rand.Read(random); err != nil {
 		// Since Go 1.24 crypto/rand.Read never fails. Go 1.21 could.
 		// Registry.Ask makes this error PROVIDER_FAILED.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
+	var batchID string
+	if batch {
+		batchID = hex.EncodeToString(random[16*len(reqs):])
+	}
 	call := make([]*question, len(reqs))
 	for i, req := range reqs {
 		call[i] = &question{
-			id:      hex.EncodeToString(random[16*i : 16*(i+1)]),
-			req:     req.clone(),
+			entry: Pending{
+				ID:       hex.EncodeToString(random[16*i : 16*(i+1)]),
+				Request:  req.clone(),
+				Batch:    batchID,
+				Deadline: deadline,
+			},
 			call:    call,
 			index:   i,
 			outcome: make(chan result, 1),
@@ -1332,7 +1382,7 @@ func (b *Inbox) openAll(reqs []Request) ([]*question, error) {
 		b.byID = make(map[string]*question)
 	}
 	for _, q := range call {
-		b.byID[q.id] = q
+		b.byID[q.entry.ID] = q
 	}
 	for _, q := range call {
 		q.elem = b.open.PushBack(q)
@@ -1362,7 +1412,12 @@ func (b *Inbox) deliver(q *question, r result) bool {
 	if q.elem == nil {
 		return false
 	}
-	delete(b.byID, q.id)
+	delete(b.byID, q.entry.ID)
+	if len(b.byID) == 0 {
+		// A Go map keeps the buckets of its largest size: after a burst
+		// of questions, an empty Inbox drops them.
+		b.byID = nil
+	}
 	b.open.Remove(q.elem)
 	q.elem = nil
 	q.outcome <- r
@@ -1377,6 +1432,494 @@ func (b *Inbox) publish() {
 		b.changed = nil
 	}
 }
+
+// ----------------------------------------------------------------------------
+// Inbox: the web page and its routes
+
+// Handler returns an [http.Handler] that serves b to a web browser: a page
+// that shows the open questions, and the routes it uses. Mount it under a
+// prefix of its own:
+//
+//	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
+//
+// The human opens the page at /ask/#token=..., a URL the host prints for
+// them. The fragment never reaches a server or its log. The routes,
+// relative to the mount point:
+//
+//   - GET / is the page. It holds no question and needs no token.
+//   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
+//   - GET /events streams server-sent events. A "questions" event carries
+//     the same JSON at once and at every change. The stream ends when the
+//     client goes away.
+//   - POST /questions/{id} responds to question id. Its body is an MCP
+//     elicitation result, read by [ElicitationAnswer]: {"action": "accept",
+//     "content": {"choice": ..., "text": ...}}, {"action": "decline"} or
+//     {"action": "cancel"}.
+//
+// A POST is 204 when the outcome is delivered. An answer that breaks the
+// request's rules is 422, and the question stays open. A question that is
+// not open is 409. Both carry the [HarnessError] JSON, and a 422 adds
+// "hint", the line that tells the human what to do instead. A body that is
+// no such result is 400, one over 1 MiB is 413, and one that is not
+// application/json is 415.
+//
+// Every route but the page needs token, as "Authorization: Bearer" or as the
+// query parameter token, which an EventSource can send. Without it a request
+// is 401, whatever its path or method. Then an unknown path is 404, and a
+// wrong method 405. The token keeps out other local users, other pages in
+// the human's browser (cross-site requests, DNS rebinding) and anyone who
+// reaches the port. So the handler checks no Host, and a phone may reach it
+// by any name. A token shorter than 16 bytes is a programming error:
+// Handler panics.
+//
+// The page needs no outside request. It runs under a Content-Security-Policy
+// that allows its own script and style by hash, and nothing else. It writes
+// every text with textContent, never as HTML.
+func (b *Inbox) Handler(token string) http.Handler {
+	if len(token) < minToken {
+		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
+	}
+	return &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP()}
+}
+
+const (
+	minToken = 16      // bytes of a Handler's token, at least
+	maxBody  = 1 << 20 // bytes of a response's body, at most
+)
+
+// inboxHandler is the handler that [Inbox.Handler] returns.
+type inboxHandler struct {
+	inbox *Inbox
+	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
+	csp   string   // the page's Content-Security-Policy
+}
+
+// ServeHTTP routes by path and method, as Go 1.21's ServeMux cannot.
+func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	header := w.Header()
+	header.Set("X-Content-Type-Options", "nosniff")
+	header.Set("Cache-Control", "no-store")
+	header.Set("Referrer-Policy", "no-referrer")
+	header.Set("X-Frame-Options", "DENY")
+	path, method := r.URL.Path, r.Method
+	get := method == http.MethodGet || method == http.MethodHead
+	page := path == "/" || path == "" // "" when mounted with StripPrefix("/ask/")
+	if page && get {
+		header.Set("Content-Security-Policy", h.csp)
+		header.Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, inboxPage)
+		return
+	}
+	if !h.authorized(r) {
+		header.Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
+		return
+	}
+	id, answer := strings.CutPrefix(path, "/questions/")
+	answer = answer && id != "" && !strings.Contains(id, "/")
+	switch {
+	case path == "/questions" && get:
+		h.serveQuestions(w)
+	case path == "/events" && method == http.MethodGet:
+		h.serveEvents(w, r)
+	case answer && method == http.MethodPost:
+		h.serveAnswer(w, r, id)
+	case page || path == "/questions":
+		methodNotAllowed(w, "GET, HEAD")
+	case path == "/events":
+		methodNotAllowed(w, "GET")
+	case answer:
+		methodNotAllowed(w, "POST")
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// authorized reports whether r carries the token, in its Authorization
+// header or its query.
+func (h *inboxHandler) authorized(r *http.Request) bool {
+	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
+		return true
+	}
+	return h.isToken(r.URL.Query().Get("token"))
+}
+
+// isToken reports whether given is the token, in time that does not depend
+// on where they differ, nor on given's length.
+func (h *inboxHandler) isToken(given string) bool {
+	sum := sha256.Sum256([]byte(given))
+	return given != "" && subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
+}
+
+// methodNotAllowed answers 405 with the methods a route allows.
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	http.Error(w, "method not allowed: use "+allow, http.StatusMethodNotAllowed)
+}
+
+// serveQuestions writes the open questions as JSON.
+func (h *inboxHandler) serveQuestions(w http.ResponseWriter) {
+	data, err := json.Marshal(h.inbox.Pending())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(data)
+}
+
+// serveEvents writes a "questions" event with the open questions now and at
+// every change, until the client goes away. Changes that come while an event
+// is written are sent as one.
+func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	flush := http.NewResponseController(w).Flush
+	for {
+		changed := h.inbox.Changed()
+		data, err := json.Marshal(h.inbox.Pending())
+		if err != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(w, "event: questions\ndata: %s\n\n", data); err != nil {
+			return
+		}
+		if err := flush(); err != nil {
+			return
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// serveAnswer responds to question id with the elicitation result in r's
+// body.
+func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request, id string) {
+	if r.ContentLength > maxBody {
+		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
+		http.Error(w, "the body is not application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	var result struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &result)
+	}
+	if err != nil {
+		http.Error(w, "the body is not an elicitation result: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ans, outcome := ElicitationAnswer(result.Action, result.Content)
+	if CodeOf(outcome) == CodeInvalidAnswer { // a client's bug, not the human's answer
+		http.Error(w, "the body is not an elicitation result: "+outcome.Error(), http.StatusBadRequest)
+		return
+	}
+	hint, refused := h.inbox.respond(id, ans, outcome)
+	switch CodeOf(refused) {
+	case "":
+		w.WriteHeader(http.StatusNoContent)
+	case CodeInvalidAnswer:
+		writeRefusal(w, http.StatusUnprocessableEntity, refused, hint)
+	default:
+		writeRefusal(w, http.StatusConflict, refused, "")
+	}
+}
+
+// writeRefusal writes the refused Respond's error as the JSON of its
+// [HarnessError], with hint beside it when there is one.
+func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
+	var e *HarnessError
+	errors.As(refused, &e) // every refusal of respond is one
+	data, _ := json.Marshal(struct {
+		*HarnessError
+		Hint string `json:"hint,omitempty"`
+	}{e, hint})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// pageCSP returns the page's Content-Security-Policy: its own script and
+// style, allowed by their hashes, requests to its own origin, and nothing
+// else. A hash, not a nonce, since the page is static.
+func pageCSP() string {
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
+		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// inboxPage is the page that [Inbox.Handler] serves at its root. It is
+// static: the questions come from its routes, read with the token in the
+// page's URL fragment.
+const inboxPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Questions</title>
+<style>` + pageStyle + `</style>
+</head>
+<body>
+<main>
+<h1>Questions from your agent</h1>
+<p id="status" role="status">Connecting…</p>
+<div id="questions"></div>
+</main>
+<script>` + pageScript + `</script>
+</body>
+</html>
+`
+
+// pageStyle is the page's style sheet.
+const pageStyle = `
+:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; }
+body { margin: 0; }
+main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.25rem; margin: 0; }
+#status { margin: .25rem 0 1rem; }
+.batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
+form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
+form.gone { opacity: .65; }
+.meta, .header, .deadline { font-size: .875rem; margin: 0; }
+.header { font-weight: 700; text-transform: uppercase; letter-spacing: .03em; }
+.question { font-size: 1.0625rem; font-weight: 600; margin: .25rem 0 .5rem; }
+.question, .label, .desc { white-space: pre-wrap; overflow-wrap: anywhere; }
+fieldset { border: 0; padding: 0; margin: 0 0 .5rem; }
+legend { font-size: .875rem; padding: 0; }
+label.option { display: flex; gap: .6rem; padding: .45rem .25rem; border-radius: .375rem; }
+label.option:hover { background: #8882; }
+label.option input { width: 1.2rem; height: 1.2rem; margin: .15rem 0 0; flex: none; }
+.desc { display: block; font-size: .875rem; opacity: .8; }
+.rec { font-size: .8125rem; font-style: italic; }
+label.own { display: block; font-size: .875rem; margin: .25rem 0; }
+label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; margin-top: .25rem; }
+.buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .75rem; }
+button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; }
+.note { font-weight: 600; margin: .5rem 0 0; }
+.note:empty { display: none; }
+.refused { color: #c0262d; }
+:focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
+`
+
+// pageScript is the page's script. It writes text only with textContent.
+const pageScript = `
+"use strict";
+const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
+const statusLine = document.getElementById("status");
+const box = document.getElementById("questions");
+const cards = new Map(); // question ID -> the card that shows it
+const batches = new Map(); // batch -> {group, total, shown}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text) e.textContent = text;
+  return e;
+}
+
+function render(list) {
+  const open = new Set(list.map(q => q.id));
+  for (const [id, card] of cards) if (!open.has(id)) leave(id, card);
+  for (const q of list) if (!cards.has(q.id)) show(q, list);
+  statusLine.textContent = list.length === 0 ? "No open questions." :
+    list.length === 1 ? "1 open question." : list.length + " open questions.";
+}
+
+function show(q, list) {
+  const r = q.request, opts = r.options || [];
+  const multi = !!r.multiSelect && opts.length > 0;
+  const form = el("form");
+  let parent = box;
+  if (q.batch) {
+    let b = batches.get(q.batch);
+    if (!b) {
+      b = {group: el("section", "batch"), total: list.filter(p => p.batch === q.batch).length, shown: 0};
+      batches.set(q.batch, b);
+      box.append(b.group);
+    }
+    b.shown++;
+    if (b.total > 1) form.append(el("p", "meta", "Question " + b.shown + " of " + b.total));
+    parent = b.group;
+  }
+  if (r.header) form.append(el("p", "header", r.header));
+  if (r.agent) form.append(el("p", "meta", "From " + [r.agent.name, r.agent.id].filter(Boolean).join(", ")));
+  const text = el("p", "question", r.question);
+  text.id = "q-" + q.id;
+  form.setAttribute("aria-labelledby", text.id);
+  form.append(text);
+  if (q.deadline) {
+    const d = el("p", "deadline");
+    d.dataset.deadline = q.deadline;
+    form.append(d);
+  }
+  if (opts.length > 0) {
+    const set = el("fieldset");
+    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
+    for (const o of opts) {
+      const label = el("label", "option"), input = el("input"), words = el("span");
+      input.type = multi ? "checkbox" : "radio";
+      input.name = "choice";
+      input.value = o.label;
+      input.checked = !!o.recommended;
+      words.append(el("span", "label", o.label));
+      if (o.recommended) words.append(el("span", "rec", " (recommended)"));
+      if (o.description) words.append(el("span", "desc", o.description));
+      label.append(input, words);
+      set.append(label);
+    }
+    form.append(set);
+  }
+  let own = null;
+  if (opts.length === 0 || r.allowCustom !== false) {
+    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
+    own = el("input");
+    own.type = "text";
+    own.autocomplete = "off";
+    label.append(own);
+    form.append(label);
+    if (opts.length > 0 && !multi) { // own words replace a pick: clear it, so the human sees what is sent
+      own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
+    }
+  }
+  const note = el("p", "note"), buttons = el("div", "buttons");
+  note.setAttribute("role", "alert");
+  const submit = el("button", "", "Answer"), decline = el("button", "", "Decline"), cancel = el("button", "", "Cancel");
+  submit.type = "submit";
+  decline.type = cancel.type = "button";
+  buttons.append(submit, decline, cancel);
+  form.append(note, buttons);
+  const card = {form, note, sent: false};
+  form.addEventListener("submit", e => {
+    e.preventDefault();
+    const content = {}, chosen = picks(form, true).map(i => i.value);
+    if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
+    if (own && own.value.trim() !== "") content.text = own.value;
+    send(q.id, card, {action: "accept", content});
+  });
+  decline.addEventListener("click", () => send(q.id, card, {action: "decline"}));
+  cancel.addEventListener("click", () => send(q.id, card, {action: "cancel"}));
+  cards.set(q.id, card);
+  parent.append(form);
+  tick();
+}
+
+function picks(form, checked) {
+  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
+}
+
+// leave takes a question that is no longer open off the page: gone quietly
+// when this page answered it, else marked.
+function leave(id, card) {
+  cards.delete(id);
+  if (card.sent) {
+    const group = card.form.parentElement;
+    card.form.remove();
+    if (group !== box && group.childElementCount === 0) group.remove();
+    return;
+  }
+  close(card, "Answered elsewhere, or withdrawn: this question is no longer open.");
+  const dismiss = el("button", "", "Dismiss");
+  dismiss.type = "button";
+  dismiss.addEventListener("click", () => card.form.remove());
+  card.form.querySelector(".buttons").replaceChildren(dismiss);
+}
+
+function close(card, why) {
+  card.form.classList.add("gone");
+  for (const c of card.form.elements) c.disabled = true;
+  card.note.classList.remove("refused");
+  card.note.textContent = why;
+  const d = card.form.querySelector(".deadline");
+  if (d) d.remove();
+}
+
+async function send(id, card, body) {
+  if (card.form.classList.contains("gone")) return;
+  card.note.textContent = "";
+  let res, refusal = {};
+  try {
+    res = await fetch("questions/" + encodeURIComponent(id), {
+      method: "POST",
+      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 204) refusal = await res.json().catch(() => ({}));
+  } catch (e) {
+    return refuse(card, "Not sent: the connection is lost. Try again.");
+  }
+  if (res.status === 204) {
+    card.sent = true;
+    close(card, body.action === "accept" ? "Answered." : body.action === "decline" ? "Declined." : "Cancelled.");
+  } else if (res.status === 422) {
+    refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  } else if (res.status === 409) {
+    cards.delete(id);
+    close(card, "Too late: this question was answered elsewhere, or withdrawn.");
+  } else {
+    refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  }
+}
+
+function refuse(card, why) {
+  card.note.classList.add("refused");
+  card.note.textContent = why;
+}
+
+function tick() {
+  for (const d of document.querySelectorAll("[data-deadline]")) {
+    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
+    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
+    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
+  }
+}
+
+// connect follows the event stream. An EventSource reconnects by itself; one
+// that gave up (the server said no) is opened again after a check.
+function connect() {
+  const source = new EventSource("events?token=" + encodeURIComponent(token));
+  source.addEventListener("questions", e => render(JSON.parse(e.data)));
+  source.onerror = () => {
+    statusLine.textContent = "Connection lost: reconnecting…";
+    if (source.readyState === EventSource.CLOSED) setTimeout(recheck, 2000);
+  };
+}
+
+async function recheck() {
+  try {
+    const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
+    if (res.status === 401) {
+      statusLine.textContent = "This link's token is wrong: open the link the host printed.";
+      return;
+    }
+  } catch (e) {}
+  connect();
+}
+
+if (token === "") {
+  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
+} else {
+  connect();
+  setInterval(tick, 1000);
+}
+`
 
 // ----------------------------------------------------------------------------
 // Replay
