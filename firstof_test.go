@@ -755,3 +755,20 @@ func TestFirstOfInbox(t *testing.T) {
 		t.Fatalf("Pending() = %d questions after every ask returned, want none", len(p))
 	}
 }
+
+// BenchmarkFirstOfAsk is a question through a registry whose provider is
+// FirstOf of a UI that answers at once and one that waits to be withdrawn,
+// beside BenchmarkAsk's plain provider.
+func BenchmarkFirstOfAsk(b *testing.B) {
+	waits := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		<-ctx.Done()
+		return ui.Answer{}, ctx.Err()
+	})
+	ctx := scope(b, ui.FirstOf(waits, answering("yes")))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ui.Ask(ctx, question); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2605,7 +2605,8 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // outcome of a provider, an answer that breaks a rule included, drops that
 // provider out, and the others go on. When all have dropped out, the outcome
 // of the first in argument order is returned. When ctx ends, every provider
-// is withdrawn and the error is ctx.Err().
+// is withdrawn. An answer or decline that still comes wins, else the error
+// is ctx.Err().
 //
 // AskAll races whole batches. The first provider to answer every question
 // wins, so the answers all come from one UI. A decline of one question wins
