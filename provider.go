@@ -2825,6 +2825,214 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // ----------------------------------------------------------------------------
 // FirstOf
 
+// FirstOf returns a [BatchProvider] that asks every one of providers at
+// once, so that the human answers on whichever UI is at hand. It returns nil
+// when providers is empty or holds a nil one, so [Registry.Register] refuses
+// it. It is safe for concurrent use when each of providers is.
+//
+// The first answer that keeps the rules of [Answer] wins, as does the first
+// [CodeAskDeclined]. The other providers are then withdrawn. Their ctx ends,
+// with a cause that says another UI answered. Only one UI's answer is ever
+// returned, and an answer that comes after the winner is dropped. Any other
+// outcome of a provider, an answer that breaks a rule included, drops that
+// provider out, and the others go on. When all have dropped out, the outcome
+// of the first in argument order is returned. When ctx ends, every provider
+// is withdrawn. An answer or decline that still comes wins, else the error
+// is ctx.Err().
+//
+// AskAll races whole batches. The first provider to answer every question
+// wins, so the answers all come from one UI. A decline of one question wins
+// with the answers before it. A provider that is not a BatchProvider is
+// asked its batch one question after another.
+//
+// Ask and AskAll return once every provider has returned, so a provider that
+// ignores its ctx holds the ask. A panic in a provider is raised again in
+// the caller, after the others have returned. An invalid request is
+// [CodeInvalidRequest], and no provider is asked. A [Replay] has no place
+// among providers: it never waits for the human.
+func FirstOf(providers ...Provider) Provider {
+	if len(providers) == 0 {
+		return nil
+	}
+	for _, p := range providers {
+		if isNilProvider(p) {
+			return nil
+		}
+	}
+	return &firstOf{providers: slices.Clone(providers)}
+}
+
+// firstOf is the provider that FirstOf returns.
+type firstOf struct {
+	providers []Provider // at least one, none nil
+}
+
+var _ BatchProvider = (*firstOf)(nil)
+
+// Ask races the providers of f for req, as FirstOf says.
+func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
+	if err := ctxErr(ctx); err != nil {
+		return Answer{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	answers, err := f.race(ctx, func(ctx context.Context, p Provider) ([]Answer, error) {
+		ans, err := askChecked(ctx, p, &req, "")
+		if err != nil {
+			return nil, err
+		}
+		return []Answer{ans}, nil
+	})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+// AskAll races the providers of f for the whole batch reqs, as FirstOf says.
+func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := validateAll(reqs); err != nil {
+		return nil, err
+	}
+	return f.race(ctx, func(ctx context.Context, p Provider) ([]Answer, error) {
+		return askBatchChecked(ctx, p, reqs)
+	})
+}
+
+// A runOutcome is how one provider's part of a race ended.
+type runOutcome struct {
+	index    int // the provider's place in the arguments of FirstOf
+	answers  []Answer
+	err      error
+	panicked any // the value of the provider's panic, or nil
+}
+
+// errProviderStopped is the error of a provider that ended its goroutine
+// without returning or panicking with a value: runtime.Goexit, or panic(nil)
+// under GODEBUG=panicnil=1. Such a provider drops out.
+var errProviderStopped = errors.New("userinteraction: a provider of FirstOf stopped its goroutine")
+
 // errAnsweredElsewhere is the cause of the context of a UI that FirstOf
 // withdraws because another UI answered first.
 var errAnsweredElsewhere = errors.New("another UI answered the question")
+
+// errPanicElsewhere is the cause of the context of a UI that FirstOf
+// withdraws because another UI panicked.
+var errPanicElsewhere = errors.New("another UI panicked")
+
+// race runs ask for every provider of f at once, each under a context of its
+// own derived from ctx, and returns the winning outcome once all returned.
+// ask returns an error unless every answer is there and keeps the rules.
+func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) ([]Answer, error)) ([]Answer, error) {
+	members, withdraw := context.WithCancelCause(ctx)
+	defer withdraw(nil)
+	// Buffered, so that no provider's goroutine waits to report its outcome.
+	outcomes := make(chan runOutcome, len(f.providers))
+	for i, p := range f.providers {
+		go func(i int, p Provider) {
+			o := runOutcome{index: i, err: errProviderStopped}
+			defer func() { // always sends: a panic, or Goexit, must not leave the race waiting
+				if v := recover(); v != nil {
+					o = runOutcome{index: i, panicked: v}
+				}
+				outcomes <- o
+			}()
+			o.answers, o.err = ask(members, p)
+		}(i, p)
+	}
+	byIndex := make([]runOutcome, len(f.providers))
+	var win, panicked *runOutcome
+	for range f.providers {
+		o := <-outcomes
+		byIndex[o.index] = o
+		switch {
+		case o.panicked != nil:
+			if panicked == nil {
+				panicked = &o
+				withdraw(errPanicElsewhere)
+			}
+		case win == nil && panicked == nil && wins(o.err):
+			win = &o
+			withdraw(errAnsweredElsewhere)
+		}
+	}
+	switch {
+	case panicked != nil:
+		panic(panicked.panicked) // nothing is swallowed, not even after a win
+	case win != nil:
+		return win.answers, win.err
+	case ctx.Err() != nil:
+		return byIndex[0].answers, ctx.Err()
+	}
+	return byIndex[0].answers, byIndex[0].err
+}
+
+// wins reports whether err, a provider's error in a race, wins it: nil,
+// once the answers passed the rules, or a decline. A typed nil is never
+// asked for its code: its methods could panic.
+func wins(err error) bool {
+	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
+}
+
+// askChecked asks p the question req, valid, and checks the answer as step 6
+// of [Registry.Ask] does. which names the question in an INVALID_ANSWER
+// ("questions[2]: "). p is not called once ctx is done: it was withdrawn.
+func askChecked(ctx context.Context, p Provider, req *Request, which string) (Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{}, err
+	}
+	ans, err := p.Ask(ctx, *req)
+	if err != nil {
+		return Answer{}, err
+	}
+	ans, broken := resolve(req, ans)
+	if broken != nil {
+		return Answer{}, invalidAnswer(which + broken.why)
+	}
+	return ans, nil
+}
+
+// askBatchChecked asks p the batch reqs, valid, as [Registry.AskAll] would:
+// once when p is a BatchProvider, else one question after another. It checks
+// each answer against its request, and returns an error unless every
+// question has an answer that keeps the rules.
+func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer, error) {
+	bp, ok := p.(BatchProvider)
+	if !ok {
+		answers := make([]Answer, 0, len(reqs))
+		for i := range reqs {
+			ans, err := askChecked(ctx, p, &reqs[i], fmt.Sprintf("questions[%d]: ", i))
+			if err != nil {
+				return answers, err
+			}
+			answers = append(answers, ans)
+		}
+		return answers, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	given, err := bp.AskAll(ctx, reqs)
+	if len(given) > len(reqs) {
+		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	}
+	answers := make([]Answer, 0, len(given))
+	for i, ans := range given {
+		ans, broken := resolve(&reqs[i], ans)
+		if broken != nil {
+			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
+		}
+		answers = append(answers, ans)
+	}
+	switch {
+	case err != nil:
+		return answers, err
+	case len(answers) < len(reqs):
+		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
+	}
+	return answers, nil
+}
