@@ -198,11 +198,18 @@ func (t *tab) do(actions ...chromedp.Action[chromedp.Void]) error {
 func (t *tab) until(js string) error {
 	ctx, cancel := context.WithTimeout(t.ctx, wait)
 	defer cancel()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond)))
-	if err != nil {
-		return fmt.Errorf("waiting for %s: %w", js, err)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond)))
+		// A poll runs in the page's JavaScript context, which a navigation
+		// replaces: then it polls the new one.
+		if err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "Cannot find context with specified id") {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for %s: %w", js, err)
+		}
+		return nil
 	}
-	return nil
 }
 
 // eval returns the value of the JavaScript expression js.
