@@ -1774,11 +1774,9 @@ func questionID(canonical string, n int) string {
 
 // startRun starts a new run on p: the record stays, the asks and pending
 // questions of the previous run (or of the sealed state) are forgotten. p.mu
-// is held. The map of asks is cleared, not dropped: the next run fills it
-// again without allocating, and it keeps the size of the largest run.
+// is held.
 func (p *Replay) startRun() {
-	p.pending, p.opened = nil, false
-	clear(p.asked)
+	p.pending, p.asked, p.opened = nil, nil, false
 }
 
 // entries returns the record's JSON values: each outcome as its answer, its
