@@ -1668,9 +1668,9 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if err != nil {
 		return nil, invalidState(err)
 	}
-	rp := &Replay{record: record, opened: true}
+	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
 	for i := range s.Pending {
-		rp.pending = append(rp.pending, s.Pending[i].pending())
+		rp.pending[i] = s.Pending[i].pending()
 	}
 	return rp, nil
 }
