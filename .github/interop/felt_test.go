@@ -5,18 +5,19 @@ package main
 // worst case for the package's share. Each benchmark is one tool call from
 // the SDK's client to the SDK's server and back:
 //
-//	RoundPlain       a tool that answers at once, without the package
-//	RoundAnswer      the last round of a call with one question: OpenReplay,
-//	                 the recorded response, a run of the tool, the answer
-//	RoundAnswerBase  RoundAnswer's params, byte for byte, sent to a tool of
-//	                 the same name that ignores them and answers at once
-//	RoundAsk         the first round of that call: a run, Seal, inputRequests
-//	RoundAnswerAll10 the last round of a call that asks ten questions in one AskAll
+//	RoundPlain           a tool that answers at once, without the package
+//	RoundAnswer          the last round of a call with one question: OpenReplay,
+//	                     the recorded response, a run of the tool, the answer
+//	RoundAnswerBase      RoundAnswer's params, byte for byte, sent to a tool of
+//	                     the same name that ignores them and answers at once
+//	RoundAsk             the first round of that call: a run, Seal, inputRequests
+//	RoundAnswerAll10     the last round of a call that asks ten questions in
+//	                     one AskAll
 //	RoundAnswerAll10Base its params sent to a tool that ignores them
-//	RoundAskAll10    the first round of that call
-//	ElicitHand       protocol 2025-11-25: a tool that sends a hand-written
-//	                 elicitation/create and reads the response by hand
-//	ElicitForm       the same question through NewForm around the SDK's Elicit
+//	RoundAskAll10        the first round of that call
+//	ElicitHand           protocol 2025-11-25: a tool that sends a hand-written
+//	                     elicitation/create and reads the response by hand
+//	ElicitForm           the same question through NewForm around the SDK's Elicit
 //
 // The package's own share of a round is (RoundAnswer - RoundAnswerBase) /
 // RoundPlain, and the same for AskAll10 (goals: at most 0.05 and 0.10): what
