@@ -102,22 +102,38 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending.
+// wirePending is the JSON shape of a Pending. Its request is the JSON shape
+// too, so that encoding/json reads and writes it in one pass: a Request
+// field would have its JSON checked again by its methods.
 type wirePending struct {
-	ID       string     `json:"id"`
-	Request  Request    `json:"request"`
-	Batch    string     `json:"batch,omitempty"`
-	Hint     string     `json:"hint,omitempty"`
-	Deadline *time.Time `json:"deadline,omitempty"`
+	ID       string      `json:"id"`
+	Request  wireRequest `json:"request"`
+	Batch    string      `json:"batch,omitempty"`
+	Hint     string      `json:"hint,omitempty"`
+	Deadline *time.Time  `json:"deadline,omitempty"`
 }
 
 // MarshalJSON encodes q as described on [Pending].
 func (q Pending) MarshalJSON() ([]byte, error) {
-	w := wirePending{ID: q.ID, Request: q.Request, Batch: q.Batch, Hint: q.Hint}
+	return json.Marshal(q.wire())
+}
+
+// wire returns q's JSON shape.
+func (q *Pending) wire() wirePending {
+	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Hint: q.Hint}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
-	return json.Marshal(w)
+	return w
+}
+
+// pending returns the Pending that w is the JSON shape of.
+func (w *wirePending) pending() Pending {
+	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
+	return q
 }
 
 // UnmarshalJSON decodes the JSON object described on [Pending] into q,
@@ -130,10 +146,7 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*q = Pending{ID: w.ID, Request: w.Request, Batch: w.Batch, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
+	*q = w.pending()
 	return nil
 }
 
@@ -2002,9 +2015,14 @@ var _ BatchProvider = (*Replay)(nil)
 // [Form] would lead its next form. The third refused response to a question
 // is its outcome [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
+	return p.ask(req)
+}
+
+// ask is Ask of req, valid.
+func (p *Replay) ask(req Request) (Answer, error) {
 	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
 		return Answer{}, err
@@ -2036,10 +2054,23 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	p.startRun()
 	p.mu.Unlock()
 	r := &Registry{}
-	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
+	dispose, _ := r.Register(inRun{p}) // cannot fail: r is new
 	defer dispose()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
+}
+
+// inRun is p as the provider of the Registry of one of its runs. That
+// Registry validates every request before it asks, so inRun does not
+// validate them again, as p's own Ask and AskAll do: Validate is about a
+// microsecond a question, and the felt figure of a ten-question AskAll
+// counts each (CONTRIBUTING, "The figures a user feels").
+type inRun struct{ p *Replay }
+
+func (r inRun) Ask(_ context.Context, req Request) (Answer, error) { return r.p.ask(req) }
+
+func (r inRun) AskAll(_ context.Context, reqs []Request) ([]Answer, error) {
+	return r.p.replay(reqs, true)
 }
 
 // Pending returns the questions this run asked that had no recorded outcome
@@ -2105,6 +2136,10 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
+	if !json.Valid(data) {
+		var v any
+		return fmt.Errorf("userinteraction: Replay record: %w", json.Unmarshal(data, &v)) // the syntax error
+	}
 	record, err := decodeRecord(data)
 	if err != nil {
 		return err
@@ -2132,13 +2167,12 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	s := sealed[map[string]any]{
-		Version: sealVersion,
-		Expires: expiry(time.Now(), ttl),
-		Binding: digest(binding),
-		Record:  p.entries(),
-		Pending: p.Pending(),
+	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entries()}
+	p.mu.Lock()
+	for i := range p.pending {
+		s.Pending = append(s.Pending, p.pending[i].wire())
 	}
+	p.mu.Unlock()
 	payload, err := json.Marshal(s)
 	if err != nil {
 		return "", err
@@ -2187,11 +2221,15 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if time.Now().UnixMilli() > s.Expires {
 		return nil, invalidState(errors.New("state expired"))
 	}
-	record, err := decodeRecord(s.Record)
+	record, err := decodeRecord(s.Record) // valid JSON: json.Unmarshal checked the payload
 	if err != nil {
 		return nil, invalidState(err)
 	}
-	return &Replay{record: record, pending: s.Pending, opened: true}, nil
+	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
+	for i := range s.Pending {
+		rp.pending[i] = s.Pending[i].pending()
+	}
+	return rp, nil
 }
 
 // replay answers the valid requests reqs from the record, as AskAll says.
@@ -2271,8 +2309,7 @@ func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hi
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
 // held.
 func (p *Replay) id(req *Request) string {
-	var scratch [256]byte // enough for most requests, without a heap buffer
-	canonical := appendCanonical(scratch[:0], req)
+	canonical := string(appendCanonical(nil, req))
 	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
@@ -2286,29 +2323,21 @@ func (p *Replay) id(req *Request) string {
 }
 
 // questionID returns the ID of the request whose canonical JSON is
-// canonical, asked n times before in its run. It appends the count in the
-// spare capacity of canonical, which keeps its length: a caller can ask for
-// another count.
-func questionID(canonical []byte, n int) string {
-	buf := append(canonical, '\n')
-	buf = strconv.AppendInt(buf, int64(n), 10)
-	sum := sha256.Sum256(buf)
+// canonical, asked n times before in its run.
+func questionID(canonical string, n int) string {
+	sum := sha256.Sum256([]byte(canonical + "\n" + strconv.Itoa(n)))
 	return hex.EncodeToString(sum[:16])
 }
 
 // startRun starts a new run on p: the record stays, the asks and pending
 // questions of the previous run (or of the sealed state) are forgotten. p.mu
-// is held. The map of asks is cleared, not dropped: the next run fills it
-// again without allocating, and it keeps the size of the largest run.
+// is held.
 func (p *Replay) startRun() {
-	p.pending, p.opened = nil, false
-	clear(p.asked)
+	p.pending, p.asked, p.opened = nil, nil, false
 }
 
-// entries returns the record as encoding/json encodes it: each outcome as
-// its answer or its error. They are values without a MarshalJSON method,
-// whose output encoding/json would check again, taking longer than the
-// encoding itself.
+// entries returns the record's JSON values: each outcome as its answer, its
+// error or its refusal.
 func (p *Replay) entries() map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2320,9 +2349,9 @@ func (p *Replay) entries() map[string]any {
 		case o.refusal:
 			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
 		case o.refused > 0:
-			entries[id] = refusedAnswer{wireAnswer(o.answer), o.refused}
+			entries[id] = refusedAnswer{o.answer, o.refused}
 		default:
-			entries[id] = wireAnswer(o.answer)
+			entries[id] = o.answer
 		}
 	}
 	return entries
@@ -2331,16 +2360,20 @@ func (p *Replay) entries() map[string]any {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// sealed is the payload of sealed state, authenticated by its MAC. Seal
-// holds its record as entries (a map[string]any), encoded in the same pass,
-// since a json.RawMessage would be checked again once encoded. OpenReplay
-// holds it raw (a json.RawMessage), for decodeRecord's strict reading.
+// sealed is the payload of sealed state, authenticated by its MAC. Its
+// fields have no JSON methods, so that encoding/json reads and writes it in
+// one pass: a method's JSON, or a json.RawMessage, is checked again. Seal
+// holds the record as entries (a map[string]any), encoded in the same pass.
+// OpenReplay holds it raw (a json.RawMessage), for decodeRecord's strict
+// reading. With a raw record Seal takes twice as long, as long as
+// golang-jwt's sign of the same content, the contract's bound
+// (CONTRIBUTING, "Against golang-jwt").
 type sealed[Record any] struct {
-	Version int       `json:"v"`
-	Expires int64     `json:"exp"`  // Unix milliseconds, see expiry
-	Binding string    `json:"bind"` // digest of the binding
-	Record  Record    `json:"record"`
-	Pending []Pending `json:"pending,omitempty"`
+	Version int           `json:"v"`
+	Expires int64         `json:"exp"`  // Unix milliseconds, see expiry
+	Binding string        `json:"bind"` // digest of the binding
+	Record  Record        `json:"record"`
+	Pending []wirePending `json:"pending,omitempty"`
 }
 
 const (
@@ -2438,7 +2471,7 @@ type refusal struct {
 // refusedAnswer is the JSON of an answer recorded after refused responses,
 // which keeps their count: a fourth response is never a first.
 type refusedAnswer struct {
-	wireAnswer
+	Answer
 	Refused int `json:"refused"`
 }
 
@@ -2470,14 +2503,10 @@ func (o outcome) error() error {
 // "answer", where other languages read only "answer", and would let the last
 // of two equal keys win, where other readers keep the first. So an outcome's
 // keys are exact, unknown keys are refused, and so is a key that appears
-// twice in one object, at any depth.
+// twice in one object, at any depth. data must be valid JSON.
 func decodeRecord(data []byte) (map[string]outcome, error) {
 	fail := func(err error) (map[string]outcome, error) {
 		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
-	}
-	if !json.Valid(data) {
-		var v any
-		return fail(json.Unmarshal(data, &v)) // the syntax error
 	}
 	if err := textErr(data); err != nil {
 		return fail(err)

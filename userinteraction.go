@@ -920,12 +920,34 @@ func (w *wireRequest) decode(data []byte) error {
 // MarshalJSON encodes r as described on [Request]:
 // Request{Question: "q"} encodes as {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
+	return json.Marshal(r.wire())
+}
+
+// wire returns r's JSON shape.
+func (r *Request) wire() wireRequest {
 	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent}
 	if r.DisallowCustom {
 		allow := false
 		w.AllowCustom = &allow
 	}
-	return json.Marshal(w)
+	return w
+}
+
+// request returns the Request that w is the JSON shape of. An empty
+// "options" array is nil.
+func (w *wireRequest) request() Request {
+	r := Request{
+		Question:       w.Question,
+		Header:         w.Header,
+		Options:        w.Options,
+		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect:    w.MultiSelect,
+		Agent:          w.Agent,
+	}
+	if len(r.Options) == 0 {
+		r.Options = nil
+	}
+	return r
 }
 
 // appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
@@ -1054,17 +1076,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	if err := w.decode(data); err != nil {
 		return err
 	}
-	if len(w.Options) == 0 {
-		w.Options = nil
-	}
-	*r = Request{
-		Question:       w.Question,
-		Header:         w.Header,
-		Options:        w.Options,
-		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
-		MultiSelect:    w.MultiSelect,
-		Agent:          w.Agent,
-	}
+	*r = w.request()
 	return nil
 }
 

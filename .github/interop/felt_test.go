@@ -5,19 +5,26 @@ package main
 // worst case for the package's share. Each benchmark is one tool call from
 // the SDK's client to the SDK's server and back:
 //
-//	RoundPlain       a tool that answers at once, without the package
-//	RoundAnswer      the last round of a call with one question: OpenReplay,
-//	                 the recorded response, a run of the tool, the answer
-//	RoundAsk         the first round of that call: a run, Seal, inputRequests
-//	RoundAnswerAll10 the last round of a call that asks ten questions in one AskAll
-//	RoundAskAll10    the first round of that call
-//	ElicitHand       protocol 2025-11-25: a tool that sends a hand-written
-//	                 elicitation/create and reads the response by hand
-//	ElicitForm       the same question through NewForm around the SDK's Elicit
+//	RoundPlain           a tool that answers at once, without the package
+//	RoundAnswer          the last round of a call with one question: OpenReplay,
+//	                     the recorded response, a run of the tool, the answer
+//	RoundAnswerBase      RoundAnswer's params, byte for byte, sent to a tool of
+//	                     the same name that ignores them and answers at once
+//	RoundAsk             the first round of that call: a run, Seal, inputRequests
+//	RoundAnswerAll10     the last round of a call that asks ten questions in
+//	                     one AskAll
+//	RoundAnswerAll10Base its params sent to a tool that ignores them
+//	RoundAskAll10        the first round of that call
+//	ElicitHand           protocol 2025-11-25: a tool that sends a hand-written
+//	                     elicitation/create and reads the response by hand
+//	ElicitForm           the same question through NewForm around the SDK's Elicit
 //
-// The shares are (RoundAnswer - RoundPlain) / RoundPlain and the same for
-// AskAll10 (goals: at most 0.05 and 0.10), and ElicitForm / ElicitHand (goal:
-// at most 1.05). CONTRIBUTING's figures section has the interleaved loop.
+// The package's own share of a round is (RoundAnswer - RoundAnswerBase) /
+// RoundPlain, and the same for AskAll10 (goals: at most 0.05 and 0.10): what
+// the package's code adds to a round, apart from the SDK's work on the
+// larger params. (RoundAnswer - RoundPlain) / RoundPlain adds that work on
+// the state and the responses. ElicitForm / ElicitHand has the goal at most
+// 1.05. CONTRIBUTING's figures section has the interleaved loop.
 
 import (
 	"context"
@@ -121,13 +128,23 @@ var benchTools = map[string]mcp.ToolHandler{
 	},
 }
 
-// benchSession connects the SDK's client to a server of benchTools on
-// version, in memory, and closes both when b ends. The client answers every
-// form with Production and leaves the rounds to the caller.
-func benchSession(b *testing.B, version string) *mcp.ClientSession {
+// baseTools answer as the last rounds of benchTools' "one" and "ten" do,
+// under the same names, without the package: they ignore the params. A
+// round of one of them with a last round's params measures what the SDK
+// spends on those params, the state and the responses, so that the rest of
+// that round is the package's own code.
+var baseTools = map[string]mcp.ToolHandler{
+	"one": benchTools["plain"],
+	"ten": benchTools["plain"],
+}
+
+// benchSession connects the SDK's client to a server of tools on version,
+// in memory, and closes both when b ends. The client answers every form
+// with Production and leaves the rounds to the caller.
+func benchSession(b *testing.B, version string, tools map[string]mcp.ToolHandler) *mcp.ClientSession {
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "bench-server", Version: "v0"}, nil)
-	for name, h := range benchTools {
+	for name, h := range tools {
 		server.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v0"}, &mcp.ClientOptions{
@@ -172,9 +189,10 @@ func call(b *testing.B, cs *mcp.ClientSession, params *mcp.CallToolParams, want 
 }
 
 // benchRound measures one round of tool: the first when first is set, else
-// the last, whose questions are all answered with Production.
-func benchRound(b *testing.B, tool string, first bool, want string) {
-	cs := benchSession(b, "2026-07-28")
+// the last, whose questions are all answered with Production. When base is
+// set, the round goes to baseTools with the same params, byte for byte.
+func benchRound(b *testing.B, tool string, first, base bool, want string) {
+	cs := benchSession(b, "2026-07-28", benchTools)
 	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
 	if !first {
 		asked := call(b, cs, params, "")
@@ -184,6 +202,9 @@ func benchRound(b *testing.B, tool string, first bool, want string) {
 		}
 		params = &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, InputResponses: responses, RequestState: asked.RequestState}
 	}
+	if base {
+		cs = benchSession(b, "2026-07-28", baseTools)
+	}
 	call(b, cs, params, want)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -192,18 +213,24 @@ func benchRound(b *testing.B, tool string, first bool, want string) {
 	}
 }
 
-func BenchmarkRoundPlain(b *testing.B) { benchRound(b, "plain", true, "deployed to production") }
+func BenchmarkRoundPlain(b *testing.B) { benchRound(b, "plain", true, false, "deployed to production") }
 func BenchmarkRoundAnswer(b *testing.B) {
-	benchRound(b, "one", false, "deployed to production")
+	benchRound(b, "one", false, false, "deployed to production")
 }
-func BenchmarkRoundAsk(b *testing.B) { benchRound(b, "one", true, "") }
+func BenchmarkRoundAnswerBase(b *testing.B) {
+	benchRound(b, "one", false, true, "deployed to production")
+}
+func BenchmarkRoundAsk(b *testing.B) { benchRound(b, "one", true, false, "") }
 func BenchmarkRoundAnswerAll10(b *testing.B) {
-	benchRound(b, "ten", false, "deployed to production")
+	benchRound(b, "ten", false, false, "deployed to production")
 }
-func BenchmarkRoundAskAll10(b *testing.B) { benchRound(b, "ten", true, "") }
+func BenchmarkRoundAnswerAll10Base(b *testing.B) {
+	benchRound(b, "ten", false, true, "deployed to production")
+}
+func BenchmarkRoundAskAll10(b *testing.B) { benchRound(b, "ten", true, false, "") }
 
 func benchElicit(b *testing.B, tool string) {
-	cs := benchSession(b, "2025-11-25")
+	cs := benchSession(b, "2025-11-25", benchTools)
 	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
 	call(b, cs, params, "deployed to production")
 	b.ReportAllocs()
