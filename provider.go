@@ -2018,11 +2018,6 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
-	return p.ask(req)
-}
-
-// ask is Ask of req, valid.
-func (p *Replay) ask(req Request) (Answer, error) {
 	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
 		return Answer{}, err
@@ -2054,23 +2049,10 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	p.startRun()
 	p.mu.Unlock()
 	r := &Registry{}
-	dispose, _ := r.Register(inRun{p}) // cannot fail: r is new
+	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
 	defer dispose()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
-}
-
-// inRun is p as the provider of the Registry of one of its runs. That
-// Registry validates every request before it asks, so inRun does not
-// validate them again, as p's own Ask and AskAll do: Validate is about a
-// microsecond a question, and the felt figure of a ten-question AskAll
-// counts each (CONTRIBUTING, "The figures a user feels").
-type inRun struct{ p *Replay }
-
-func (r inRun) Ask(_ context.Context, req Request) (Answer, error) { return r.p.ask(req) }
-
-func (r inRun) AskAll(_ context.Context, reqs []Request) ([]Answer, error) {
-	return r.p.replay(reqs, true)
 }
 
 // Pending returns the questions this run asked that had no recorded outcome
