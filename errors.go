@@ -1,8 +1,10 @@
 package userinteraction
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
@@ -202,4 +204,59 @@ func escape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// The errors this package creates, beside their types.
+
+// invalidAnswer returns the INVALID_ANSWER error for an answer that breaks
+// the rule why.
+func invalidAnswer(why string) error {
+	return NewError(CodeInvalidAnswer, "invalid answer: "+why, nil)
+}
+
+// noProvider returns the NO_PROVIDER error of a registry where no UI is
+// registered.
+func noProvider() error {
+	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
+}
+
+// providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
+// from a provider. Its message ends with err's text, cut short and escaped
+// (escape): the text may come from a remote client. A typed nil is named,
+// not kept: calling its methods could panic in the caller.
+func providerFailed(err error) *UserInteractionError {
+	if isTypedNil(err) {
+		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
+	}
+	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
+}
+
+// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
+// func or chan in a non-nil error interface.
+func isTypedNil(err error) bool {
+	switch v := reflect.ValueOf(err); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// aborted returns the ASK_ABORTED error for the done caller's context ctx,
+// before the question was stage ("asked" or "answered"). It wraps ctx.Err()
+// and, when the caller set a cause of its own, context.Cause(ctx) too, so
+// that errors.Is finds both, also when the cause itself wraps
+// context.Canceled or context.DeadlineExceeded.
+func aborted(ctx context.Context, stage string) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		err = fmt.Errorf("%w: %w", err, cause)
+	}
+	return NewError(CodeAskAborted, "ask aborted before the question was "+stage, err)
+}
+
+// invalidState returns the INVALID_STATE error for state that cause says
+// why OpenReplay refused. Its message tells the model what to do, and no
+// more of why.
+func invalidState(cause error) error {
+	return NewError(CodeInvalidState, "invalid state: the answers of this call cannot be used, so call the tool again from the start", cause)
 }

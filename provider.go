@@ -518,71 +518,24 @@ func (a *inflight) askErr(err error) error {
 	return providerFailed(err)
 }
 
-// checkCtx returns the error for a caller's ctx that Ask cannot ask with, a
-// nil or a done one, else nil.
+// checkCtx returns the error of Registry.Ask for a caller's ctx that it
+// cannot ask with: [ctxErr]'s, a done ctx as ASK_ABORTED.
 func checkCtx(ctx context.Context) error {
-	if ctx == nil {
-		return errNilCtx()
-	}
-	if ctx.Err() != nil {
+	err := ctxErr(ctx)
+	if err != nil && ctx != nil {
 		return aborted(ctx, "asked")
 	}
-	return nil
-}
-
-// errNilCtx returns the INVALID_REQUEST error of a nil context.
-func errNilCtx() error {
-	return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	return err
 }
 
 // ctxErr returns the error that a provider of this package returns for ctx
-// before it asks, also when called without a registry: the INVALID_REQUEST
-// of a nil ctx, as Registry.Ask gives, or ctx.Err().
+// before it asks, also when called without a registry: INVALID_REQUEST for
+// a nil ctx, as Registry.Ask gives, else ctx.Err().
 func ctxErr(ctx context.Context) error {
 	if ctx == nil {
-		return errNilCtx()
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
 	}
 	return ctx.Err()
-}
-
-// noProvider returns the NO_PROVIDER error of a registry where no UI is
-// registered.
-func noProvider() error {
-	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
-}
-
-// providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
-// from a provider. Its message ends with err's text, cut short and escaped
-// (escape): the text may come from a remote client. A typed nil is named,
-// not kept: calling its methods could panic in the caller.
-func providerFailed(err error) *UserInteractionError {
-	if isTypedNil(err) {
-		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
-	}
-	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
-}
-
-// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
-// func or chan in a non-nil error interface.
-func isTypedNil(err error) bool {
-	switch v := reflect.ValueOf(err); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
-		return v.IsNil()
-	}
-	return false
-}
-
-// aborted returns the ASK_ABORTED error for the done caller's context ctx,
-// before the question was stage ("asked" or "answered"). It wraps ctx.Err()
-// and, when the caller set a cause of its own, context.Cause(ctx) too, so
-// that errors.Is finds both, also when the cause itself wraps
-// context.Canceled or context.DeadlineExceeded.
-func aborted(ctx context.Context, stage string) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		err = fmt.Errorf("%w: %w", err, cause)
-	}
-	return NewError(CodeAskAborted, "ask aborted before the question was "+stage, err)
 }
 
 // ----------------------------------------------------------------------------
@@ -2421,13 +2374,6 @@ func mac(key, payload []byte) []byte {
 func digest(binding string) string {
 	sum := sha256.Sum256([]byte(binding))
 	return hex.EncodeToString(sum[:])
-}
-
-// invalidState returns the INVALID_STATE error for state that cause says
-// why OpenReplay refused. Its message tells the model what to do, and no
-// more of why.
-func invalidState(cause error) error {
-	return NewError(CodeInvalidState, "invalid state: the answers of this call cannot be used, so call the tool again from the start", cause)
 }
 
 // ----------------------------------------------------------------------------

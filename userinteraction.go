@@ -891,12 +891,6 @@ func textIndex(opts []Option, text string) int {
 	return -1
 }
 
-// invalidAnswer returns the INVALID_ANSWER error for an answer that breaks
-// the rule why.
-func invalidAnswer(why string) error {
-	return NewError(CodeInvalidAnswer, "invalid answer: "+why, nil)
-}
-
 // ----------------------------------------------------------------------------
 // Wire shapes: JSON, and the canonical JSON of question IDs
 
