@@ -1139,9 +1139,6 @@ type elicited struct {
 	panicked any
 }
 
-// maxForms is how many times Form sends one question before it gives up.
-const maxForms = 3
-
 // ----------------------------------------------------------------------------
 // Inbox
 

@@ -712,6 +712,12 @@ type brokenRule struct {
 	hint string // for the human
 }
 
+// maxForms is how many responses to one question may break the rules before
+// the last is the outcome [CodeInvalidAnswer]. A [Form] sends its form that
+// many times, and a [Replay] counts that many refused responses. It lives
+// beside the rules, so that neither provider leans on the other.
+const maxForms = 3
+
 // notOffered is the brokenRule of a pick of label, which req does not offer.
 // A blank label is a pick of nothing, and a request without options has
 // nothing to pick: the hint then says what the answer must hold.

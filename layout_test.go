@@ -1,0 +1,173 @@
+package userinteraction_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestContributingMatchesTree: what .github/CONTRIBUTING.md says of the
+// test files and fuzz targets is what the tree holds (issue 31). Its table of
+// test files and its list of examples together name every *_test.go file.
+// Its table of fuzz targets names every Fuzz function, and each count of
+// targets it gives is their number.
+func TestContributingMatchesTree(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(".github", "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var named []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9_]+_test\\.go)` \\|").FindAllStringSubmatch(doc, -1) {
+		named = append(named, m[1])
+	}
+	examples, _, _ := strings.Cut(after(doc, "Examples, one surface per file:"), "\n\n")
+	for _, m := range regexp.MustCompile("`(example[a-z0-9_]*_test\\.go)`").FindAllStringSubmatch(examples, -1) {
+		named = append(named, m[1])
+	}
+	if got, want := sorted(named), sorted(files); !slices.Equal(got, want) {
+		t.Errorf("CONTRIBUTING names the test files\n%v\nthe tree holds\n%v", got, want)
+	}
+
+	var targets []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Fuzz") {
+				targets = append(targets, fn.Name.Name)
+			}
+		}
+	}
+	table, _, _ := strings.Cut(after(doc, "\n## Fuzz targets\n"), "\n## ")
+	var listed []string
+	for _, m := range regexp.MustCompile("`(Fuzz[A-Za-z0-9]+)`").FindAllStringSubmatch(table, -1) {
+		listed = append(listed, m[1])
+	}
+	if got, want := sorted(listed), sorted(targets); !slices.Equal(got, want) {
+		t.Errorf("CONTRIBUTING's table of fuzz targets lists\n%v\nthe tree holds\n%v", got, want)
+	}
+	counts := regexp.MustCompile(`(\d+) targets`).FindAllStringSubmatch(doc, -1)
+	if len(counts) == 0 {
+		t.Error(`CONTRIBUTING gives no count of fuzz targets, such as "10 targets"`)
+	}
+	for _, m := range counts {
+		if n, _ := strconv.Atoi(m[1]); n != len(targets) {
+			t.Errorf("CONTRIBUTING says %q, the tree holds %d fuzz targets", m[0], len(targets))
+		}
+	}
+}
+
+// TestProviderPartsDependOneWay: each part of provider.go uses, of the
+// file's own top-level names, only its own, those of the first part (the
+// registry) and those of its sub-parts ("Replay: sealed state" belongs to
+// "Replay"). So the registry knows no provider, and no provider leans on
+// another's internals.
+func TestProviderPartsDependOneWay(t *testing.T) {
+	src, err := os.ReadFile("provider.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "provider.go", src, 0) // resolves each name to its declaration
+	if err != nil {
+		t.Fatal(err)
+	}
+	type part struct {
+		line  int    // of its title
+		title string // the line after "// ----"
+	}
+	var parts []part
+	lines := strings.Split(string(src), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "// ----") {
+			parts = append(parts, part{i + 2, strings.TrimPrefix(lines[i+1], "// ")})
+		}
+	}
+	if len(parts) < 2 {
+		t.Fatalf("provider.go has %d parts opened by a // ---- line, want the registry and the providers", len(parts))
+	}
+	partOf := func(pos token.Pos) string {
+		line, title := fset.Position(pos).Line, ""
+		for _, p := range parts {
+			if line >= p.line {
+				title = p.title
+			}
+		}
+		return title
+	}
+	provider := func(title string) string {
+		before, _, _ := strings.Cut(title, ":")
+		return before
+	}
+	topLevel := map[*ast.Object]bool{}
+	for _, obj := range f.Scope.Objects {
+		topLevel[obj] = true
+	}
+	var wrong []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if kv, ok := n.(*ast.KeyValueExpr); ok {
+			if _, isName := kv.Key.(*ast.Ident); isName {
+				// A struct field's key, which the parser may take for a
+				// top-level name of the same spelling.
+				ast.Inspect(kv.Value, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok && id.Obj != nil && topLevel[id.Obj] {
+						wrong = appendWrong(wrong, id, partOf, provider, parts[0].title)
+					}
+					return true
+				})
+				return false
+			}
+		}
+		id, ok := n.(*ast.Ident)
+		if !ok || id.Obj == nil || !topLevel[id.Obj] || id.Name == "_" {
+			return true
+		}
+		wrong = appendWrong(wrong, id, partOf, provider, parts[0].title)
+		return true
+	})
+	for _, w := range sorted(wrong) {
+		t.Error(w)
+	}
+}
+
+// appendWrong appends to wrong the use id of a top-level name, when the part
+// of id may not use the part that declares it.
+func appendWrong(wrong []string, id *ast.Ident, partOf func(token.Pos) string, provider func(string) string, registry string) []string {
+	user, in := partOf(id.Pos()), partOf(id.Obj.Pos())
+	if in == registry || provider(in) == provider(user) {
+		return wrong
+	}
+	return append(wrong, "provider.go: part "+strconv.Quote(user)+" uses "+id.Name+" of part "+strconv.Quote(in))
+}
+
+// after returns the text of doc after the first marker, or "".
+func after(doc, marker string) string {
+	if i := strings.Index(doc, marker); i >= 0 {
+		return doc[i+len(marker):]
+	}
+	return ""
+}
+
+// sorted returns a sorted copy of s.
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return s
+}
