@@ -115,8 +115,8 @@ func TestErrorCodeValues(t *testing.T) {
 					t.Errorf("%s and %s are both %q", other, id.Name, value)
 				}
 				seen[value] = id.Name
-				if !strings.Contains(string(readme), "| `"+value+"` |") {
-					t.Errorf("README.md's table of codes has no row for %s", value)
+				if !strings.Contains(string(readme), "| `"+value+"` `"+id.Name+"` |") {
+					t.Errorf("README.md's table of codes has no row for %s, %s", value, id.Name)
 				}
 			}
 		}

@@ -147,6 +147,87 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 	}
 }
 
+// TestExportedNamesShown: every exported name of the package has a use that
+// an example or README.md shows, as the contract asks. Methods that the
+// standard library calls (JSON, Error, Unwrap) are used wherever their types
+// are, and two types are reached only through what makes them.
+func TestExportedNamesShown(t *testing.T) {
+	calledByLibrary := map[string]bool{"MarshalJSON": true, "UnmarshalJSON": true, "Error": true, "Unwrap": true}
+	reached := map[string]string{"Terminal": "NewTerminal", "ElicitFunc": "NewForm"}
+	var shown strings.Builder
+	examples, err := filepath.Glob("example*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(examples, "README.md") {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown.Write(data)
+	}
+	fset := token.NewFileSet()
+	for _, file := range []string{"errors.go", "userinteraction.go", "provider.go"} {
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range exportedNames(f) {
+			short := name[strings.LastIndex(name, ".")+1:]
+			if calledByLibrary[short] && short != name {
+				continue
+			}
+			if by, ok := reached[name]; ok {
+				short = by
+			}
+			if !regexp.MustCompile(`\b` + short + `\b`).MatchString(shown.String()) {
+				t.Errorf("%s: %s is in no example and not in README.md", file, name)
+			}
+		}
+	}
+}
+
+// exportedNames returns the exported top-level names of f, and its exported
+// methods of exported types as "Type.Method".
+func exportedNames(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() {
+				continue
+			}
+			if d.Recv == nil {
+				names = append(names, d.Name.Name)
+				continue
+			}
+			recv := d.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && id.IsExported() {
+				names = append(names, id.Name+"."+d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					if spec.Name.IsExported() {
+						names = append(names, spec.Name.Name)
+					}
+				case *ast.ValueSpec:
+					for _, id := range spec.Names {
+						if id.IsExported() {
+							names = append(names, id.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
 // appendWrong appends to wrong the use id of a top-level name, when the part
 // of id may not use the part that declares it.
 func appendWrong(wrong []string, id *ast.Ident, partOf func(token.Pos) string, provider func(string) string, registry string) []string {
