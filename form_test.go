@@ -141,6 +141,11 @@ func TestFormDirect(t *testing.T) {
 	for name, f := range map[string]*ui.Form{"nil *Form": nil, "NewForm(nil)": ui.NewForm(nil), "zero Form": {}} {
 		_, err := f.Ask(context.Background(), pickEnv)
 		wantCode(t, name+".Ask()", err, ui.CodeInvalidProvider)
+		// The message says how to make a working Form: the registry knows no provider.
+		var he *ui.HarnessError
+		if errors.As(err, &he); he == nil || !strings.Contains(he.Message, "NewForm(elicit)") || !strings.Contains(he.Message, "ElicitFunc") {
+			t.Errorf("%s.Ask() = %v, want a message that says NewForm(elicit) needs an ElicitFunc", name, err)
+		}
 	}
 
 	client = &formClient{}

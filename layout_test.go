@@ -252,3 +252,73 @@ func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// TestMessagesLowerCase: the package's own error messages start in lower
+// case and end without a period, as the contract's style rule asks. It reads
+// the literal text of each message in the source: the message of NewError
+// and http.Error, and the text of errors.New, fmt.Errorf and invalidAnswer.
+func TestMessagesLowerCase(t *testing.T) {
+	argOf := map[string]int{"NewError": 1, "New": 0, "Errorf": 0, "invalidAnswer": 0, "Error": 1}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, file := range []string{"errors.go", "userinteraction.go", "provider.go"} {
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var name string
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				name = fun.Name
+			case *ast.SelectorExpr:
+				if pkg, ok := fun.X.(*ast.Ident); ok && (pkg.Name == "errors" || pkg.Name == "fmt" || pkg.Name == "http") {
+					name = fun.Sel.Name
+				}
+			}
+			i, ok := argOf[name]
+			if !ok || i >= len(call.Args) || (name == "Error" && len(call.Args) != 3) {
+				return true
+			}
+			first, last := ends(call.Args[i])
+			where := fset.Position(call.Pos())
+			if first != "" {
+				checked++
+				if r := []rune(first)[0]; r >= 'A' && r <= 'Z' {
+					t.Errorf("%s: message %q starts in upper case", where, first)
+				}
+			}
+			if strings.HasSuffix(last, ".") {
+				t.Errorf("%s: message %q ends with a period", where, last)
+			}
+			return true
+		})
+	}
+	if checked < 20 {
+		t.Fatalf("%d messages checked, want the package's many", checked)
+	}
+}
+
+// ends returns the literal text that the message expression e starts and
+// ends with, or "" where it starts or ends with something else.
+func ends(e ast.Expr) (first, last string) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if s, err := strconv.Unquote(e.Value); err == nil && e.Kind == token.STRING {
+			return s, s
+		}
+	case *ast.BinaryExpr:
+		first, _ = ends(e.X)
+		_, last = ends(e.Y)
+		return first, last
+	case *ast.CallExpr: // fmt.Sprintf("...", ...)
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Sprintf" && len(e.Args) > 0 {
+			return ends(e.Args[0])
+		}
+	}
+	return "", ""
+}

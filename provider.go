@@ -1067,7 +1067,7 @@ func NewForm(elicit ElicitFunc) *Form {
 // broken rule.
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
-		return Answer{}, NewError(CodeInvalidProvider, "form has no elicit func: make it with NewForm", nil)
+		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
 	}
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
