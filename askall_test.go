@@ -233,3 +233,38 @@ func TestAskAllDisposedMidBatch(t *testing.T) {
 		t.Fatalf("AskAll() = %q, want the answer given before the disposal", texts(answers))
 	}
 }
+
+// TestShippedBatchProvidersValidate: the BatchProviders the package ships
+// refuse a batch that Registry.AskAll would refuse also when called
+// directly, and open or ask none of it.
+func TestShippedBatchProvidersValidate(t *testing.T) {
+	many := make([]ui.Request, 101)
+	for i := range many {
+		many[i] = question
+	}
+	batches := map[string][]ui.Request{
+		"no questions":     nil,
+		"101 questions":    many,
+		"an invalid one":   {question, {Question: " "}},
+		"an invalid label": {{Question: "q", Options: []ui.Option{{Label: "a\u202e"}}}},
+	}
+	for name, reqs := range batches {
+		inbox, replay := &ui.Inbox{}, &ui.Replay{}
+		asked := false
+		counting := ui.ProviderFunc(func(context.Context, ui.Request) (ui.Answer, error) {
+			asked = true
+			return ui.Answer{Text: "x"}, nil
+		})
+		providers := map[string]ui.Provider{"Inbox": inbox, "Replay": replay, "FirstOf": ui.FirstOf(counting)}
+		for pname, p := range providers {
+			answers, err := p.(ui.BatchProvider).AskAll(context.Background(), reqs)
+			wantCode(t, pname+".AskAll("+name+")", err, ui.CodeInvalidRequest)
+			if answers != nil {
+				t.Errorf("%s.AskAll(%s) = %v, want no answers", pname, name, answers)
+			}
+		}
+		if n, m := len(inbox.Pending()), len(replay.Pending()); n != 0 || m != 0 || asked {
+			t.Errorf("AskAll(%s) opened %d questions in the Inbox, %d in the Replay, asked FirstOf's member: %v; want none", name, n, m, asked)
+		}
+	}
+}

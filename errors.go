@@ -18,9 +18,11 @@ const (
 	CodeNoProvider = "NO_PROVIDER"
 	// CodeDuplicateProvider: Register found another provider active, which stays active.
 	CodeDuplicateProvider = "DUPLICATE_PROVIDER"
-	// CodeInvalidProvider: Register was given a nil provider.
+	// CodeInvalidProvider: Register was given a nil provider. A provider that
+	// cannot work returns it from its Ask, such as a Form without an ElicitFunc.
 	CodeInvalidProvider = "INVALID_PROVIDER"
-	// CodeNoRegistry: Register found no registry in the context: the host did not call WithRegistry.
+	// CodeNoRegistry: Register found no registry in the context. The host did
+	// not call WithRegistry.
 	CodeNoRegistry = "NO_REGISTRY"
 	// CodeAskAborted: the caller's context was cancelled or timed out, or the
 	// provider was disposed, before the question was answered.

@@ -1194,6 +1194,8 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // order, once the questions before it are answered, it returns their answers
 // and that error. An error outcome closes the questions after it at once. A
 // done ctx closes every open one. Their answers could not be returned.
+// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
+// none is opened.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -1979,7 +1981,8 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 // recorded error. It puts every question up to there without an outcome into
 // Pending at once, and then returns [CodeInputRequired]. Those questions
 // share a Batch: the ID of the first of reqs. A question's ID is the same
-// whether it is asked by Ask or within AskAll.
+// whether it is asked by Ask or within AskAll. Requests that
+// [Registry.AskAll] would refuse are [CodeInvalidRequest], and none is asked.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
