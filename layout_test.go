@@ -228,6 +228,60 @@ func exportedNames(f *ast.File) []string {
 	return names
 }
 
+// TestProviderPartsHoldTheirAPI: a part of provider.go holds its own API
+// beside its internals, as the contract names them: sealing with Seal and
+// OpenReplay, the record's JSON with its methods.
+func TestProviderPartsHoldTheirAPI(t *testing.T) {
+	want := map[string]string{
+		"Replay.Seal":          "Replay: sealed state",
+		"OpenReplay":           "Replay: sealed state",
+		"Replay.MarshalJSON":   "Replay: the record's JSON",
+		"Replay.UnmarshalJSON": "Replay: the record's JSON",
+		"Inbox.Handler":        "Inbox: the web page and its routes",
+		"FirstOf":              "FirstOf",
+		"Registry.Register":    "Providers and the registry",
+	}
+	src, err := os.ReadFile("provider.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "provider.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	got := map[string]string{}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		name := fn.Name.Name
+		if fn.Recv != nil {
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			name = recv.(*ast.Ident).Name + "." + name
+		}
+		if _, ok := want[name]; !ok {
+			continue
+		}
+		for i := fset.Position(fn.Pos()).Line - 1; i > 0; i-- { // back to its part's title
+			if strings.HasPrefix(lines[i-1], "// ----") {
+				got[name] = strings.TrimPrefix(lines[i], "// ")
+				break
+			}
+		}
+	}
+	for name, part := range want {
+		if got[name] != part {
+			t.Errorf("provider.go: %s is in part %q, want %q", name, got[name], part)
+		}
+	}
+}
+
 // appendWrong appends to wrong the use id of a top-level name, when the part
 // of id may not use the part that declares it.
 func appendWrong(wrong []string, id *ast.Ident, partOf func(token.Pos) string, provider func(string) string, registry string) []string {

@@ -2051,122 +2051,6 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// MarshalJSON encodes the record, not the pending questions: a JSON object
-// that maps question IDs to entries. An answer is encoded as [Answer]
-// encodes it, with "refused" when responses to its question were refused
-// before. An error is encoded as [HarnessError] is. A question whose
-// responses were all refused has {"refused", "hint"}: their count and why
-// the last was.
-func (p *Replay) MarshalJSON() ([]byte, error) {
-	return json.Marshal(p.entries())
-}
-
-// UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, so that other languages read the same record. Keys match
-// exactly, case and all. Unknown keys are refused, and so is a key twice in
-// one object. So is a string that is not valid UTF-8 or holds an escaped
-// lone surrogate. Call it before the run's first Ask. On an error p is left
-// as it was. JSON null changes nothing.
-func (p *Replay) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	if !json.Valid(data) {
-		var v any
-		return fmt.Errorf("userinteraction: Replay record: %w", json.Unmarshal(data, &v)) // the syntax error
-	}
-	record, err := decodeRecord(data)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.record = record
-	return nil
-}
-
-// Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState. The state is base64url
-// and one '.', authenticated with HMAC-SHA256 under key. It is valid for
-// ttl, rounded up to the millisecond, and expired at once when ttl is not
-// positive. The state is sealed, not encrypted: the client can read the
-// answers it holds. A key shorter than 32 bytes is an uncoded error: the
-// host's configuration error, not the client's.
-//
-// The state is bound to binding, which identifies the call and must be the
-// same in every round. Build it from the principal, the tool's name and its
-// arguments as decoded and encoded again with json.Marshal, which sorts map
-// keys. The raw bytes of the arguments will not do: a client may send them
-// again in other bytes. Only a digest of binding is stored.
-func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
-	if len(key) < minKey {
-		return "", errShortKey
-	}
-	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entries()}
-	p.mu.Lock()
-	for i := range p.pending {
-		s.Pending = append(s.Pending, p.pending[i].wire())
-	}
-	p.mu.Unlock()
-	payload, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
-	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
-}
-
-// OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding: its record, and as Pending the questions that were pending
-// then, so that the host records the responses to exactly those. An empty
-// state is the first round: a new, empty Replay.
-//
-// State that is tampered with, expired, sealed for another binding or under
-// another key, or malformed is [CodeInvalidState]. A state has one
-// spelling, Seal's: any other byte, such as a line break or padding, is
-// malformed. So is a record that [Replay.UnmarshalJSON] refuses. The error's
-// message tells the model to call the tool again from the start, and its
-// cause tells the host which check failed. A key shorter than 32 bytes is an
-// uncoded error, as for Seal, also when state is empty.
-func OpenReplay(key []byte, binding, state string) (*Replay, error) {
-	if len(key) < minKey {
-		return nil, errShortKey
-	}
-	if state == "" {
-		return &Replay{}, nil
-	}
-	if err := spellingErr(state); err != nil {
-		return nil, invalidState(err)
-	}
-	data, sum, _ := strings.Cut(state, ".")
-	payload, err1 := stateEncoding.DecodeString(data)
-	got, err2 := stateEncoding.DecodeString(sum)
-	if err1 != nil || err2 != nil {
-		return nil, invalidState(errors.New("malformed state"))
-	}
-	if !hmac.Equal(got, mac(key, payload)) {
-		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
-	}
-	var s sealed[json.RawMessage]
-	if err := json.Unmarshal(payload, &s); err != nil || s.Version != sealVersion {
-		return nil, invalidState(errors.New("malformed state"))
-	}
-	if s.Binding != digest(binding) {
-		return nil, invalidState(errors.New("state sealed for another call"))
-	}
-	if time.Now().UnixMilli() > s.Expires {
-		return nil, invalidState(errors.New("state expired"))
-	}
-	record, err := decodeRecord(s.Record) // valid JSON: json.Unmarshal checked the payload
-	if err != nil {
-		return nil, invalidState(err)
-	}
-	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
-	for i := range s.Pending {
-		rp.pending[i] = s.Pending[i].pending()
-	}
-	return rp, nil
-}
-
 // replay answers the valid requests reqs from the record, as AskAll says.
 // The questions of a batch share the ID of its first as their Batch.
 func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
@@ -2271,29 +2155,90 @@ func (p *Replay) startRun() {
 	p.pending, p.asked, p.opened = nil, nil, false
 }
 
-// entries returns the record's JSON values: each outcome as its answer, its
-// error or its refusal.
-func (p *Replay) entries() map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	entries := make(map[string]any, len(p.record))
-	for id, o := range p.record {
-		switch {
-		case o.err != nil:
-			entries[id] = o.err
-		case o.refusal:
-			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
-		case o.refused > 0:
-			entries[id] = refusedAnswer{o.answer, o.refused}
-		default:
-			entries[id] = o.answer
-		}
-	}
-	return entries
-}
-
 // ----------------------------------------------------------------------------
 // Replay: sealed state
+
+// Seal returns the record and the pending questions of p as state for a
+// trip through a client, such as MCP's requestState. The state is base64url
+// and one '.', authenticated with HMAC-SHA256 under key. It is valid for
+// ttl, rounded up to the millisecond, and expired at once when ttl is not
+// positive. The state is sealed, not encrypted: the client can read the
+// answers it holds. A key shorter than 32 bytes is an uncoded error: the
+// host's configuration error, not the client's.
+//
+// The state is bound to binding, which identifies the call and must be the
+// same in every round. Build it from the principal, the tool's name and its
+// arguments as decoded and encoded again with json.Marshal, which sorts map
+// keys. The raw bytes of the arguments will not do: a client may send them
+// again in other bytes. Only a digest of binding is stored.
+func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
+	if len(key) < minKey {
+		return "", errShortKey
+	}
+	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entries()}
+	p.mu.Lock()
+	for i := range p.pending {
+		s.Pending = append(s.Pending, p.pending[i].wire())
+	}
+	p.mu.Unlock()
+	payload, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
+}
+
+// OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
+// and for binding: its record, and as Pending the questions that were pending
+// then, so that the host records the responses to exactly those. An empty
+// state is the first round: a new, empty Replay.
+//
+// State that is tampered with, expired, sealed for another binding or under
+// another key, or malformed is [CodeInvalidState]. A state has one
+// spelling, Seal's: any other byte, such as a line break or padding, is
+// malformed. So is a record that [Replay.UnmarshalJSON] refuses. The error's
+// message tells the model to call the tool again from the start, and its
+// cause tells the host which check failed. A key shorter than 32 bytes is an
+// uncoded error, as for Seal, also when state is empty.
+func OpenReplay(key []byte, binding, state string) (*Replay, error) {
+	if len(key) < minKey {
+		return nil, errShortKey
+	}
+	if state == "" {
+		return &Replay{}, nil
+	}
+	if err := spellingErr(state); err != nil {
+		return nil, invalidState(err)
+	}
+	data, sum, _ := strings.Cut(state, ".")
+	payload, err1 := stateEncoding.DecodeString(data)
+	got, err2 := stateEncoding.DecodeString(sum)
+	if err1 != nil || err2 != nil {
+		return nil, invalidState(errors.New("malformed state"))
+	}
+	if !hmac.Equal(got, mac(key, payload)) {
+		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
+	}
+	var s sealed[json.RawMessage]
+	if err := json.Unmarshal(payload, &s); err != nil || s.Version != sealVersion {
+		return nil, invalidState(errors.New("malformed state"))
+	}
+	if s.Binding != digest(binding) {
+		return nil, invalidState(errors.New("state sealed for another call"))
+	}
+	if time.Now().UnixMilli() > s.Expires {
+		return nil, invalidState(errors.New("state expired"))
+	}
+	record, err := decodeRecord(s.Record) // valid JSON: json.Unmarshal checked the payload
+	if err != nil {
+		return nil, invalidState(err)
+	}
+	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
+	for i := range s.Pending {
+		rp.pending[i] = s.Pending[i].pending()
+	}
+	return rp, nil
+}
 
 // sealed is the payload of sealed state, authenticated by its MAC. Its
 // fields have no JSON methods, so that encoding/json reads and writes it in
@@ -2378,6 +2323,61 @@ func digest(binding string) string {
 
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
+
+// MarshalJSON encodes the record, not the pending questions: a JSON object
+// that maps question IDs to entries. An answer is encoded as [Answer]
+// encodes it, with "refused" when responses to its question were refused
+// before. An error is encoded as [HarnessError] is. A question whose
+// responses were all refused has {"refused", "hint"}: their count and why
+// the last was.
+func (p *Replay) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.entries())
+}
+
+// UnmarshalJSON replaces the record with the one data encodes. It reads
+// strictly, so that other languages read the same record. Keys match
+// exactly, case and all. Unknown keys are refused, and so is a key twice in
+// one object. So is a string that is not valid UTF-8 or holds an escaped
+// lone surrogate. Call it before the run's first Ask. On an error p is left
+// as it was. JSON null changes nothing.
+func (p *Replay) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	if !json.Valid(data) {
+		var v any
+		return fmt.Errorf("userinteraction: Replay record: %w", json.Unmarshal(data, &v)) // the syntax error
+	}
+	record, err := decodeRecord(data)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record = record
+	return nil
+}
+
+// entries returns the record's JSON values: each outcome as its answer, its
+// error or its refusal.
+func (p *Replay) entries() map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	entries := make(map[string]any, len(p.record))
+	for id, o := range p.record {
+		switch {
+		case o.err != nil:
+			entries[id] = o.err
+		case o.refusal:
+			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
+		case o.refused > 0:
+			entries[id] = refusedAnswer{o.answer, o.refused}
+		default:
+			entries[id] = o.answer
+		}
+	}
+	return entries
+}
 
 // outcome is what the record holds for a question: an answer, the coded
 // error in its place, or a refusal, which counts the responses refused so
