@@ -587,14 +587,18 @@ func aborted(ctx context.Context, stage string) error {
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
 // writer. Make one with [NewTerminal]: a zero Terminal's Ask is
-// [CodeInvalidProvider]. It
-// is safe for concurrent use: asks take turns, each under its own ctx.
+// [CodeInvalidProvider]. It is safe for concurrent use: asks take turns, each
+// under its own ctx.
 //
-// A Terminal writes no control character of a request but line feeds and
-// tabs, and a question's bidirectional formatting visibly, as <U+202E>. It
-// reads only while a question waits, so piped answers answer questions in
-// order. It handles no signals: run the tool step under signal.NotifyContext
-// for Ctrl-C to cancel the question.
+// The request's text is written as it is, and no text of it can pass for
+// the Terminal's own lines. Each line of the header and the question starts
+// with "| ". An option row starts with its number, and a recommended one
+// with "*" before it. The Terminal's other lines start with neither.
+//
+// A Terminal reads only while a question waits, so piped answers answer
+// questions in order. A line that arrived before the question was shown
+// is ignored, with a line that says so. It handles no signals: run the tool
+// step under signal.NotifyContext for Ctrl-C to cancel the question.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -602,7 +606,7 @@ type Terminal struct {
 
 	// Guarded by turn:
 	read    chan line    // the read in flight, or nil
-	written chan written // the write in flight, or nil
+	written chan written // the last write in flight, or nil
 	midLine bool         // the last output is a prompt that no line answered
 }
 
@@ -622,23 +626,26 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes the header, the question, the options numbered from 1 (with a
-// "(recommended)" mark, and a description on one line) and a line saying
-// what it accepts. Then it reads one line, trimmed:
+// Ask writes the header, the question, the options numbered from 1 and a
+// line saying what it accepts. When ctx has a deadline, it says how long the
+// human has. Then it reads one line, trimmed:
 //
-//   - A number picks that option. With options, a line of only digits,
-//     commas and spaces is always read as numbers.
-//   - A label picks that option, compared as [Option] compares labels.
-//   - For MultiSelect, numbers or labels separated by commas pick several.
+//   - A number picks that option, and so does "#" and the number.
+//   - A label picks that option, compared as Validate compares labels.
+//   - For MultiSelect, numbers and labels separated by commas pick several.
 //   - An empty line picks the recommended option or options.
 //   - Other text is the human's own answer, when [Request.CustomAllowed].
 //
-// Any other line, or one over 1 MiB, is refused with a line saying why, and
-// the question is asked again. End of input, even within a line, is
-// [CodeAskCancelled], as is a read error. A write error ends the ask. An
-// invalid req is [CodeInvalidRequest], and nothing is written. When ctx is
-// done, Ask returns ctx.Err() at once, and the read in flight answers the
-// next question. A panic of the reader or writer is raised again in Ask.
+// A line of digits is a number, unless it is a label and no option has that
+// number. A line that could mean two things, a line that mixes picks and
+// other words, a line over 1 MiB, and any other line it cannot take are
+// refused with a line saying why, and the question is asked again.
+//
+// End of input, even within a line, is [CodeAskCancelled], as is a read
+// error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
+// and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
+// When another UI answered (see [FirstOf]), the Terminal says so. A panic of
+// the reader or writer is raised again in Ask.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -675,6 +682,13 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 // maxLine is the longest line, in bytes, that a Terminal reads.
 const maxLine = 1 << 20
 
+// The Terminal's notices.
+const (
+	staleNotice     = "A line typed before this question was shown was ignored."
+	elsewhereNotice = "This question was answered elsewhere."
+	timeUpNotice    = "No answer came in time."
+)
+
 // acquire waits for the terminal's turn, or for ctx.
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
@@ -699,7 +713,26 @@ func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answe
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}
-	if err := t.write(ctx, place+render(req)+prompt(req)); err != nil {
+	ans, err := t.answer(ctx, req, place)
+	if err != nil {
+		t.end(ctx, err)
+	}
+	return ans, err
+}
+
+// answer shows req, headed by place, and reads replies until one answers it.
+func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answer, error) {
+	labels := newLabelTrie(req)
+	if err := t.write(ctx, place+render(req)+timeLeft(ctx)+accepts(req)+"\n"); err != nil {
+		return Answer{}, err
+	}
+	// The question is shown: a line that the read in flight already has was
+	// typed for an earlier one.
+	notice := ""
+	if t.dropStale() {
+		notice = staleNotice + "\n"
+	}
+	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
 	for {
@@ -707,34 +740,101 @@ func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answe
 		if err != nil {
 			return Answer{}, err
 		}
-		ans, refusal := reply(req, l)
-		if refusal == "" {
-			return ans, nil
+		ans, refusal, err := reply(ctx, req, labels, l)
+		if err != nil || refusal == "" {
+			return ans, err
 		}
-		if err := t.write(ctx, refusal+"\n"+prompt(req)); err != nil {
+		again := refusal + "\n"
+		if len(req.Options) > 0 { // a free-form question's refusal says what to type
+			again += accepts(req) + "\n"
+		}
+		if err := t.write(ctx, again+"> "); err != nil {
 			return Answer{}, err
 		}
 	}
 }
 
-// render returns req as the terminal writes it, before the prompt.
+// end writes what the human should know about an ask that ended with err:
+// where its ctx went, or a line end after the input ended.
+func (t *Terminal) end(ctx context.Context, err error) {
+	switch {
+	case ctx.Err() == nil:
+		if CodeOf(err) == CodeAskCancelled && t.midLine {
+			_ = t.write(ctx, "") // the input ended: the host's output starts on a fresh line
+		}
+	case errors.Is(context.Cause(ctx), errAnsweredElsewhere):
+		t.post(elsewhereNotice + "\n")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		t.post(timeUpNotice + "\n")
+	}
+}
+
+// timeLeft returns the line that says how long the human has to answer, or
+// "" when ctx has no deadline.
+func timeLeft(ctx context.Context) string {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ""
+	}
+	return "Answer within " + duration(time.Until(deadline)) + ".\n"
+}
+
+// duration returns d in words, rounded: seconds under a minute, minutes
+// under an hour, then hours and minutes.
+func duration(d time.Duration) string {
+	count := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.FormatInt(n, 10) + " " + unit + "s"
+	}
+	switch d = d.Round(time.Second); {
+	case d < time.Second:
+		return count(1, "second")
+	case d < time.Minute:
+		return count(int64(d/time.Second), "second")
+	}
+	switch d = d.Round(time.Minute); {
+	case d < time.Hour:
+		return count(int64(d/time.Minute), "minute")
+	case d%time.Hour == 0:
+		return count(int64(d/time.Hour), "hour")
+	}
+	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
+}
+
+// render returns req as the terminal writes it, before the prompt. The
+// request's text is written as Validate lets it through.
 func render(req Request) string {
 	var b strings.Builder
 	if req.Header != "" {
-		b.WriteString(shown(req.Header) + "\n")
+		writeText(&b, req.Header)
 	}
-	b.WriteString(shown(req.Question) + "\n")
+	writeText(&b, req.Question)
 	for i, o := range req.Options {
-		fmt.Fprintf(&b, "  %d. %s", i+1, shown(o.Label))
+		mark := "  "
 		if o.Recommended {
-			b.WriteString(" (recommended)")
+			mark = "* "
 		}
+		fmt.Fprintf(&b, "%s%d. %s", mark, i+1, shown(o.Label))
 		if o.Description != "" {
 			b.WriteString(" - " + shown(oneLine(o.Description)))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// writeText writes s, the model's text, each line led by "| ": so no line of
+// it reads as an option row or another line of the Terminal's own.
+func writeText(b *strings.Builder, s string) {
+	for _, l := range strings.Split(shown(s), "\n") {
+		if l == "" {
+			b.WriteString("|\n")
+		} else {
+			b.WriteString("| " + l + "\n")
+		}
+	}
 }
 
 // shown returns s as the terminal writes it: each character that may not
@@ -753,12 +853,12 @@ func shown(s string) string {
 	return b.String()
 }
 
-// prompt returns the line that says what the terminal accepts for req, and
-// the prompt "> ".
-func prompt(req Request) string {
+// accepts returns the line that says what the terminal accepts for req.
+// It names the recommended options by number, as no label can.
+func accepts(req Request) string {
 	n := len(req.Options)
 	if n == 0 {
-		return "Type your answer.\n> "
+		return "Type your answer."
 	}
 	numbers := "1"
 	if n > 1 {
@@ -772,13 +872,13 @@ func prompt(req Request) string {
 		ways = append(ways, numbers)
 	}
 	var recommended []string
-	for _, o := range req.Options {
+	for i, o := range req.Options {
 		if o.Recommended {
-			recommended = append(recommended, o.Label)
+			recommended = append(recommended, strconv.Itoa(i+1))
 		}
 	}
 	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+shown(strings.Join(recommended, " and ")))
+		ways = append(ways, "Enter for "+strings.Join(recommended, ","))
 	}
 	if req.CustomAllowed() {
 		ways = append(ways, "type your own answer")
@@ -786,28 +886,35 @@ func prompt(req Request) string {
 	if last := len(ways) - 1; last > 0 {
 		ways[last] = "or " + ways[last]
 	}
-	return strings.Join(ways, ", ") + "\n> "
+	return strings.Join(ways, ", ")
 }
 
 // write writes s, first ending a line left open by a prompt ("> ") that no
 // line answered. It writes on a goroutine of its own so that ctx can end the
 // wait. A write that ctx interrupts finishes before the next one starts.
 func (t *Terminal) write(ctx context.Context, s string) error {
+	done := t.post(s)
+	select {
+	case w := <-done:
+		t.written = nil
+		if w.panicked != nil {
+			panic(w.panicked)
+		}
+		return w.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post starts writing s after the write in flight, and returns the channel
+// that receives its outcome. Nobody waits for a post of its own: its error
+// is lost, its panic is raised by the next write.
+func (t *Terminal) post(s string) chan written {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
-	if t.written != nil {
-		select {
-		case w := <-t.written: // its error was the interrupted ask's to report
-			t.written = nil
-			if w.panicked != nil {
-				panic(w.panicked)
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	before := t.written
 	done := make(chan written, 1)
 	go func() {
 		w := written{err: errStopped}
@@ -817,23 +924,40 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 			}
 			done <- w
 		}()
+		if before != nil {
+			if w = <-before; w.panicked != nil { // its error was the interrupted ask's to report
+				return
+			}
+		}
 		_, w.err = io.WriteString(t.out, s)
 	}()
+	t.written = done
+	return done
+}
+
+// dropStale drops the line that the read in flight has already read, if
+// any, and reports whether it did. An end of input or a panic stays for
+// readLine.
+func (t *Terminal) dropStale() bool {
+	if t.read == nil {
+		return false
+	}
 	select {
-	case w := <-done:
-		if w.panicked != nil {
-			panic(w.panicked)
+	case l := <-t.read:
+		if l.err != nil || l.panicked != nil {
+			t.read <- l
+			return false
 		}
-		return w.err
-	case <-ctx.Done():
-		t.written = done
-		return ctx.Err()
+		t.read = nil
+		return true
+	default:
+		return false
 	}
 }
 
 // readLine returns the next line of input, reading it on a goroutine of its
 // own so that ctx can end the wait. A read that ctx interrupts stays in
-// flight for the next question.
+// flight, and its line is dropped if it comes before the next question.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		read := make(chan line, 1)
@@ -912,101 +1036,223 @@ type written struct {
 // under GODEBUG=panicnil=1.
 var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
 
+// labelTrie finds the options that a reply names by label, in time linear
+// in the reply's length. Labels are compared by their labelKey.
+type labelTrie struct {
+	keys map[string]int // the key of each option's label: its index
+	// A MultiSelect reply is cut at its commas, and a label with commas
+	// spans several parts. So its key is also a path, cut at its commas, in
+	// a trie: next leads from a node and a piece to the next node, from
+	// node 0, and last leads from a node and the last piece to the option.
+	next     map[piece]int
+	last     map[piece]int
+	maxPiece int // the length of the longest piece: no longer part can match
+}
+
+// piece is an edge of labelTrie's trie: the text up to the next comma.
+type piece struct {
+	node int
+	text string
+}
+
+// newLabelTrie returns the labelTrie of req's options, in time linear in
+// the labels' total length.
+func newLabelTrie(req Request) labelTrie {
+	x := labelTrie{keys: make(map[string]int, len(req.Options))}
+	if req.MultiSelect {
+		x.next, x.last = map[piece]int{}, make(map[piece]int, len(req.Options))
+	}
+	for i, o := range req.Options {
+		key := labelKey(o.Label)
+		x.keys[key] = i
+		if !req.MultiSelect {
+			continue
+		}
+		pieces := strings.Split(key, ",")
+		node := 0
+		for _, p := range pieces {
+			x.maxPiece = max(x.maxPiece, len(p)+len(" "))
+		}
+		for _, p := range pieces[:len(pieces)-1] {
+			n, ok := x.next[piece{node, p}]
+			if !ok {
+				n = len(x.next) + 1
+				x.next[piece{node, p}] = n
+			}
+			node = n
+		}
+		x.last[piece{node, pieces[len(pieces)-1]}] = i
+	}
+	return x
+}
+
 // reply reads l, the human's reply to req, as the answer a provider returns,
-// or returns the refusal to show.
-func reply(req Request, l line) (Answer, string) {
+// or returns the refusal to show. Its error is ctx's, when ctx ends first.
+func reply(ctx context.Context, req Request, labels labelTrie, l line) (Answer, string, error) {
 	text := l.text
 	switch {
 	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8."
+		return Answer{}, "That line is not valid UTF-8.", nil
 	case len(req.Options) == 0 && text == "":
-		return Answer{}, "Type an answer."
+		return Answer{}, "Type an answer.", nil
 	case len(req.Options) == 0:
-		return Answer{Text: text}, ""
+		return Answer{Text: text}, "", nil
 	case text == "":
-		return recommendedAnswer(req)
-	case strings.Trim(text, "0123456789, \t") == "":
-		return numbered(req, text)
+		ans, refusal := recommendedAnswer(req)
+		return ans, refusal, nil
+	case !req.MultiSelect:
+		ans, refusal := replyOne(req, labels, text)
+		return ans, refusal, nil
 	}
-	if req.MultiSelect {
-		switch named, ambiguous := labelList(req, text); {
-		case ambiguous:
-			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
-		case named != nil:
-			return pickAll(req, named)
-		}
-	} else if i, ok := findLabel(req.Options, text); ok {
-		return req.Options[i].Answer(), ""
-	}
-	if !req.CustomAllowed() {
+	return replySeveral(ctx, req, labels, text)
+}
+
+// replyOne reads text, a reply to req, a single-select request.
+func replyOne(req Request, labels labelTrie, text string) (Answer, string) {
+	labelled, isLabel := labels.keys[labelKey(text)]
+	rows, isNumber, problem := numbers(text, len(req.Options))
+	switch {
+	case isLabel && problem == "" && len(rows) == 1 && rows[0] != labelled:
+		return Answer{}, fmt.Sprintf("%s is option %d, and the label of option %d: type #%d or #%d.",
+			quote(text), rows[0]+1, labelled+1, rows[0]+1, labelled+1)
+	case isLabel:
+		return req.Options[labelled].Answer(), ""
+	case isNumber && problem != "":
+		return Answer{}, problem
+	case isNumber && len(rows) > 1:
+		return Answer{}, "Pick one option."
+	case isNumber:
+		return req.Options[rows[0]].Answer(), ""
+	case !req.CustomAllowed():
 		return Answer{}, quote(text) + " is not an option: type its number."
 	}
 	return Answer{Text: text}, ""
 }
 
-// findLabel returns the index of the option whose label is the same as text
-// by the comparison Validate uses for duplicates, so at most one is.
-func findLabel(opts []Option, text string) (i int, ok bool) {
-	for i := range opts {
-		if sameLabel(opts[i].Label, text) {
-			return i, true
+// numbers reads text as option numbers of a request with n options: each
+// digits, or "#" and digits, separated by commas or white space. isNumber
+// reports whether text is only such numbers, and problem says what is wrong
+// with them, if anything.
+func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	for _, f := range fields {
+		digits := strings.TrimPrefix(f, "#")
+		if digits == "" || strings.Trim(digits, "0123456789") != "" {
+			return nil, false, ""
 		}
 	}
-	return -1, false
+	if len(fields) == 0 {
+		return nil, strings.Trim(text, ", \t") == "", "Type the number of an option."
+	}
+	for _, f := range fields {
+		i, err := strconv.Atoi(strings.TrimPrefix(f, "#"))
+		if err != nil || i < 1 || i > n {
+			return nil, true, "There is no option " + clip(f, maxQuoted) + "."
+		}
+		rows = append(rows, i-1)
+	}
+	return rows, true, ""
 }
 
-// labelList returns the indexes of the options of req, a MultiSelect
-// request, that text names as labels separated by commas ("api, worker", as
-// the answer's Text shows them), in the order named, or nil when it names
-// none. A label may hold commas itself, so text may name options in several
-// ways: ambiguous reports that it does, and then no indexes are returned.
-func labelList(req Request, text string) (named []int, ambiguous bool) {
-	// Text is cut into parts at its commas. A label spans one part or more.
-	// Part p is text[cuts[p] : cuts[p+1]-1].
-	cuts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == ',' {
-			cuts = append(cuts, i+1)
-		}
+// reading is one way to read the parts of a MultiSelect reply from one part
+// on: the options its first pick names, and the part after that pick.
+type reading struct {
+	picks []int
+	end   int
+}
+
+// replySeveral reads text, a reply to req, a MultiSelect request. Text is cut
+// into parts at its commas, and each pick is one part or, for a label with
+// commas, several. A dynamic programme over the parts counts the ways to
+// read each tail of them, up to two. The trie bounds the labels tried at
+// each part by the longest label, so the time is linear in text's length.
+func replySeveral(ctx context.Context, req Request, labels labelTrie, text string) (Answer, string, error) {
+	raw := strings.Split(text, ",")
+	keyed := strings.Split(labelKey(text), ",") // one comma in the key for each in text
+	if len(keyed) != len(raw) {
+		panic("userinteraction: a label key lost a comma") // labelKey keeps every comma
 	}
-	cuts = append(cuts, len(text)+1)
-	parts := len(cuts) - 1
-	spans := make([]int, len(req.Options)) // the parts each label spans
-	all := 0
-	for k, o := range req.Options {
-		spans[k] = strings.Count(o.Label, ",") + 1
-		all += spans[k]
-	}
-	if parts > all { // more parts than all the labels span: no reading
-		return nil, false
-	}
-	// ways[p] counts the readings of the parts from p on, up to 2. The first
-	// reading names option first[p] with the parts up to end[p].
-	ways := make([]int, parts+1)
-	first := make([]int, parts+1)
-	end := make([]int, parts+1)
+	parts := len(raw)
+	ways := make([]int, parts+1) // the ways to read the parts from p on, up to 2
+	first := make([]reading, parts+1)
 	ways[parts] = 1
+	picked := false // some part reads as a pick on its own
+	add := func(p int, r reading) {
+		if ways[r.end] == 0 || (ways[p] > 0 && slices.Equal(first[p].picks, r.picks) && first[p].end == r.end) {
+			return
+		}
+		if ways[p] == 0 {
+			first[p] = r
+		}
+		ways[p] = min(2, ways[p]+ways[r.end])
+	}
 	for p := parts - 1; p >= 0; p-- {
-		for k, o := range req.Options {
-			q := p + spans[k]
-			if q > parts || ways[q] == 0 || !sameLabel(o.Label, text[cuts[p]:cuts[q]-1]) {
-				continue
+		if p%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Answer{}, "", err
 			}
-			if ways[p] == 0 {
-				first[p], end[p] = k, q
+		}
+		if rows, isNumber, problem := numbers(raw[p], len(req.Options)); isNumber && problem == "" {
+			add(p, reading{rows, p + 1})
+			picked = true
+		}
+		if strings.TrimSpace(keyed[p]) == "" { // "1,,3" or "a, b,"
+			add(p, reading{nil, p + 1})
+		}
+		node := 0
+		for q := p; q < parts && ways[p] < 2; q++ {
+			k := keyed[q]
+			if q == p {
+				k = strings.TrimPrefix(k, " ")
 			}
-			ways[p] = min(2, ways[p]+ways[q])
+			if len(k) > labels.maxPiece {
+				break
+			}
+			if i, ok := labels.last[piece{node, strings.TrimSuffix(k, " ")}]; ok {
+				add(p, reading{[]int{i}, q + 1})
+				picked = picked || q == p
+			}
+			var ok bool
+			if node, ok = labels.next[piece{node, k}]; !ok {
+				break
+			}
 		}
 	}
-	if ways[0] != 1 {
-		return nil, ways[0] == 2
+	switch {
+	case ways[0] == 1:
+		var named []int
+		for p := 0; p < parts; p = first[p].end {
+			named = append(named, first[p].picks...)
+		}
+		if len(named) == 0 { // only commas
+			return Answer{}, "Type the number of an option.", nil
+		}
+		ans, refusal := pickAll(req, named)
+		return ans, refusal, nil
+	case ways[0] == 2:
+		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
 	}
-	for p := 0; p < parts; p = end[p] {
-		named = append(named, first[p])
+	for _, r := range raw {
+		if _, isNumber, problem := numbers(r, len(req.Options)); isNumber && problem != "" && strings.TrimSpace(r) != "" {
+			return Answer{}, problem, nil
+		}
 	}
-	return named, false
+	switch {
+	case picked: // a pick must not hide among the human's own words
+		for p := range raw {
+			if _, isLabel := labels.keys[strings.Trim(keyed[p], " ")]; !isLabel && strings.TrimSpace(keyed[p]) != "" {
+				if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
+					return Answer{}, quote(strings.TrimSpace(raw[p])) + " is not an option: type only options, or only your own words.", nil
+				}
+			}
+		}
+		return Answer{}, quote(text) + " is not a list of options: type their numbers.", nil
+	case !req.CustomAllowed():
+		return Answer{}, quote(text) + " is not an option: type its number.", nil
+	}
+	return Answer{Text: text}, "", nil
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,
@@ -1025,26 +1271,6 @@ func recommendedAnswer(req Request) (Answer, string) {
 		return Pick(picks...), ""
 	}
 	return picks[0].Answer(), ""
-}
-
-// numbered picks the options of req that text numbers.
-func numbered(req Request, text string) (Answer, string) {
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-	switch {
-	case len(fields) == 0:
-		return Answer{}, "Type the number of an option."
-	case len(fields) > 1 && !req.MultiSelect:
-		return Answer{}, "Pick one option."
-	}
-	named := make([]int, len(fields))
-	for k, f := range fields {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > len(req.Options) {
-			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
-		}
-		named[k] = i - 1
-	}
-	return pickAll(req, named)
 }
 
 // pickAll picks the options of req at the indexes named, by number or by
