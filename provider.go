@@ -722,7 +722,7 @@ func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answe
 
 // answer shows req, headed by place, and reads replies until one answers it.
 func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answer, error) {
-	labels := newLabelTrie(req)
+	labels := newReplyIndex(req)
 	if err := t.write(ctx, place+render(req)+timeLeft(ctx)+accepts(req)+"\n"); err != nil {
 		return Answer{}, err
 	}
@@ -1036,59 +1036,120 @@ type written struct {
 // under GODEBUG=panicnil=1.
 var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
 
-// labelTrie finds the options that a reply names by label, in time linear
+// replyIndex finds the options that a reply names by label, in time linear
 // in the reply's length. Labels are compared by their labelKey.
-type labelTrie struct {
-	keys map[string]int // the key of each option's label: its index
-	// A MultiSelect reply is cut at its commas, and a label with commas
-	// spans several parts. So its key is also a path, cut at its commas, in
-	// a trie: next leads from a node and a piece to the next node, from
-	// node 0, and last leads from a node and the last piece to the option.
-	next     map[piece]int
-	last     map[piece]int
-	maxPiece int // the length of the longest piece: no longer part can match
+type replyIndex struct {
+	keys  []string       // the key of each option's label
+	byKey map[string]int // the option of each key
+	// A MultiSelect reply is cut at its commas into parts, and a label with
+	// commas spans several. Such labels, cut at their commas into cores (the
+	// pieces without the spaces at their ends), are the patterns of an
+	// Aho-Corasick automaton. So one pass over the parts finds every label
+	// that ends at each part. Node 0 is the root, and every slice below has
+	// one entry per node.
+	cores map[string]int // a number for each core
+	next  map[edge]int   // a node and the next core lead to a node
+	fail  []int          // the node of the longest proper suffix of the path that is a path too
+	ends  []int          // an option whose cores are the path, or -1
+	out   []int          // the next node on the fail chain whose ends is set, or 0
+	depth []int          // the number of cores on the path
+	also  []int          // for each option: another with the same cores, or -1
 }
 
-// piece is an edge of labelTrie's trie: the text up to the next comma.
-type piece struct {
-	node int
-	text string
-}
+// edge is an edge of replyIndex's automaton: a node and a core's number.
+type edge struct{ node, core int }
 
-// newLabelTrie returns the labelTrie of req's options, in time linear in
+// newReplyIndex returns the replyIndex of req's options, in time linear in
 // the labels' total length.
-func newLabelTrie(req Request) labelTrie {
-	x := labelTrie{keys: make(map[string]int, len(req.Options))}
-	if req.MultiSelect {
-		x.next, x.last = map[piece]int{}, make(map[piece]int, len(req.Options))
-	}
+func newReplyIndex(req Request) replyIndex {
+	n := len(req.Options)
+	x := replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
 	for i, o := range req.Options {
-		key := labelKey(o.Label)
-		x.keys[key] = i
-		if !req.MultiSelect {
-			continue
+		x.keys[i] = labelKey(o.Label)
+		x.byKey[x.keys[i]] = i
+	}
+	if !req.MultiSelect {
+		return x
+	}
+	nodes := 1
+	for _, key := range x.keys {
+		if strings.Contains(key, ",") {
+			nodes += strings.Count(key, ",") + 1
 		}
-		pieces := strings.Split(key, ",")
+	}
+	x.cores, x.next, x.also = map[string]int{}, make(map[edge]int, nodes), make([]int, n)
+	x.fail, x.ends, x.out = make([]int, 1, nodes), make([]int, 1, nodes), make([]int, 1, nodes)
+	x.depth, x.ends[0] = make([]int, 1, nodes), -1
+	parent, cores := make([]int, 1, nodes), make([]int, 1, nodes)
+	for i, key := range x.keys {
+		x.also[i] = -1
+		if !strings.Contains(key, ",") {
+			continue // byKey finds it in one part
+		}
 		node := 0
-		for _, p := range pieces {
-			x.maxPiece = max(x.maxPiece, len(p)+len(" "))
-		}
-		for _, p := range pieces[:len(pieces)-1] {
-			n, ok := x.next[piece{node, p}]
+		for _, c := range strings.Split(key, ",") {
+			c := x.core(strings.TrimSuffix(strings.TrimPrefix(c, " "), " "))
+			child, ok := x.next[edge{node, c}]
 			if !ok {
-				n = len(x.next) + 1
-				x.next[piece{node, p}] = n
+				child = len(x.fail)
+				x.next[edge{node, c}] = child
+				x.fail, x.ends, x.out = append(x.fail, 0), append(x.ends, -1), append(x.out, 0)
+				x.depth = append(x.depth, x.depth[node]+1)
+				parent, cores = append(parent, node), append(cores, c)
 			}
-			node = n
+			node = child
 		}
-		x.last[piece{node, pieces[len(pieces)-1]}] = i
+		x.also[i], x.ends[node] = x.ends[node], i
+	}
+	// A node's fail link needs its parent's: take the nodes by depth.
+	var byDepth [][]int
+	for v := 1; v < len(x.fail); v++ {
+		for len(byDepth) <= x.depth[v] {
+			byDepth = append(byDepth, nil)
+		}
+		byDepth[x.depth[v]] = append(byDepth[x.depth[v]], v)
+	}
+	for _, level := range byDepth {
+		for _, v := range level {
+			if u := parent[v]; u != 0 {
+				x.fail[v] = x.step(x.fail[u], cores[v])
+			}
+			if f := x.fail[v]; x.ends[f] >= 0 {
+				x.out[v] = f
+			} else {
+				x.out[v] = x.out[f]
+			}
+		}
 	}
 	return x
 }
 
+// core returns the number of core c, a new one if c has none.
+func (x *replyIndex) core(c string) int {
+	id, ok := x.cores[c]
+	if !ok {
+		id = len(x.cores)
+		x.cores[c] = id
+	}
+	return id
+}
+
+// step returns the node that the automaton reaches from node on core c.
+func (x *replyIndex) step(node int, c int) int {
+	for {
+		if next, ok := x.next[edge{node, c}]; ok {
+			return next
+		}
+		if node == 0 {
+			return 0
+		}
+		node = x.fail[node]
+	}
+}
+
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show. Its error is ctx's, when ctx ends first.
-func reply(ctx context.Context, req Request, labels labelTrie, l line) (Answer, string, error) {
+func reply(ctx context.Context, req Request, labels replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
 	case l.tooLong:
@@ -1110,8 +1171,8 @@ func reply(ctx context.Context, req Request, labels labelTrie, l line) (Answer, 
 }
 
 // replyOne reads text, a reply to req, a single-select request.
-func replyOne(req Request, labels labelTrie, text string) (Answer, string) {
-	labelled, isLabel := labels.keys[labelKey(text)]
+func replyOne(req Request, labels replyIndex, text string) (Answer, string) {
+	labelled, isLabel := labels.byKey[labelKey(text)]
 	rows, isNumber, problem := numbers(text, len(req.Options))
 	switch {
 	case isLabel && problem == "" && len(rows) == 1 && rows[0] != labelled:
@@ -1136,6 +1197,11 @@ func replyOne(req Request, labels labelTrie, text string) (Answer, string) {
 // reports whether text is only such numbers, and problem says what is wrong
 // with them, if anything.
 func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; !('0' <= c && c <= '9') && !strings.ContainsRune("#, \t", rune(c)) {
+			return nil, false, "" // most text: words
+		}
+	}
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 	for _, f := range fields {
 		digits := strings.TrimPrefix(f, "#")
@@ -1156,82 +1222,96 @@ func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
 	return rows, true, ""
 }
 
-// reading is one way to read the parts of a MultiSelect reply from one part
-// on: the options its first pick names, and the part after that pick.
+// reading is one way to read a pick in the parts of a MultiSelect reply:
+// the options it names, and the part where it starts.
 type reading struct {
 	picks []int
-	end   int
+	start int
 }
 
-// replySeveral reads text, a reply to req, a MultiSelect request. Text is cut
-// into parts at its commas, and each pick is one part or, for a label with
-// commas, several. A dynamic programme over the parts counts the ways to
-// read each tail of them, up to two. The trie bounds the labels tried at
-// each part by the longest label, so the time is linear in text's length.
-func replySeveral(ctx context.Context, req Request, labels labelTrie, text string) (Answer, string, error) {
+// replySeveral reads text, a reply to req, a MultiSelect request. Text is
+// cut into parts at its commas, and each pick is one part or, for a label
+// with commas, several. One pass over the parts counts the ways to read the
+// parts before each, up to two: a reading that is not the only one is
+// refused, not guessed.
+func replySeveral(ctx context.Context, req Request, labels replyIndex, text string) (Answer, string, error) {
 	raw := strings.Split(text, ",")
-	keyed := strings.Split(labelKey(text), ",") // one comma in the key for each in text
+	key := labelKey(text)
+	keyed := strings.Split(key, ",") // labelKey keeps every comma, so keyed[p] is raw[p]'s key
 	if len(keyed) != len(raw) {
-		panic("userinteraction: a label key lost a comma") // labelKey keeps every comma
+		panic("userinteraction: a label key lost a comma")
 	}
 	parts := len(raw)
-	ways := make([]int, parts+1) // the ways to read the parts from p on, up to 2
-	first := make([]reading, parts+1)
-	ways[parts] = 1
-	picked := false // some part reads as a pick on its own
-	add := func(p int, r reading) {
-		if ways[r.end] == 0 || (ways[p] > 0 && slices.Equal(first[p].picks, r.picks) && first[p].end == r.end) {
+	ways := make([]int, parts+1) // the ways to read the parts before e, up to 2
+	last := make([]reading, parts+1)
+	ways[0] = 1
+	add := func(e int, r reading) {
+		if ways[r.start] == 0 || ways[e] == 2 ||
+			(ways[e] > 0 && last[e].start == r.start && slices.Equal(last[e].picks, r.picks)) {
 			return
 		}
-		if ways[p] == 0 {
-			first[p] = r
+		if ways[e] == 0 {
+			last[e] = r
 		}
-		ways[p] = min(2, ways[p]+ways[r.end])
+		ways[e] = min(2, ways[e]+ways[r.start])
 	}
-	for p := parts - 1; p >= 0; p-- {
-		if p%1024 == 0 {
+	picked := false // some part reads as a pick on its own
+	state, offset := 0, 0
+	starts := make([]int, parts) // where each part starts in key
+	for q := 0; q < parts; q++ {
+		if q%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return Answer{}, "", err
 			}
 		}
-		if rows, isNumber, problem := numbers(raw[p], len(req.Options)); isNumber && problem == "" {
-			add(p, reading{rows, p + 1})
+		starts[q] = offset
+		offset += len(keyed[q]) + len(",")
+		core := strings.TrimSuffix(strings.TrimPrefix(keyed[q], " "), " ")
+		if rows, isNumber, problem := numbers(raw[q], len(req.Options)); isNumber && problem == "" {
+			add(q+1, reading{rows, q})
 			picked = true
 		}
-		if strings.TrimSpace(keyed[p]) == "" { // "1,,3" or "a, b,"
-			add(p, reading{nil, p + 1})
+		if core == "" { // "1,,3" or "a, b,"
+			add(q+1, reading{nil, q})
+		} else if i, ok := labels.byKey[core]; ok {
+			add(q+1, reading{[]int{i}, q})
+			picked = true
 		}
-		node := 0
-		for q := p; q < parts && ways[p] < 2; q++ {
-			k := keyed[q]
-			if q == p {
-				k = strings.TrimPrefix(k, " ")
-			}
-			if len(k) > labels.maxPiece {
-				break
-			}
-			if i, ok := labels.last[piece{node, strings.TrimSuffix(k, " ")}]; ok {
-				add(p, reading{[]int{i}, q + 1})
-				picked = picked || q == p
-			}
-			var ok bool
-			if node, ok = labels.next[piece{node, k}]; !ok {
-				break
+		if labels.next == nil {
+			continue
+		}
+		if c, ok := labels.cores[core]; ok {
+			state = labels.step(state, c)
+		} else {
+			state = 0 // no label holds this core
+		}
+		for node := state; node != 0; node = labels.out[node] {
+			p := q + 1 - labels.depth[node]
+			for i := labels.ends[node]; i >= 0 && ways[p] > 0; i = labels.also[i] {
+				from := starts[p] + len(keyed[p]) - len(strings.TrimPrefix(keyed[p], " "))
+				to := starts[q] + len(strings.TrimSuffix(keyed[q], " "))
+				if key[from:to] == labels.keys[i] { // the same cores, and the same spaces
+					add(q+1, reading{[]int{i}, p})
+				}
 			}
 		}
 	}
-	switch {
-	case ways[0] == 1:
+	switch ways[parts] {
+	case 1:
+		var found []reading
+		for e := parts; e > 0; e = last[e].start {
+			found = append(found, last[e])
+		}
 		var named []int
-		for p := 0; p < parts; p = first[p].end {
-			named = append(named, first[p].picks...)
+		for k := len(found) - 1; k >= 0; k-- {
+			named = append(named, found[k].picks...)
 		}
 		if len(named) == 0 { // only commas
 			return Answer{}, "Type the number of an option.", nil
 		}
 		ans, refusal := pickAll(req, named)
 		return ans, refusal, nil
-	case ways[0] == 2:
+	case 2:
 		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
 	}
 	for _, r := range raw {
@@ -1242,7 +1322,7 @@ func replySeveral(ctx context.Context, req Request, labels labelTrie, text strin
 	switch {
 	case picked: // a pick must not hide among the human's own words
 		for p := range raw {
-			if _, isLabel := labels.keys[strings.Trim(keyed[p], " ")]; !isLabel && strings.TrimSpace(keyed[p]) != "" {
+			if _, isLabel := labels.byKey[strings.Trim(keyed[p], " ")]; !isLabel && strings.TrimSpace(keyed[p]) != "" {
 				if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
 					return Answer{}, quote(strings.TrimSpace(raw[p])) + " is not an option: type only options, or only your own words.", nil
 				}
