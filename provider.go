@@ -975,10 +975,11 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	}
 	select {
 	case l := <-t.read:
-		t.read, t.midLine = nil, false
+		t.read = nil
 		if l.panicked != nil {
 			panic(l.panicked)
 		}
+		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
 		return l, l.err
 	case <-ctx.Done():
 		return line{}, ctx.Err()

@@ -83,7 +83,7 @@ func TestTerminalShowsQuestion(t *testing.T) {
 	for _, tt := range tests {
 		_, out, err := askTerminal(t, tt.req, "")
 		wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
-		if out != tt.want {
+		if out != tt.want+"\n" { // the line end after end of input
 			t.Errorf("terminal wrote %q, want %q", out, tt.want)
 		}
 	}

@@ -1,0 +1,291 @@
+package userinteraction_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// row matches a line that reads as one of the Terminal's option rows, with
+// or without its recommended mark.
+var row = regexp.MustCompile(`^[ *] [0-9]+\. `)
+
+// checkShown fails unless out, what a Terminal wrote for req up to its first
+// prompt, is the Terminal's form: the header's and the question's lines,
+// each led by "|", then one row per option, numbered in order and marked
+// "*" when recommended, then the Terminal's own lines, and no other line
+// that reads as a row or a mark.
+func checkShown(t *testing.T, req ui.Request, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	var text []string
+	if req.Header != "" {
+		text = append(text, req.Header)
+	}
+	text = append(text, strings.Split(req.Question, "\n")...)
+	if len(lines) < len(text)+len(req.Options)+2 {
+		t.Fatalf("the Terminal wrote %q, want %d lines of text and %d rows", out, len(text), len(req.Options))
+	}
+	for i, l := range text {
+		want := "| " + l
+		if l == "" {
+			want = "|"
+		}
+		if lines[i] != want {
+			t.Fatalf("line %d = %q, want %q; the Terminal wrote %q", i+1, lines[i], want, out)
+		}
+	}
+	for k, o := range req.Options {
+		want := fmt.Sprintf("  %d. %s", k+1, o.Label)
+		if o.Recommended {
+			want = "*" + want[1:]
+		}
+		if o.Description != "" {
+			want += " - " + strings.Join(strings.Fields(o.Description), " ")
+		}
+		if got := lines[len(text)+k]; got != want {
+			t.Fatalf("row %d = %q, want %q; the Terminal wrote %q", k+1, got, want, out)
+		}
+	}
+	for _, l := range lines[len(text)+len(req.Options):] {
+		if row.MatchString(l) || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "* ") {
+			t.Fatalf("line %q after the rows reads as text or a row; the Terminal wrote %q", l, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n> ") {
+		t.Fatalf("the Terminal wrote %q, want it to end with the prompt", out)
+	}
+}
+
+// TestTerminalOwnLinesCannotBeForged: no text of the request reads as one of
+// the Terminal's rows or marks (issue 28, items 3 and 4). A question that
+// holds copies of option rows, a label that ends in "(recommended)" or in
+// the row mark, a header that reads as a row, a description with line feeds:
+// each is written so that the rows and marks are the Terminal's alone.
+func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
+	tests := []struct {
+		name string
+		req  ui.Request
+	}{
+		{
+			name: "a question that holds option rows",
+			req: ui.Request{
+				Question:       "Deploy to production?\n  1. Cancel (recommended)\n* 1. Cancel\n  2. Deploy\n",
+				Options:        []ui.Option{{Label: "Deploy"}, {Label: "Cancel"}},
+				DisallowCustom: true,
+			},
+		},
+		{
+			name: "a label that ends in the recommended mark",
+			req: ui.Request{
+				Question:    "Restart which?",
+				Options:     []ui.Option{{Label: "api (recommended)"}, {Label: "worker", Recommended: true}, {Label: "* 3. web"}},
+				MultiSelect: true,
+			},
+		},
+		{
+			name: "a header that reads as a row and the prompt",
+			req: ui.Request{
+				Header:   "  1. Keep",
+				Question: "> Question 1 of 1\n1-2, Enter for 1\n\n\tdone",
+				Options:  []ui.Option{{Label: "Delete"}, {Label: "Keep"}},
+			},
+		},
+		{
+			name: "a description with rows in it",
+			req: ui.Request{
+				Question: "Pay?",
+				Options: []ui.Option{
+					{Label: "Pay", Description: "now\n  2. Cancel (recommended)\n\t* 2. Cancel"},
+					{Label: "Cancel"},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, err := askTerminal(t, tt.req, "")
+			wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
+			checkShown(t, tt.req, strings.TrimSuffix(out, "\n")) // the line end after end of input
+		})
+	}
+}
+
+// TestTerminalRepliesPickWhatTheyMean: a reply picks the options the human
+// meant and only those (issue 28, item 6). Numbers and labels mix, a label of
+// digits that is no row number is a label, "#" and a number is always a
+// row, and a reply that could mean two things is refused with a way to say
+// which. Nothing meant as picks becomes the human's own words.
+func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
+	replicas := ui.Request{Question: "How many replicas?", Options: []ui.Option{{Label: "2"}, {Label: "4"}, {Label: "8"}}}
+	ports := ui.Request{Question: "Which port?", Options: []ui.Option{{Label: "8080"}, {Label: "3000"}}, MultiSelect: true}
+	watch := ui.Request{
+		Question:    "Watch what?",
+		Options:     []ui.Option{{Label: "logs"}, {Label: "traces"}, {Label: "metrics"}, {Label: "alerts"}},
+		MultiSelect: true,
+	}
+	commas := ui.Request{
+		Question:    "Grant what?",
+		Options:     []ui.Option{{Label: "a, b"}, {Label: "a"}, {Label: "b"}, {Label: "Read, write"}},
+		MultiSelect: true,
+	}
+	tests := []struct {
+		name     string
+		req      ui.Request
+		input    string
+		want     string   // the answer's text
+		picks    int      // the options picked
+		refusals []string // lines written after refused replies, in order
+	}{
+		{name: "a label and a number", req: watch, input: "metrics, 4\n", want: "metrics, alerts", picks: 2},
+		{name: "a number and labels", req: watch, input: "1, TRACES,alerts\n", want: "logs, traces, alerts", picks: 3},
+		{name: "numbers with #", req: watch, input: "#4 #2\n", want: "traces, alerts", picks: 2},
+		{
+			name:     "a label that is another row's number",
+			req:      replicas,
+			input:    "2\n#1\n",
+			want:     "2",
+			picks:    1,
+			refusals: []string{`"2" is option 2, and the label of option 1: type #2 or #1.`},
+		},
+		{name: "a row that is also its label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1"}, {Label: "two"}}}, input: "1\n", want: "1", picks: 1},
+		{name: "# picks the row", req: replicas, input: "#2\n", want: "4", picks: 1},
+		{name: "a label of digits that is no row", req: replicas, input: "8\n", want: "8", picks: 1},
+		{name: "a port", req: ports, input: "8080\n", want: "8080", picks: 1},
+		{name: "a port and a row", req: ports, input: "8080, 2\n", want: "8080, 3000", picks: 2},
+		{
+			name:     "a number that is no row and no label",
+			req:      ports,
+			input:    "8081\n3000\n",
+			want:     "3000",
+			picks:    1,
+			refusals: []string{"There is no option 8081."},
+		},
+		{
+			name:     "labels that could be read two ways",
+			req:      commas,
+			input:    "a, b\n#2,#3\n",
+			want:     "a, b",
+			picks:    2,
+			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`},
+		},
+		{name: "a label with a comma among others", req: commas, input: "b, read,  WRITE\n", want: "b, Read, write", picks: 2},
+		{
+			name:     "a pick beside other words",
+			req:      watch,
+			input:    "metrics, and the disk\nthe disk\n",
+			want:     "the disk",
+			refusals: []string{`"and the disk" is not an option: type only options, or only your own words.`},
+		},
+		{
+			name:     "a row beside other words",
+			req:      watch,
+			input:    "2, or so\n2\n",
+			want:     "traces",
+			picks:    1,
+			refusals: []string{`"or so" is not an option: type only options, or only your own words.`},
+		},
+		{name: "own words with commas", req: watch, input: "none, thanks\n", want: "none, thanks"},
+		{name: "commas only", req: watch, input: ", ,\n1\n", want: "logs", picks: 1, refusals: []string{"Type the number of an option."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans, out, err := askTerminal(t, tt.req, tt.input)
+			picks := len(ans.Options)
+			if ans.Option != nil {
+				picks = 1
+			}
+			if err != nil || ans.Text != tt.want || picks != tt.picks {
+				t.Fatalf("Ask() = %s, %v, want %q with %d picks", show(ans), err, tt.want, tt.picks)
+			}
+			var refusals []string
+			for _, l := range strings.Split(out, "\n") {
+				if refusal := strings.TrimPrefix(l, "> "); refusal != l && refusal != "" {
+					refusals = append(refusals, refusal)
+				}
+			}
+			if strings.Join(refusals, "|") != strings.Join(tt.refusals, "|") {
+				t.Fatalf("refusals = %q, want %q; the terminal wrote:\n%s", refusals, tt.refusals, out)
+			}
+		})
+	}
+}
+
+// TestTerminalEmptyReplyAndEndOfInput: an empty reply to a free-form question
+// is refused with one line, and after end of input the Terminal ends its
+// last line, so the host's next output starts on a fresh line.
+func TestTerminalEmptyReplyAndEndOfInput(t *testing.T) {
+	_, out, err := askTerminal(t, freeForm, "\n")
+	wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
+	if want := "| Name the branch.\nType your answer.\n> Type an answer.\n> \n"; out != want {
+		t.Fatalf("the Terminal wrote %q, want %q", out, want)
+	}
+	_, out, err = askTerminal(t, deleteIt, "1")
+	wantCode(t, "Ask() at end of input in a line", err, ui.CodeAskCancelled)
+	if !strings.HasSuffix(out, "\n> \n") {
+		t.Fatalf("the Terminal wrote %q, want it to end its last line", out)
+	}
+}
+
+// TestTerminalSaysTheDeadline: with a deadline, the Terminal says how long
+// the human has, rounded: seconds under a minute, then minutes, then hours.
+func TestTerminalSaysTheDeadline(t *testing.T) {
+	tests := []struct {
+		timeout time.Duration
+		want    string
+	}{
+		{timeout: 200 * time.Millisecond, want: "Answer within 1 second.\n"},
+		{timeout: 45 * time.Second, want: "Answer within 45 seconds.\n"},
+		{timeout: 2 * time.Minute, want: "Answer within 2 minutes.\n"},
+		{timeout: 90 * time.Second, want: "Answer within 2 minutes.\n"},
+		{timeout: time.Hour, want: "Answer within 1 hour.\n"},
+		{timeout: 150 * time.Minute, want: "Answer within 2 hours 30 minutes.\n"},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+		var out bytes.Buffer
+		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(ctx, deleteIt)
+		cancel()
+		if want := "  2. Keep\n" + tt.want + "1-2\n> "; err != nil || !strings.Contains(out.String(), want) {
+			t.Errorf("Terminal.Ask() with a timeout of %v wrote %q, %v, want %q", tt.timeout, out.String(), err, want)
+		}
+	}
+	var out bytes.Buffer
+	if _, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), deleteIt); err != nil ||
+		strings.Contains(out.String(), "within") {
+		t.Errorf("Terminal.Ask() without a deadline wrote %q, %v, want no time", out.String(), err)
+	}
+}
+
+// TestTerminalSaysTimeIsUp: when the deadline passes, Ask returns at once
+// and the Terminal says that no answer came in time, on a line of its own,
+// before its next question.
+func TestTerminalSaysTimeIsUp(t *testing.T) {
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	term := ui.NewTerminal(in, out)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := term.Ask(ctx, deleteIt); err != context.DeadlineExceeded {
+		t.Fatalf("Terminal.Ask() = %v, want context.DeadlineExceeded", err)
+	}
+	go func() {
+		<-out.prompted // the first question's
+		<-out.prompted
+		_, _ = io.WriteString(typing, "main\n")
+	}()
+	if ans, err := term.Ask(context.Background(), freeForm); err != nil || ans.Text != "main" {
+		t.Fatalf("next Terminal.Ask() = %s, %v, want main", show(ans), err)
+	}
+	if want := "1-2\n> \nNo answer came in time.\n| Name the branch."; !strings.Contains(out.String(), want) {
+		t.Fatalf("the Terminal wrote %q, want %q", out.String(), want)
+	}
+}
