@@ -2,8 +2,11 @@ package userinteraction
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Error codes: the stable, machine-readable Code of a [HarnessError] that this
@@ -27,7 +30,8 @@ const (
 	// not offered, or breaks another rule of Registry.Ask.
 	CodeInvalidAnswer = "INVALID_ANSWER"
 	// CodeProviderFailed: the provider failed with an error that carries no
-	// code. That error is the cause, and its text, cut short, ends the message.
+	// code. That error is the cause, and its text, cut short and escaped, ends
+	// the message.
 	CodeProviderFailed = "PROVIDER_FAILED"
 	// CodeAskDeclined: returned by providers when the human explicitly refused to
 	// answer (MCP/ACP elicitation "decline").
@@ -72,11 +76,12 @@ type HarnessError struct {
 }
 
 // Error returns "CODE: message: cause", without "CODE: " when Code is empty
-// and without ": cause" when Err is nil, or "<nil>" for a nil e. A message
-// that already ends with ": " and the cause's text, whole or cut short as
-// [CodeProviderFailed]'s does, ends with the cause's whole text instead of
-// repeating it. So Error carries the cause as fmt.Errorf's %w does, while
-// Message, the model-facing text, stays short.
+// and without ": cause" when Err is nil, or "<nil>" for a nil e. The cause's
+// text is escaped as [CodeProviderFailed]'s message escapes it, so that no
+// escape sequence reaches a log raw. A message that already ends with ": "
+// and the cause's text, whole or cut short, ends with the cause's whole text
+// instead of repeating it. So Error carries the cause as fmt.Errorf's %w
+// does, while Message, the model-facing text, stays short.
 func (e *HarnessError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -91,7 +96,7 @@ func (e *HarnessError) Error() string {
 	// A message that quotes its cause, cut short as PROVIDER_FAILED's does,
 	// ends with the whole cause in place of the quote, not with a second copy.
 	cause := e.Err.Error()
-	return strings.TrimSuffix(s, ": "+clip(cause, maxProviderText)) + ": " + cause
+	return strings.TrimSuffix(s, ": "+escape(clip(cause, maxProviderText))) + ": " + escape(cause)
 }
 
 // Unwrap returns the cause, Err, which may be nil. It returns nil for a nil e.
@@ -172,7 +177,29 @@ func clip(s string, limit int) string {
 }
 
 // quote returns s, cut to maxQuoted runes, as a Go string literal, for error
-// messages.
+// messages. Like escape, it escapes each character outside the allowlist of
+// shown text ([Request.Validate]), and also '"' and '\\'.
 func quote(s string) string {
-	return strconv.Quote(clip(s, maxQuoted))
+	return strconv.QuoteToGraphic(clip(s, maxQuoted))
+}
+
+// escape returns s with each character outside the allowlist of shown text
+// ([Request.Validate]) written as a Go escape, such as \x1b or \u202e, and
+// each byte that is not UTF-8 as \xff. A message holds s so, unquoted: its
+// text shows as it is, and no escape sequence or reordering reaches a log,
+// a terminal or the model raw.
+func escape(s string) string {
+	var b strings.Builder
+	for i, c := range s {
+		switch {
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsGraphic(c):
+			b.WriteRune(c)
+		default:
+			q := strconv.QuoteRuneToGraphic(c) // '\x1b', with its quotes
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }

@@ -185,10 +185,11 @@ func TestProviderFailedCarriesCause(t *testing.T) {
 // a short prefix, so that no model-facing error grows with its input.
 func TestErrorMessagesStayShort(t *testing.T) {
 	huge := strings.Repeat("é", 1<<19) // 1 MiB
-	label := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}, {Label: huge}}}
+	long := strings.Repeat("é", 128)   // the longest label, 256 bytes
+	label := ui.Request{Question: "q", Options: []ui.Option{{Label: long}, {Label: long}}}
 	offersA := ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}}
 	onlyA := ui.Request{Question: "q", Options: []ui.Option{{Label: "a"}}, DisallowCustom: true}
-	offersHuge := ui.Request{Question: "q", Options: []ui.Option{{Label: huge}}}
+	offersLong := ui.Request{Question: "q", Options: []ui.Option{{Label: long}}}
 	tests := []struct {
 		name string
 		err  error
@@ -207,7 +208,7 @@ func TestErrorMessagesStayShort(t *testing.T) {
 		},
 		{
 			name: "text disagrees with option",
-			err:  askWith(t, offersHuge, ui.Answer{Text: huge + "!", Option: &ui.Option{Label: huge}}),
+			err:  askWith(t, offersLong, ui.Answer{Text: huge, Option: &ui.Option{Label: long}}),
 			code: ui.CodeInvalidAnswer,
 		},
 		{

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -103,105 +102,43 @@ func fuzzRequest(question, header, labels, values string, recommended uint64, di
 	return req
 }
 
-// validByRules is Request.Validate written as plainly as the contract states it.
-func validByRules(r ui.Request) bool {
-	text := []string{r.Question, r.Header}
-	if r.Agent != nil {
-		text = append(text, r.Agent.ID, r.Agent.Name)
-	}
-	if strings.TrimSpace(r.Question) == "" || !shows(r.Question, true) || !shows(r.Header, false) {
-		return false
-	}
-	recommended := 0
-	for i, o := range r.Options {
-		if shownLabel(o.Label) == "" || o.Value != "" && strings.TrimSpace(o.Value) == "" {
-			return false
-		}
-		if !shows(o.Label, false) || !shows(o.Description, true) {
-			return false
-		}
-		for _, earlier := range r.Options[:i] {
-			if strings.EqualFold(shownLabel(earlier.Label), shownLabel(o.Label)) {
-				return false
-			}
-		}
-		if o.Recommended {
-			recommended++
-		}
-		text = append(text, o.Label, o.Value, o.Description)
-	}
-	for _, s := range text {
-		if !utf8.ValidString(s) {
-			return false
-		}
-	}
-	return recommended <= 1 || r.MultiSelect
-}
-
-// shows reports whether s may be shown to the human: no control character
-// but, in prose, line feeds and tabs; no bidirectional formatting outside
-// prose.
-func shows(s string, prose bool) bool {
-	for _, c := range s {
-		switch {
-		case prose && (c == '\n' || c == '\t'):
-		case unicode.IsControl(c):
-			return false
-		case !prose && (c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069):
-			return false
-		}
-	}
-	return true
-}
-
-// shownLabel returns label as a human tells it apart from others, before
-// case: without default-ignorable code points, its words separated by one
-// space.
-func shownLabel(label string) string {
-	return strings.Join(strings.Fields(strings.Map(func(c rune) rune {
-		if defaultIgnorable(c) {
-			return -1
-		}
-		return c
-	}, label)), " ")
-}
-
-// defaultIgnorable reports whether c is a default-ignorable code point, by
-// the derivation in Unicode's DerivedCoreProperties.txt, from the tables of
-// package unicode: Other_Default_Ignorable_Code_Point, format characters (Cf)
-// and variation selectors, less white space, U+FFF9 to U+FFFB, U+13430 to
-// U+13440 and the prepended concatenation marks.
-func defaultIgnorable(c rune) bool {
-	switch {
-	case unicode.Is(unicode.White_Space, c), c >= 0xfff9 && c <= 0xfffb, c >= 0x13430 && c <= 0x13440,
-		unicode.Is(unicode.Prepended_Concatenation_Mark, c):
-		return false
-	}
-	return unicode.In(c, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector)
-}
-
 // FuzzValidate checks that Validate never panics and accepts exactly the
-// requests that the contract's rules accept.
+// requests that the contract's rules accept (validByRules, in
+// validate_spec_test.go). The fuzzer writes one option per line of labels;
+// descriptions are split at NUL bytes, and the agent's text in two halves.
 func FuzzValidate(f *testing.F) {
-	f.Add("Proceed?", "", "", "", uint64(0), false, false)
-	f.Add("Proceed?", "Deploy", "Yes\nNo", "y", uint64(1), true, false)
-	f.Add(" ", "", "a", "", uint64(0), false, false)
-	f.Add("q", "", "a\na", "1\n2", uint64(0), false, true)
-	f.Add("q", "", "a\nb\nc", "", uint64(5), false, false)
-	f.Add("q", "", "a\nb\nc", "", uint64(5), false, true)
-	f.Add("q\xff", "", "", "", uint64(0), false, true)
-	f.Add("q", "\xc3", "a\n\t", "", uint64(0), false, false)
-	f.Add("q", "", "Go\nSkip", "\n ", uint64(0), false, false)
-	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", uint64(0), false, false)
-	f.Add("q", "", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\nq\n\u200bA ", "", uint64(0), false, false)
-	f.Add("q\x1b[2J", "", "", "", uint64(0), false, false)
-	f.Add("q\n\tq \u202e", "\u202e", "", "", uint64(0), false, false)
-	f.Add("q", "", "Delete it\r\x1b[K\n Yes\nyes\nYe\u200bs", "", uint64(0), false, false)
-	f.Add("q", "", "\u212a\nk\n\ufeff", "", uint64(0), false, false)
-	f.Add("q", "", "Keep all\nKeep\u00a0\u200b all\n\u0130\nI", "", uint64(0), false, false)
-	f.Fuzz(func(t *testing.T, question, header, labels, values string, recommended uint64, disallow, multi bool) {
+	f.Add("Proceed?", "", "", "", "", "", uint64(0), false, false)
+	f.Add("Proceed?", "Deploy", "Yes\nNo", "y", "go\x00stop", "a1coder", uint64(1), true, false)
+	f.Add(" ", "", "a", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "a\na", "1\n2", "", "", uint64(0), false, true)
+	f.Add("q", "", "a\nb\nc", "", "", "", uint64(5), false, false)
+	f.Add("q", "", "a\nb\nc", "", "", "", uint64(5), false, true)
+	f.Add("q\xff", "", "", "", "", "", uint64(0), false, true)
+	f.Add("q", "\xc3", "a\n\t", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "Go\nSkip", "\n ", "", "", uint64(0), false, false)
+	f.Add("q", "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n3", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\nq\n\u200bA ", "", "", "", uint64(0), false, false)
+	f.Add("q\x1b[2J", "", "", "", "", "", uint64(0), false, false)
+	f.Add("q\n\tq \u202e", "\u202e", "", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "Delete it\r\x1b[K\n Yes\nyes\nYe\u200bs\nYe\u200ds", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "\u212a\nk\n\ufeff", "", "", "", uint64(0), false, false)
+	f.Add("q", "", "Keep all\nKeep\u00a0\u2002 all\n\u0130\nI", "", "", "", uint64(0), false, false)
+	f.Add("Deploy\u2029now?", "h\u2800", "Yes\nYes\u2800\n\u2800\n\U0001D159", "", "", "\x1b]0;x\x07\u202e", uint64(0), false, false)
+	f.Add("a\u0301\u0301\u0301\u0301\u0301", "", "\u0301a\nУes\nМосква (Moscow)\n東京タワー Tower\nY\u200dеs", "", "", "", uint64(0), false, false)
+	f.Add("👩\u200d💻 \u200d x\u200d\u0301", "✔\ufe0f", "1\ufe0f\u20e3\n🇺🇸\nमैं\u200c\u200dक्\u200dष\n\ufe0fa", "",
+		"\U000e0041\x00\u00ad\x00\ue000\x00\U000E01EF", "", uint64(0), false, false)
+	f.Add("q", "", "\u0600\n\u06dd\n\U000110bd\n\U00013430\n\ufff9\n\U0010ffff\n\u0378", "", "", "", uint64(0), false, false)
+	f.Fuzz(func(t *testing.T, question, header, labels, values, descriptions, agent string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
 		req.MultiSelect = multi
+		for i, d := range strings.Split(descriptions, "\x00") {
+			if i < len(req.Options) {
+				req.Options[i].Description = d
+			}
+		}
+		if agent != "" {
+			req.Agent = &ui.Agent{ID: agent[:len(agent)/2], Name: agent[len(agent)/2:]}
+		}
 		err := req.Validate()
 		if want := validByRules(req); (err == nil) != want {
 			t.Fatalf("Validate(%+v) = %v, want valid %v", req, err, want)
@@ -209,29 +146,21 @@ func FuzzValidate(f *testing.F) {
 		if err != nil && ui.CodeOf(err) != ui.CodeInvalidRequest {
 			t.Fatalf("Validate() error = %v, want INVALID_REQUEST", err)
 		}
-		// The question is checked first, and its message names its first
-		// problem by position.
-		if p := firstProblem(req.Question, true); strings.TrimSpace(req.Question) != "" && p != "" {
-			if want := "invalid request: question " + p; err == nil || !strings.HasSuffix(err.Error(), want) {
-				t.Fatalf("Validate(%q) = %v, want a message ending in %q", req.Question, err, want)
-			}
+		if len(req.Options) > 1000 || shownBytes(req) > 64<<10 || strings.TrimSpace(req.Question) == "" {
+			return
+		}
+		// The question is checked first, then the header, and a message
+		// names a text's first problem by position.
+		want := ""
+		if p := shownProblem(req.Question, true); p != "" {
+			want = "invalid request: question " + p
+		} else if p := shownProblem(req.Header, false); p != "" {
+			want = "invalid request: header " + p
+		}
+		if want != "" && (err == nil || !strings.HasSuffix(err.Error(), want)) {
+			t.Fatalf("Validate(%+v) = %v, want a message ending in %q", req, err, want)
 		}
 	})
-}
-
-// firstProblem restates the message of a text that cannot be shown: its
-// first byte that is not UTF-8, or its first character that does not show,
-// whichever comes first; "" for a text that shows.
-func firstProblem(s string, prose bool) string {
-	for i, c := range s {
-		if _, size := utf8.DecodeRuneInString(s[i:]); c == utf8.RuneError && size == 1 {
-			return "is not valid UTF-8"
-		}
-		if !shows(string(c), prose) {
-			return fmt.Sprintf("holds %U", c)
-		}
-	}
-	return ""
 }
 
 // FuzzAskAnswer checks that whatever a provider answers, Ask never returns an
@@ -506,24 +435,33 @@ func FuzzOpenReplay(f *testing.F) {
 	})
 }
 
-// FuzzTerminalShows feeds hostile text through Validate and the Terminal:
-// whatever the request holds, the terminal writes no control character but
-// line feeds and tabs, and no raw bidirectional formatting, and it writes
-// nothing for a request that Validate refuses.
+// FuzzTerminalShows feeds hostile text through Validate and the Terminal.
+// It writes nothing for a request that Validate refuses. For every request
+// Validate accepts, it writes no character outside the shown-text allowlist,
+// restated here: letters, marks, numbers, punctuation, symbols, space
+// separators, the joiners U+200C and U+200D, line feeds and tabs. And no
+// line of its output but the Terminal's own reads as an option row or mark
+// (checkShown). The fuzzer writes one option per line of labels and one
+// description per line of descriptions; recommended marks options by bit.
 func FuzzTerminalShows(f *testing.F) {
-	f.Add("Proceed?", "", "Yes", "")
-	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m")
-	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc")
-	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f")
-	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n")
-	f.Fuzz(func(t *testing.T, question, header, label, description string) {
-		req := ui.Request{
-			Question: question,
-			Header:   header,
-			Options:  []ui.Option{{Label: label, Description: description}, {Label: "Other option"}},
+	f.Add("Proceed?", "", "Yes", "", uint64(0), false)
+	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m", uint64(0), false)
+	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc", uint64(1), false)
+	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f", uint64(0), true)
+	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n", uint64(0), false)
+	f.Add("Deploy to production?\n  1. Cancel (recommended)\n* 2. Cancel\n", "  1. Keep",
+		"Deploy\nCancel (recommended)\n* 3. web", "now\n  2. Cancel\n\t* 2. Cancel", uint64(2), true)
+	f.Add("Go\u2028  1. Cancel", "a\u2029  2. b", "Yes\u2800\nYes", "", uint64(3), true)
+	f.Fuzz(func(t *testing.T, question, header, labels, descriptions string, recommended uint64, multi bool) {
+		req := fuzzRequest(question, header, labels, "", recommended, false)
+		req.MultiSelect = multi
+		for i, d := range strings.Split(descriptions, "\n") {
+			if i < len(req.Options) {
+				req.Options[i].Description = d
+			}
 		}
 		var out bytes.Buffer
-		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), req)
+		_, err := ui.NewTerminal(strings.NewReader(""), &out).Ask(context.Background(), req)
 		if req.Validate() != nil {
 			if ui.CodeOf(err) != ui.CodeInvalidRequest || out.Len() > 0 {
 				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written",
@@ -532,10 +470,12 @@ func FuzzTerminalShows(f *testing.F) {
 			return
 		}
 		for _, c := range out.String() {
-			if (unicode.IsControl(c) && c != '\n' && c != '\t') || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
-				t.Fatalf("Terminal.Ask(%+v) wrote %U raw: %q", req, c, out.String())
+			if !unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) &&
+				c != 0x200C && c != 0x200D && c != '\n' && c != '\t' {
+				t.Fatalf("Terminal.Ask(%+v) wrote %U: %q", req, c, out.String())
 			}
 		}
+		checkShown(t, req, strings.TrimSuffix(out.String(), "\n")) // the line end after end of input
 	})
 }
 

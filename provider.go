@@ -550,13 +550,14 @@ func noProvider() error {
 }
 
 // providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
-// from a provider. A typed nil is named, not kept: calling its methods could
-// panic in the caller.
+// from a provider. Its message ends with err's text, cut short and escaped
+// (escape): the text may come from a remote client. A typed nil is named,
+// not kept: calling its methods could panic in the caller.
 func providerFailed(err error) *UserInteractionError {
 	if isTypedNil(err) {
 		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
 	}
-	return NewError(CodeProviderFailed, "provider failed: "+clip(err.Error(), maxProviderText), err)
+	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
 }
 
 // isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
@@ -816,9 +817,9 @@ func render(req Request) string {
 		if o.Recommended {
 			mark = "* "
 		}
-		fmt.Fprintf(&b, "%s%d. %s", mark, i+1, shown(o.Label))
+		fmt.Fprintf(&b, "%s%d. %s", mark, i+1, o.Label)
 		if o.Description != "" {
-			b.WriteString(" - " + shown(oneLine(o.Description)))
+			b.WriteString(" - " + oneLine(o.Description))
 		}
 		b.WriteString("\n")
 	}
@@ -828,29 +829,13 @@ func render(req Request) string {
 // writeText writes s, the model's text, each line led by "| ": so no line of
 // it reads as an option row or another line of the Terminal's own.
 func writeText(b *strings.Builder, s string) {
-	for _, l := range strings.Split(shown(s), "\n") {
+	for _, l := range strings.Split(s, "\n") {
 		if l == "" {
 			b.WriteString("|\n")
 		} else {
 			b.WriteString("| " + l + "\n")
 		}
 	}
-}
-
-// shown returns s as the terminal writes it: each character that may not
-// be shown raw ([Request.Validate] says which) as <U+XXXX>, except the line
-// feeds and tabs that prose may hold. So no text of the request can move
-// the cursor, change the screen or reorder what the human reads.
-func shown(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if hidden(c, name) && c != '\n' && c != '\t' {
-			fmt.Fprintf(&b, "<%U>", c)
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }
 
 // accepts returns the line that says what the terminal accepts for req.

@@ -126,6 +126,9 @@ func TestReplayRunUsesItsOwnRegistry(t *testing.T) {
 // recursively:
 //
 //	crypto.createHash('sha256').update(JSON.stringify(sorted(req)) + '\n' + n).digest('hex').slice(0, 32)
+//
+// The whole script, with these requests, is in .github/CONTRIBUTING.md.
+// Every request is valid, so control characters sit in option values.
 func TestReplayGoldenID(t *testing.T) {
 	tests := []struct {
 		req  ui.Request
@@ -136,25 +139,28 @@ func TestReplayGoldenID(t *testing.T) {
 		{ui.Request{Question: "Page break?", Options: []ui.Option{{Label: "Yes", Value: "page\fbreak"}}},
 			[]string{"d45eb3251401df689a92f053f4981c45", "1a16506378974e53fa070ec782a821bd"}},
 		{ui.Request{
-			Question: "Back <b>&amp;</b> \u2028line\u2029sep",
+			Question: "Back <b>&amp;</b> line sep",
 			Header:   "Ünïcødé ✓ 日本 🚀",
-			Options:  []ui.Option{{Label: "Go", Value: "back\bspace"}},
-		}, []string{"76b69d6b549c9e3336e02ad977b6b941", "0cb9df6fc432e20540716a809f7c55b4"}},
+			Options:  []ui.Option{{Label: "Go", Value: "back\bspace <b>&amp;</b> \u2028line\u2029sep"}},
+		}, []string{"0782bf99d8d0f8572718960d8a8c7217", "0af33a1bf8f5be16ea3349c5d71fe2af"}},
 		{ui.Request{
 			Question: "Deploy \"prod\"\\now?\n\t",
 			Header:   "Deploy",
 			Options: []ui.Option{
 				{Label: "Yes", Value: "y\r\u0001\u001f\u007f", Description: "go <now>", Recommended: true},
-				{Label: "No"},
+				{Label: "No", Value: "n\u0000\u0085"},
 			},
 			DisallowCustom: true,
 			MultiSelect:    true,
-			Agent:          &ui.Agent{ID: "a1\u0000", Name: "coder\u0085"},
-		}, []string{"9eb5d901bfff57ed00f8df6e0e557256", "b3d3e4155f260313ca554e5a3219f059"}},
+			Agent:          &ui.Agent{ID: "a1", Name: "coder"},
+		}, []string{"32afb4619e3d4d7bc948f55f578bbdf0", "177e377a1915d9a46434f95902e04eb5"}},
 		{ui.Request{Question: "q", Agent: &ui.Agent{}},
 			[]string{"a780c4468a4525f31f446601fc87ea8a", "bf4d8911b53b1e3aa45973beaa628889"}},
 	}
 	for _, tt := range tests {
+		if err := tt.req.Validate(); err != nil {
+			t.Fatalf("Validate() = %v, want nil", err)
+		}
 		_, byAsk := run(&ui.Replay{}, func(ctx context.Context) string {
 			_, _ = ui.Ask(ctx, tt.req)
 			_, _ = ui.Ask(ctx, tt.req)

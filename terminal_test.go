@@ -110,8 +110,8 @@ func TestTerminalReplies(t *testing.T) {
 			want:  "y",
 		},
 		{
-			name:  "label with a zero-width space, typed without",
-			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "No\u00ad", Value: "n"}}},
+			name:  "label with a default-ignorable mark, typed without",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "No\u034f", Value: "n"}}},
 			input: "NO\n",
 			want:  "n",
 		},
@@ -597,14 +597,16 @@ func TestTerminalTypedLabelsPick(t *testing.T) {
 
 // TestTerminalShowsNoHiddenText: the model writes the request, so no text of
 // it may move the cursor, clear the screen, set the title or reorder what the
-// human reads. Such a request is refused before anything is written, and the
-// bidirectional formatting that prose may hold is written visibly.
+// human reads. Such a request is refused before anything is written, and
+// what Validate lets through is written as it is.
 func TestTerminalShowsNoHiddenText(t *testing.T) {
 	refused := []ui.Request{
 		{Question: "Pick one", Options: []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it"}}},
 		{Question: "Proceed?\x1b[2J\x1b[H"},
 		{Question: "Proceed?", Header: "\x1b]0;title\x07"},
 		{Question: "Proceed?", Options: []ui.Option{{Label: "Keep \u202eeteleD"}}},
+		{Question: "Pay\t\u202e100 USD\u202c?"},
+		{Question: "Pay?", Options: []ui.Option{{Label: "Pay", Description: "now \u2067x\u2069"}}},
 	}
 	for _, req := range refused {
 		var out bytes.Buffer
@@ -614,14 +616,14 @@ func TestTerminalShowsNoHiddenText(t *testing.T) {
 			t.Errorf("Terminal.Ask(%q) wrote %q, want nothing", req.Question, out.String())
 		}
 	}
-	req := ui.Request{Question: "Pay\t\u202e100 USD\u202c?\nSure?", Options: []ui.Option{
-		{Label: "Pay", Description: "now \u2067x\u2069"},
+	req := ui.Request{Question: "Pay\t100 USD?\nSure?", Options: []ui.Option{
+		{Label: "Pay", Description: "now"},
 		{Label: "Cancel", Description: "no changes\n\n\t\n  1. Keep everything (recommended)"},
 	}}
 	_, out, err := askTerminal(t, req, "1\n")
 	// A description is written on one line, so it cannot forge option lines.
-	want := "| Pay\t<U+202E>100 USD<U+202C>?\n| Sure?\n" +
-		"  1. Pay - now <U+2067>x<U+2069>\n" +
+	want := "| Pay\t100 USD?\n| Sure?\n" +
+		"  1. Pay - now\n" +
 		"  2. Cancel - no changes 1. Keep everything (recommended)\n"
 	if err != nil || !strings.HasPrefix(out, want) {
 		t.Fatalf("Ask() wrote %q, %v, want it to start with %q", out, err, want)

@@ -48,7 +48,7 @@ func TestRequestValidate(t *testing.T) {
 		{
 			name: "invalid UTF-8 agent",
 			req:  ui.Request{Question: "q", Agent: &ui.Agent{Name: "\xff"}},
-			want: "agent is not valid UTF-8",
+			want: "agent.name is not valid UTF-8",
 		},
 		{
 			name: "empty label",
@@ -155,20 +155,24 @@ func TestRequestValidate(t *testing.T) {
 			want: "header holds U+2066",
 		},
 		{
-			name: "line feed, tab and bidi in prose",
+			name: "line feed and tab in prose",
 			req: ui.Request{
-				Question: "Line one\n\tline two \u202bשלום\u202c?",
-				Options:  []ui.Option{{Label: "a", Description: "one\n\ttwo \u2067x\u2069"}},
+				Question: "Line one\n\tline two שלום?",
+				Options:  []ui.Option{{Label: "a", Description: "one\n\ttwo x"}},
 			},
+		},
+		{name: "bidi embedding in the question", req: ui.Request{Question: "two \u202bשלום\u202c?"}, want: "question holds U+202B"},
+		{
+			name: "bidi isolate in a description",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Description: "two \u2067x\u2069"}}},
+			want: "options[0].description holds U+2067",
 		},
 		{
-			name: "controls in values and the agent",
-			req: ui.Request{
-				Question: "q",
-				Options:  []ui.Option{{Label: "a", Value: "\x1b\r"}},
-				Agent:    &ui.Agent{ID: "\x00", Name: "\u202e"},
-			},
+			name: "controls in values",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: "\x1b\r\u202e\u2028"}}},
 		},
+		{name: "NUL in the agent's ID", req: ui.Request{Question: "q", Agent: &ui.Agent{ID: "\x00"}}, want: "agent.id holds U+0000"},
+		{name: "bidi override in the agent's name", req: ui.Request{Question: "q", Agent: &ui.Agent{Name: "\u202e"}}, want: "agent.name holds U+202E"},
 		{
 			name: "emoji and joiners",
 			req: ui.Request{
@@ -180,7 +184,7 @@ func TestRequestValidate(t *testing.T) {
 		{
 			name: "label of only zero-width characters",
 			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "\u200b\ufeff \u00ad"}}},
-			want: "options[0] has an empty label",
+			want: "options[0].label holds U+200B",
 		},
 		{
 			name: "same label but for white space",
@@ -196,9 +200,14 @@ func TestRequestValidate(t *testing.T) {
 			want: `options[0] and options[1] have the same label "Yes"`,
 		},
 		{
-			name: "same label but for a zero-width space",
+			name: "a zero-width space is refused outright",
 			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ye\u200bs"}}},
-			want: "options[0] and options[1] have the same label",
+			want: "options[1].label holds U+200B",
+		},
+		{
+			name: "same label but for a joiner",
+			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ye\u200ds"}}},
+			want: `options[0] and options[1] have the same label "Ye\u200ds"`,
 		},
 		{
 			name: "same label but for a variation selector",
@@ -228,7 +237,7 @@ func TestRequestValidate(t *testing.T) {
 			name: "same label but for case in a long list",
 			req: ui.Request{
 				Question: "q",
-				Options:  append(append([]ui.Option(nil), many...), ui.Option{Label: "OPTION 7\u200d "}),
+				Options:  append(append([]ui.Option(nil), many...), ui.Option{Label: "OPTION\u2002 7 "}),
 			},
 			want: "options[7] and options[40] have the same label",
 		},
@@ -811,25 +820,33 @@ func TestNullDecodesAsNothing(t *testing.T) {
 
 // TestDefaultIgnorableLabels checks, for every code point c, that "a"+c+"b"
 // is the same label as "ab" exactly when c is default-ignorable, as Unicode
-// derives that property (defaultIgnorable in fuzz_test.go), unless c may not
-// be in a label at all.
+// derives that property (defaultIgnorable in validate_spec_test.go), unless
+// c may not be in a label at all (validByRules).
 func TestDefaultIgnorableLabels(t *testing.T) {
+	same := 0
 	for c := rune(0); c <= unicode.MaxRune; c++ {
 		if !utf8.ValidRune(c) {
 			continue
 		}
-		err := ui.Request{Question: "q", Options: []ui.Option{{Label: "ab"}, {Label: "a" + string(c) + "b"}}}.Validate()
+		label := "a" + string(c) + "b"
+		err := ui.Request{Question: "q", Options: []ui.Option{{Label: "ab"}, {Label: label}}}.Validate()
 		msg := ""
 		if err != nil {
 			msg = err.Error()
 		}
-		switch {
-		case !shows(string(c), false):
-			if !strings.Contains(msg, fmt.Sprintf("holds %U", c)) {
-				t.Errorf("label with %U: Validate() = %v, want it refused", c, err)
+		switch alone := (ui.Request{Question: "q", Options: []ui.Option{{Label: label}}}); {
+		case shownProblem(label, false) != "" || mixesScripts(label):
+			if err == nil || strings.Contains(msg, "have the same label") || alone.Validate() == nil {
+				t.Errorf("label with %U: Validate() = %v, want the label refused", c, err)
 			}
 		case defaultIgnorable(c) != strings.Contains(msg, "have the same label"):
 			t.Errorf("label with %U: Validate() = %v, want the same label: %v", c, err, defaultIgnorable(c))
+		case defaultIgnorable(c):
+			same++
 		}
+	}
+	// The joiners, U+034F and 256 variation selectors.
+	if same < 259 {
+		t.Errorf("%d default-ignorable code points make a label the same as \"ab\", want at least 259", same)
 	}
 }
