@@ -645,8 +645,8 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input, even within a line, is [CodeAskCancelled], as is a read
 // error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
 // and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
-// When another UI answered (see [FirstOf]), the Terminal says so. A panic of
-// the reader or writer is raised again in Ask.
+// The Terminal then says so if the deadline passed or another UI answered
+// (see [FirstOf]). A panic of the reader or writer is raised again in Ask.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -709,7 +709,8 @@ func (t *Terminal) acquire(ctx context.Context) error {
 // release ends the turn that acquire began.
 func (t *Terminal) release() { <-t.turn }
 
-// askOne shows req, headed by place, and reads replies until one answers it.
+// askOne asks req, headed by place, and tells the human how an ask that
+// failed ended.
 func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
@@ -1224,9 +1225,6 @@ func replySeveral(ctx context.Context, req Request, labels replyIndex, text stri
 	raw := strings.Split(text, ",")
 	key := labelKey(text)
 	keyed := strings.Split(key, ",") // labelKey keeps every comma, so keyed[p] is raw[p]'s key
-	if len(keyed) != len(raw) {
-		panic("userinteraction: a label key lost a comma")
-	}
 	parts := len(raw)
 	ways := make([]int, parts+1) // the ways to read the parts before e, up to 2
 	last := make([]reading, parts+1)
@@ -1262,9 +1260,6 @@ func replySeveral(ctx context.Context, req Request, labels replyIndex, text stri
 		} else if i, ok := labels.byKey[core]; ok {
 			add(q+1, reading{[]int{i}, q})
 			picked = true
-		}
-		if labels.next == nil {
-			continue
 		}
 		if c, ok := labels.cores[core]; ok {
 			state = labels.step(state, c)
@@ -1305,16 +1300,17 @@ func replySeveral(ctx context.Context, req Request, labels replyIndex, text stri
 			return Answer{}, problem, nil
 		}
 	}
-	switch {
-	case picked: // a pick must not hide among the human's own words
-		for p := range raw {
-			if _, isLabel := labels.byKey[strings.Trim(keyed[p], " ")]; !isLabel && strings.TrimSpace(keyed[p]) != "" {
-				if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
-					return Answer{}, quote(strings.TrimSpace(raw[p])) + " is not an option: type only options, or only your own words.", nil
-				}
+	other := "" // the first part that is no pick on its own
+	for p := 0; p < parts && other == ""; p++ {
+		if _, isLabel := labels.byKey[strings.Trim(keyed[p], " ")]; !isLabel {
+			if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
+				other = strings.TrimSpace(raw[p])
 			}
 		}
-		return Answer{}, quote(text) + " is not a list of options: type their numbers.", nil
+	}
+	switch {
+	case picked && other != "": // a pick must not hide among the human's own words
+		return Answer{}, quote(other) + " is not an option: type only options, or only your own words.", nil
 	case !req.CustomAllowed():
 		return Answer{}, quote(text) + " is not an option: type its number.", nil
 	}
@@ -1339,8 +1335,8 @@ func recommendedAnswer(req Request) (Answer, string) {
 	return picks[0].Answer(), ""
 }
 
-// pickAll picks the options of req at the indexes named, by number or by
-// label, unless one is named twice.
+// pickAll picks the options of req, a MultiSelect request, at the indexes
+// named, by number or by label, unless one is named twice.
 func pickAll(req Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
@@ -1350,9 +1346,6 @@ func pickAll(req Request, named []int) (Answer, string) {
 		}
 		picked[i] = true
 		picks = append(picks, req.Options[i])
-	}
-	if !req.MultiSelect {
-		return picks[0].Answer(), ""
 	}
 	return Pick(picks...), ""
 }

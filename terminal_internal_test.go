@@ -87,6 +87,34 @@ func TestTerminalDropsLineTypedBefore(t *testing.T) {
 	}
 }
 
+// TestTerminalInputEndedBeforeQuestion: an end of input that the read in
+// flight met before the next question is not a line typed for another
+// question: the next ask ends with ASK_CANCELLED, and says nothing of it.
+func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
+	in, typing := io.Pipe()
+	out := newWatchedWriter()
+	term := NewTerminal(in, out)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := term.Ask(ctx, Request{Question: "Proceed?"})
+		done <- err
+	}()
+	out.waitFor("> ")
+	cancel()
+	<-done
+	typing.Close()
+	l := <-term.read // the end of input has arrived
+	term.read <- l
+	_, err := term.Ask(context.Background(), Request{Question: "Really?"})
+	if CodeOf(err) != CodeAskCancelled {
+		t.Fatalf("Terminal.Ask() = %v, want ASK_CANCELLED", err)
+	}
+	if got := out.String(); strings.Contains(got, "ignored") || !strings.HasSuffix(got, "> \n") {
+		t.Fatalf("the Terminal wrote %q, want no notice, and its last line ended", got)
+	}
+}
+
 // TestTerminalSaysAnsweredElsewhere: when another UI answered (the cause
 // with which FirstOf withdraws the others), the Terminal says so on a line of
 // its own, and Ask returns ctx.Err() at once.

@@ -193,6 +193,45 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 			refusals: []string{`"or so" is not an option: type only options, or only your own words.`},
 		},
 		{name: "own words with commas", req: watch, input: "none, thanks\n", want: "none, thanks"},
+		{name: "# alone", req: replicas, input: "#\n", want: "#"},
+		{
+			name:     "own words where none are allowed",
+			req:      steps,
+			input:    "all of them, please\n1\n",
+			want:     "lint",
+			picks:    1,
+			refusals: []string{`"all of them, please" is not an option: type its number.`},
+		},
+		{
+			name:  "a row and its own label",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "1"}, {Label: "2"}}, MultiSelect: true},
+			input: "2, 1\n",
+			want:  "1, 2",
+			picks: 2,
+		},
+		{
+			name: "a label found after a longer one failed",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "y, z, z"}, {Label: "z, w"}, {Label: "y"}},
+				MultiSelect: true,
+			},
+			input: "Y, z, W\n",
+			want:  "z, w, y",
+			picks: 2,
+		},
+		{
+			name: "a label that ends another",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "a, b, c"}, {Label: "b, c"}, {Label: "a"}},
+				MultiSelect: true,
+			},
+			input:    "a, b, c\n1\n",
+			want:     "a, b, c",
+			picks:    1,
+			refusals: []string{`"a, b, c" can be read in more than one way: type the numbers, such as #1,#3.`},
+		},
 		{name: "commas only", req: watch, input: ", ,\n1\n", want: "logs", picks: 1, refusals: []string{"Type the number of an option."}},
 	}
 	for _, tt := range tests {
