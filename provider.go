@@ -1180,33 +1180,46 @@ func replyOne(req Request, labels replyIndex, text string) (Answer, string) {
 }
 
 // numbers reads text as option numbers of a request with n options: each
-// digits, or "#" and digits, separated by commas or white space. isNumber
-// reports whether text is only such numbers, and problem says what is wrong
-// with them, if anything.
+// digits, with "#" before or "." after, separated by commas or white space.
+// isNumber reports whether text is only such numbers, or a range of them
+// ("1-3"), and problem says what is wrong with them, if anything.
 func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
 	for i := 0; i < len(text); i++ {
-		if c := text[i]; !('0' <= c && c <= '9') && !strings.ContainsRune("#, \t", rune(c)) {
+		if c := text[i]; !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)) {
 			return nil, false, "" // most text: words
 		}
 	}
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-	for _, f := range fields {
-		digits := strings.TrimPrefix(f, "#")
-		if digits == "" || strings.Trim(digits, "0123456789") != "" {
-			return nil, false, ""
+	ranged := false
+	for k, f := range fields {
+		fields[k] = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
+		from, to, isRange := strings.Cut(fields[k], "-")
+		switch {
+		case isRange && isDigits(from) && isDigits(to):
+			ranged = true
+		case !isDigits(fields[k]):
+			return nil, false, "" // "-1", "1.5": not a row
 		}
 	}
-	if len(fields) == 0 {
+	switch {
+	case len(fields) == 0:
 		return nil, strings.Trim(text, ", \t") == "", "Type the number of an option."
+	case ranged:
+		return nil, true, "Type each number, such as 1,2,3."
 	}
 	for _, f := range fields {
-		i, err := strconv.Atoi(strings.TrimPrefix(f, "#"))
+		i, err := strconv.Atoi(f)
 		if err != nil || i < 1 || i > n {
 			return nil, true, "There is no option " + clip(f, maxQuoted) + "."
 		}
 		rows = append(rows, i-1)
 	}
 	return rows, true, ""
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // reading is one way to read a pick in the parts of a MultiSelect reply:

@@ -194,6 +194,16 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 		},
 		{name: "own words with commas", req: watch, input: "none, thanks\n", want: "none, thanks"},
 		{name: "# alone", req: replicas, input: "#\n", want: "#"},
+		{name: "a number as its row shows it", req: watch, input: "2., #4.\n", want: "traces, alerts", picks: 2},
+		{
+			name:     "a range",
+			req:      watch,
+			input:    "1-3\n1,2,3\n",
+			want:     "logs, traces, metrics",
+			picks:    3,
+			refusals: []string{"Type each number, such as 1,2,3."},
+		},
+		{name: "a range that is a label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1-3"}, {Label: "4-6"}}}, input: "4-6\n", want: "4-6", picks: 1},
 		{
 			name:     "own words where none are allowed",
 			req:      steps,
