@@ -353,7 +353,9 @@ func textProblem(s string, isProse bool) string {
 	prev := rune(-1) // the character before c; -1 at the start
 	marks := 0       // the combining marks since the last other character
 	for i := 0; i < len(s); {
-		if ' ' <= s[i] && s[i] < 0x7f { // printable ASCII: most of any text, and allowed
+		// Printable ASCII, most of any text, is allowed. Testing its bytes
+		// keeps Ask within twice ContextFloor (.github/CONTRIBUTING.md).
+		if ' ' <= s[i] && s[i] < 0x7f {
 			prev, marks = rune(s[i]), 0
 			i++
 			continue
@@ -437,7 +439,7 @@ func firstRune(s string) rune {
 
 // drawsBlank reports whether c is in blankDrawing.
 func drawsBlank(c rune) bool {
-	return c >= 0x115F && unicode.Is(blankDrawing, c)
+	return unicode.Is(blankDrawing, c)
 }
 
 // blankDrawing holds the characters that the allowlist lets through but that
@@ -446,8 +448,8 @@ func drawsBlank(c rune) bool {
 // invisible-characters.com, less what the allowlist refuses (format and
 // control characters), white space (compared as one space) and the
 // default-ignorable marks (compared as nothing), plus U+16FE4, a mark that
-// draws nothing and is not default-ignorable. They are letters and symbols,
-// so names may not hold them. Prose may: a reader sees where they are.
+// draws nothing and is not default-ignorable. Names may not hold them.
+// Prose may: a reader sees the gap they leave.
 var blankDrawing = &unicode.RangeTable{
 	R16: []unicode.Range16{
 		{Lo: 0x115F, Hi: 0x1160, Stride: 1}, // HANGUL CHOSEONG FILLER, HANGUL JUNGSEONG FILLER
@@ -550,8 +552,8 @@ func scriptOf(c rune) string {
 // scriptRanges returns the code points of every script but Common and
 // Inherited, as ranges sorted by code point. Package unicode has one table
 // per script and no lookup by code point. Trying its 161 tables in turn
-// took 0.7 µs a letter, 35 ms on a request of 1,000 labels of many short
-// words; a search here takes a few comparisons.
+// took 0.7 µs a letter, and 24 ms to validate the largest valid request,
+// against 2.5 ms with this search (.github/CONTRIBUTING.md).
 var scriptRanges = sync.OnceValue(func() []scriptRange {
 	var rs []scriptRange
 	add := func(lo, hi, stride rune, script string) {
