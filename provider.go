@@ -1281,10 +1281,10 @@ func replySeveral(ctx context.Context, req Request, labels replyIndex, text stri
 		}
 		for node := state; node != 0; node = labels.out[node] {
 			p := q + 1 - labels.depth[node]
-			for i := labels.ends[node]; i >= 0 && ways[p] > 0; i = labels.also[i] {
+			for i := labels.ends[node]; i >= 0 && ways[p] > 0 && ways[q+1] < 2; i = labels.also[i] {
 				from := starts[p] + len(keyed[p]) - len(strings.TrimPrefix(keyed[p], " "))
 				to := starts[q] + len(strings.TrimSuffix(keyed[q], " "))
-				if key[from:to] == labels.keys[i] { // the same cores, and the same spaces
+				if sameLabel(key[from:to], req.Options[i].Label) { // the same cores, and the same spaces
 					add(q+1, reading{[]int{i}, p})
 				}
 			}

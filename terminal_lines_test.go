@@ -203,6 +203,13 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 			picks:    3,
 			refusals: []string{"Type each number, such as 1,2,3."},
 		},
+		{
+			name:  "labels that differ in their spaces only",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "a, b"}, {Label: "a ,b"}, {Label: "c"}}, MultiSelect: true},
+			input: "c, A ,B\n",
+			want:  "a ,b, c",
+			picks: 2,
+		},
 		{name: "a range that is a label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1-3"}, {Label: "4-6"}}}, input: "4-6\n", want: "4-6", picks: 1},
 		{
 			name:     "own words where none are allowed",
