@@ -1031,9 +1031,9 @@ type replyIndex struct {
 	// A MultiSelect reply is cut at its commas into parts, and a label with
 	// commas spans several. Such labels, cut at their commas into cores (the
 	// pieces without the spaces at their ends), are the patterns of an
-	// Aho-Corasick automaton. So one pass over the parts finds every label
-	// that ends at each part. Node 0 is the root, and every slice below has
-	// one entry per node.
+	// Aho-Corasick automaton, built at the first reply with a comma. So one
+	// pass over the parts finds every label that ends at each part. Node 0
+	// is the root, and fail, ends, out and depth have one entry per node.
 	cores map[string]int // a number for each core
 	next  map[edge]int   // a node and the next core lead to a node
 	fail  []int          // the node of the longest proper suffix of the path that is a path too
@@ -1048,16 +1048,23 @@ type edge struct{ node, core int }
 
 // newReplyIndex returns the replyIndex of req's options, in time linear in
 // the labels' total length.
-func newReplyIndex(req Request) replyIndex {
+func newReplyIndex(req Request) *replyIndex {
 	n := len(req.Options)
-	x := replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
+	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
 	for i, o := range req.Options {
 		x.keys[i] = labelKey(o.Label)
 		x.byKey[x.keys[i]] = i
 	}
-	if !req.MultiSelect {
-		return x
+	return x
+}
+
+// buildAutomaton builds x's automaton, once: only a MultiSelect reply with
+// a comma needs it.
+func (x *replyIndex) buildAutomaton() {
+	if x.next != nil {
+		return
 	}
+	n := len(x.keys)
 	nodes := 1
 	for _, key := range x.keys {
 		if strings.Contains(key, ",") {
@@ -1108,7 +1115,6 @@ func newReplyIndex(req Request) replyIndex {
 			}
 		}
 	}
-	return x
 }
 
 // core returns the number of core c, a new one if c has none.
@@ -1136,7 +1142,7 @@ func (x *replyIndex) step(node int, c int) int {
 
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show. Its error is ctx's, when ctx ends first.
-func reply(ctx context.Context, req Request, labels replyIndex, l line) (Answer, string, error) {
+func reply(ctx context.Context, req Request, labels *replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
 	case l.tooLong:
@@ -1158,7 +1164,7 @@ func reply(ctx context.Context, req Request, labels replyIndex, l line) (Answer,
 }
 
 // replyOne reads text, a reply to req, a single-select request.
-func replyOne(req Request, labels replyIndex, text string) (Answer, string) {
+func replyOne(req Request, labels *replyIndex, text string) (Answer, string) {
 	labelled, isLabel := labels.byKey[labelKey(text)]
 	rows, isNumber, problem := numbers(text, len(req.Options))
 	switch {
@@ -1234,11 +1240,14 @@ type reading struct {
 // with commas, several. One pass over the parts counts the ways to read the
 // parts before each, up to two: a reading that is not the only one is
 // refused, not guessed.
-func replySeveral(ctx context.Context, req Request, labels replyIndex, text string) (Answer, string, error) {
+func replySeveral(ctx context.Context, req Request, labels *replyIndex, text string) (Answer, string, error) {
 	raw := strings.Split(text, ",")
 	key := labelKey(text)
 	keyed := strings.Split(key, ",") // labelKey keeps every comma, so keyed[p] is raw[p]'s key
 	parts := len(raw)
+	if parts > 1 {
+		labels.buildAutomaton()
+	}
 	ways := make([]int, parts+1) // the ways to read the parts before e, up to 2
 	last := make([]reading, parts+1)
 	ways[0] = 1
