@@ -100,4 +100,9 @@ func TestProviderFailedEscapesText(t *testing.T) {
 			t.Errorf("Ask() error = %q, want %q, wrapping the cause", err, tt.text)
 		}
 	}
+	// Any cause that Error writes is escaped so.
+	he := &ui.HarnessError{Code: "X", Message: "m", Err: errors.New("a\x1b[2J\nb")}
+	if got, want := he.Error(), `X: m: a\x1b[2J\nb`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
 }

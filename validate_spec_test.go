@@ -153,9 +153,14 @@ func mixesScripts(label string) bool {
 	for _, word := range words {
 		scripts := map[string]bool{}
 		for _, c := range word {
-			for name, table := range unicode.Scripts {
-				if name != "Common" && name != "Inherited" && unicode.Is(table, c) {
-					scripts[name] = true
+			switch {
+			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+				scripts["Latin"] = true
+			case c >= 0x80:
+				for name, table := range unicode.Scripts {
+					if name != "Common" && name != "Inherited" && unicode.Is(table, c) {
+						scripts[name] = true
+					}
 				}
 			}
 		}
