@@ -1035,7 +1035,7 @@ type replyIndex struct {
 	// pass over the parts finds every label that ends at each part. Node 0
 	// is the root, and fail, ends, out and depth have one entry per node.
 	cores map[string]int // a number for each core
-	next  map[edge]int   // a node and the next core lead to a node
+	next  map[uint64]int // an edge (a node and the next core) leads to a node
 	fail  []int          // the node of the longest proper suffix of the path that is a path too
 	ends  []int          // an option whose cores are the path, or -1
 	out   []int          // the next node on the fail chain whose ends is set, or 0
@@ -1043,8 +1043,8 @@ type replyIndex struct {
 	also  []int          // for each option: another with the same cores, or -1
 }
 
-// edge is an edge of replyIndex's automaton: a node and a core's number.
-type edge struct{ node, core int }
+// edge returns the key of the automaton's edge from node on core c.
+func edge(node, c int) uint64 { return uint64(node)<<32 | uint64(c) }
 
 // newReplyIndex returns the replyIndex of req's options, in time linear in
 // the labels' total length.
@@ -1071,7 +1071,7 @@ func (x *replyIndex) buildAutomaton() {
 			nodes += strings.Count(key, ",") + 1
 		}
 	}
-	x.cores, x.next, x.also = map[string]int{}, make(map[edge]int, nodes), make([]int, n)
+	x.cores, x.next, x.also = map[string]int{}, make(map[uint64]int, nodes), make([]int, n)
 	x.fail, x.ends, x.out = make([]int, 1, nodes), make([]int, 1, nodes), make([]int, 1, nodes)
 	x.depth, x.ends[0] = make([]int, 1, nodes), -1
 	parent, cores := make([]int, 1, nodes), make([]int, 1, nodes)
@@ -1083,10 +1083,10 @@ func (x *replyIndex) buildAutomaton() {
 		node := 0
 		for _, c := range strings.Split(key, ",") {
 			c := x.core(strings.TrimSuffix(strings.TrimPrefix(c, " "), " "))
-			child, ok := x.next[edge{node, c}]
+			child, ok := x.next[edge(node, c)]
 			if !ok {
 				child = len(x.fail)
-				x.next[edge{node, c}] = child
+				x.next[edge(node, c)] = child
 				x.fail, x.ends, x.out = append(x.fail, 0), append(x.ends, -1), append(x.out, 0)
 				x.depth = append(x.depth, x.depth[node]+1)
 				parent, cores = append(parent, node), append(cores, c)
@@ -1130,7 +1130,7 @@ func (x *replyIndex) core(c string) int {
 // step returns the node that the automaton reaches from node on core c.
 func (x *replyIndex) step(node int, c int) int {
 	for {
-		if next, ok := x.next[edge{node, c}]; ok {
+		if next, ok := x.next[edge(node, c)]; ok {
 			return next
 		}
 		if node == 0 {
