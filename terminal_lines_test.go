@@ -345,3 +345,29 @@ func TestTerminalSaysTimeIsUp(t *testing.T) {
 		t.Fatalf("the Terminal wrote %q, want %q", out.String(), want)
 	}
 }
+
+// FuzzTerminalReplies types a line at a Terminal asked a request of fuzzed
+// labels. Whatever both hold, the reply is read without a panic, and it is
+// an answer that passes Ask's checks, or a refusal (the input then ends).
+// The fuzzer writes one option per line of labels.
+func FuzzTerminalReplies(f *testing.F) {
+	f.Add("a, b\na\nb", "a, b", uint64(0), true, false)
+	f.Add("2\n4\n8", "2", uint64(1), false, false)
+	f.Add("y, z, z\nz, w\ny", "Y, z, W", uint64(0), true, true)
+	f.Add(",\n,,\n, ,", ",,, ,,", uint64(5), true, false)
+	f.Add("8080\n3000", "8080, #2, 1-2, 2.", uint64(0), true, true)
+	f.Fuzz(func(t *testing.T, labels, reply string, recommended uint64, multi, disallow bool) {
+		req := fuzzRequest("Which?", "", labels, "", recommended, disallow)
+		req.MultiSelect = multi
+		if req.Validate() != nil || strings.ContainsAny(reply, "\r\n") {
+			return
+		}
+		ans, err := ui.Ask(scope(t, ui.NewTerminal(strings.NewReader(reply+"\n"), io.Discard)), req)
+		if err != nil && ui.CodeOf(err) != ui.CodeAskCancelled {
+			t.Fatalf("Ask(%+v) with the reply %q = %v, want an answer or a refusal", req, reply, err)
+		}
+		if err == nil && strings.TrimSpace(ans.Text) == "" {
+			t.Fatalf("Ask(%+v) with the reply %q = %s, want an answer with text", req, reply, show(ans))
+		}
+	})
+}
