@@ -38,18 +38,32 @@ func (w *watchedWriter) String() string {
 	return w.out.String()
 }
 
-// waitFor waits for a write after which the output ends with suffix.
+// waitFor waits for a write that ends with suffix. Each write is seen
+// once, so a write seen before is never taken for a new one.
 func (w *watchedWriter) waitFor(suffix string) {
-	for <-w.wrote; !strings.HasSuffix(w.String(), suffix); <-w.wrote {
+	for !strings.HasSuffix(<-w.wrote, suffix) {
 	}
+}
+
+// readingReader reads from r and reports each read that starts on reading,
+// so a test knows that the Terminal's read is in flight.
+type readingReader struct {
+	r       io.Reader
+	reading chan struct{}
+}
+
+func (r readingReader) Read(p []byte) (int, error) {
+	r.reading <- struct{}{}
+	return r.r.Read(p)
 }
 
 // TestTerminalDropsLineTypedBefore: a line that arrived before a question
 // was shown never answers it (issue 28, item 5). The human typed "1" for
 // "Show the diff first?" after that ask was cancelled: it must not push.
 func TestTerminalDropsLineTypedBefore(t *testing.T) {
-	in, typing := io.Pipe()
+	pipe, typing := io.Pipe()
 	defer typing.Close()
+	in := readingReader{r: pipe, reading: make(chan struct{}, 4)}
 	out := newWatchedWriter()
 	term := NewTerminal(in, out)
 	showDiff := Request{Question: "Show the diff first?", Options: []Option{{Label: "Yes"}, {Label: "No"}}, DisallowCustom: true}
@@ -65,7 +79,7 @@ func TestTerminalDropsLineTypedBefore(t *testing.T) {
 		_, err := term.Ask(ctx, showDiff)
 		done <- err
 	}()
-	out.waitFor("> ")
+	<-in.reading // the question is shown, and the Terminal waits for its line
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Fatalf("Terminal.Ask() = %v, want context.Canceled", err)
@@ -75,7 +89,7 @@ func TestTerminalDropsLineTypedBefore(t *testing.T) {
 	term.read <- l
 
 	go func() {
-		out.waitFor("> ")
+		<-in.reading // the next question is shown
 		_, _ = io.WriteString(typing, "2\n")
 	}()
 	ans, err := term.Ask(context.Background(), push)
@@ -91,7 +105,8 @@ func TestTerminalDropsLineTypedBefore(t *testing.T) {
 // flight met before the next question is not a line typed for another
 // question: the next ask ends with ASK_CANCELLED, and says nothing of it.
 func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
-	in, typing := io.Pipe()
+	pipe, typing := io.Pipe()
+	in := readingReader{r: pipe, reading: make(chan struct{}, 4)}
 	out := newWatchedWriter()
 	term := NewTerminal(in, out)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,7 +115,7 @@ func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
 		_, err := term.Ask(ctx, Request{Question: "Proceed?"})
 		done <- err
 	}()
-	out.waitFor("> ")
+	<-in.reading
 	cancel()
 	<-done
 	typing.Close()

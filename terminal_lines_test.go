@@ -290,6 +290,30 @@ func TestTerminalEmptyReplyAndEndOfInput(t *testing.T) {
 	}
 }
 
+// deadlineContext is a context with a deadline that ends only when the
+// test closes done, so that no test waits on, or races, a clock.
+type deadlineContext struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+}
+
+func newDeadlineContext(timeout time.Duration) *deadlineContext {
+	return &deadlineContext{Context: context.Background(), deadline: time.Now().Add(timeout), done: make(chan struct{})}
+}
+
+func (c *deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *deadlineContext) Done() <-chan struct{}       { return c.done }
+
+func (c *deadlineContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // TestTerminalSaysTheDeadline: with a deadline, the Terminal says how long
 // the human has, rounded: seconds under a minute, then minutes, then hours.
 func TestTerminalSaysTheDeadline(t *testing.T) {
@@ -298,6 +322,7 @@ func TestTerminalSaysTheDeadline(t *testing.T) {
 		want    string
 	}{
 		{timeout: 200 * time.Millisecond, want: "Answer within 1 second.\n"},
+		{timeout: -time.Second, want: "Answer within 1 second.\n"},
 		{timeout: 45 * time.Second, want: "Answer within 45 seconds.\n"},
 		{timeout: 2 * time.Minute, want: "Answer within 2 minutes.\n"},
 		{timeout: 90 * time.Second, want: "Answer within 2 minutes.\n"},
@@ -305,10 +330,8 @@ func TestTerminalSaysTheDeadline(t *testing.T) {
 		{timeout: 150 * time.Minute, want: "Answer within 2 hours 30 minutes.\n"},
 	}
 	for _, tt := range tests {
-		ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 		var out bytes.Buffer
-		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(ctx, deleteIt)
-		cancel()
+		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(newDeadlineContext(tt.timeout), deleteIt)
 		if want := "  2. Keep\n" + tt.want + "1-2\n> "; err != nil || !strings.Contains(out.String(), want) {
 			t.Errorf("Terminal.Ask() with a timeout of %v wrote %q, %v, want %q", tt.timeout, out.String(), err, want)
 		}
@@ -328,13 +351,18 @@ func TestTerminalSaysTimeIsUp(t *testing.T) {
 	defer typing.Close()
 	out := newPromptWriter()
 	term := ui.NewTerminal(in, out)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := term.Ask(ctx, deleteIt); err != context.DeadlineExceeded {
+	ctx := newDeadlineContext(time.Minute)
+	done := make(chan error, 1)
+	go func() {
+		_, err := term.Ask(ctx, deleteIt)
+		done <- err
+	}()
+	<-out.prompted
+	close(ctx.done) // the deadline passes
+	if err := <-done; err != context.DeadlineExceeded {
 		t.Fatalf("Terminal.Ask() = %v, want context.DeadlineExceeded", err)
 	}
 	go func() {
-		<-out.prompted // the first question's
 		<-out.prompted
 		_, _ = io.WriteString(typing, "main\n")
 	}()
