@@ -465,24 +465,10 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) 
 		return nil, err
 	}
 	given, err := bp.AskAll(a.ctx, reqs)
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	if err != nil {
+		err = a.askErr(err)
 	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
-		}
-		answers = append(answers, ans)
-	}
-	switch {
-	case err != nil:
-		return answers, a.askErr(err)
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
-	}
-	return answers, nil
+	return checkBatch(reqs, given, err)
 }
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
@@ -3280,22 +3266,5 @@ func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer,
 		return nil, err
 	}
 	given, err := bp.AskAll(ctx, reqs)
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
-	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
-		}
-		answers = append(answers, ans)
-	}
-	switch {
-	case err != nil:
-		return answers, err
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
-	}
-	return answers, nil
+	return checkBatch(reqs, given, err)
 }
