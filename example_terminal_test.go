@@ -41,11 +41,11 @@ func ExampleTerminal() {
 	}
 	fmt.Println("answer:", ans.Text)
 	// Output:
-	// Delete notes.txt?
+	// | Delete notes.txt?
 	//   1. Delete
-	//   2. Keep (recommended)
-	// 1-2, or Enter for Keep
+	// * 2. Keep
+	// 1-2, or Enter for 2
 	// > There is no option 3.
-	// 1-2, or Enter for Keep
+	// 1-2, or Enter for 2
 	// > answer: delete
 }

@@ -525,24 +525,33 @@ func respelled(state string) string {
 	return base64.RawURLEncoding.EncodeToString(p) + "." + base64.RawURLEncoding.EncodeToString(m)
 }
 
-// FuzzTerminalShows feeds hostile text through Validate and the Terminal:
-// whatever the request holds, the terminal writes no control character but
-// line feeds and tabs, and no raw bidirectional formatting, and it writes
-// nothing for a request that Validate refuses.
+// FuzzTerminalShows feeds hostile text through Validate and the Terminal.
+// It writes nothing for a request that Validate refuses. For every request
+// Validate accepts, it writes no character outside the shown-text allowlist,
+// restated here: letters, marks, numbers, punctuation, symbols, space
+// separators, the joiners U+200C and U+200D, line feeds and tabs. And no
+// line of its output but the Terminal's own reads as an option row or mark
+// (checkShown). The fuzzer writes one option per line of labels and one
+// description per line of descriptions; recommended marks options by bit.
 func FuzzTerminalShows(f *testing.F) {
-	f.Add("Proceed?", "", "Yes", "")
-	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m")
-	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc")
-	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f")
-	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n")
-	f.Fuzz(func(t *testing.T, question, header, label, description string) {
-		req := ui.Request{
-			Question: question,
-			Header:   header,
-			Options:  []ui.Option{{Label: label, Description: description}, {Label: "Other option"}},
+	f.Add("Proceed?", "", "Yes", "", uint64(0), false)
+	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m", uint64(0), false)
+	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc", uint64(1), false)
+	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f", uint64(0), true)
+	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n", uint64(0), false)
+	f.Add("Deploy to production?\n  1. Cancel (recommended)\n* 2. Cancel\n", "  1. Keep",
+		"Deploy\nCancel (recommended)\n* 3. web", "now\n  2. Cancel\n\t* 2. Cancel", uint64(2), true)
+	f.Add("Go\u2028  1. Cancel", "a\u2029  2. b", "Yes\u2800\nYes", "", uint64(3), true)
+	f.Fuzz(func(t *testing.T, question, header, labels, descriptions string, recommended uint64, multi bool) {
+		req := fuzzRequest(question, header, labels, "", recommended, false)
+		req.MultiSelect = multi
+		for i, d := range strings.Split(descriptions, "\n") {
+			if i < len(req.Options) {
+				req.Options[i].Description = d
+			}
 		}
 		var out bytes.Buffer
-		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), req)
+		_, err := ui.NewTerminal(strings.NewReader(""), &out).Ask(context.Background(), req)
 		if req.Validate() != nil {
 			if ui.CodeOf(err) != ui.CodeInvalidRequest || out.Len() > 0 {
 				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written",
@@ -551,10 +560,12 @@ func FuzzTerminalShows(f *testing.F) {
 			return
 		}
 		for _, c := range out.String() {
-			if (unicode.IsControl(c) && c != '\n' && c != '\t') || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
-				t.Fatalf("Terminal.Ask(%+v) wrote %U raw: %q", req, c, out.String())
+			if !unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) &&
+				c != 0x200C && c != 0x200D && c != '\n' && c != '\t' {
+				t.Fatalf("Terminal.Ask(%+v) wrote %U: %q", req, c, out.String())
 			}
 		}
+		checkShown(t, req, strings.TrimSuffix(out.String(), "\n")) // the line end after end of input
 	})
 }
 

@@ -465,24 +465,10 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) 
 		return nil, err
 	}
 	given, err := bp.AskAll(a.ctx, reqs)
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	if err != nil {
+		err = a.askErr(err)
 	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
-		}
-		answers = append(answers, ans)
-	}
-	switch {
-	case err != nil:
-		return answers, a.askErr(err)
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
-	}
-	return answers, nil
+	return checkBatch(reqs, given, err)
 }
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
@@ -543,14 +529,18 @@ func ctxErr(ctx context.Context) error {
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
 // writer. Make one with [NewTerminal]: a zero Terminal's Ask is
-// [CodeInvalidProvider]. It
-// is safe for concurrent use: asks take turns, each under its own ctx.
+// [CodeInvalidProvider]. It is safe for concurrent use: asks take turns, each
+// under its own ctx.
 //
-// A Terminal writes no control character of a request but line feeds and
-// tabs, and a question's bidirectional formatting visibly, as <U+202E>. It
-// reads only while a question waits, so piped answers answer questions in
-// order. It handles no signals: run the tool step under signal.NotifyContext
-// for Ctrl-C to cancel the question.
+// The request's text is written as it is, and no text of it can pass for
+// the Terminal's own lines. Each line of the header and the question starts
+// with "| ". An option row starts with its number, and a recommended one
+// with "*" before it. The Terminal's other lines start with neither.
+//
+// A Terminal reads only while a question waits, so piped answers answer
+// questions in order. A line that arrived before the question was shown
+// is ignored, with a line that says so. It handles no signals: run the tool
+// step under signal.NotifyContext for Ctrl-C to cancel the question.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -558,7 +548,7 @@ type Terminal struct {
 
 	// Guarded by turn:
 	read    chan line    // the read in flight, or nil
-	written chan written // the write in flight, or nil
+	written chan written // the last write in flight, or nil
 	midLine bool         // the last output is a prompt that no line answered
 }
 
@@ -578,23 +568,26 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes the header, the question, the options numbered from 1 (with a
-// "(recommended)" mark, and a description on one line) and a line saying
-// what it accepts. Then it reads one line, trimmed:
+// Ask writes the header, the question, the options numbered from 1 and a
+// line saying what it accepts. When ctx has a deadline, it says how long the
+// human has. Then it reads one line, trimmed:
 //
-//   - A number picks that option. With options, a line of only digits,
-//     commas and spaces is always read as numbers.
-//   - A label picks that option, compared as [Option] compares labels.
-//   - For MultiSelect, numbers or labels separated by commas pick several.
+//   - A number picks that option, and so does "#" and the number.
+//   - A label picks that option, compared as Validate compares labels.
+//   - For MultiSelect, numbers and labels separated by commas pick several.
 //   - An empty line picks the recommended option or options.
 //   - Other text is the human's own answer, when [Request.CustomAllowed].
 //
-// Any other line, or one over 1 MiB, is refused with a line saying why, and
-// the question is asked again. End of input, even within a line, is
-// [CodeAskCancelled], as is a read error. A write error ends the ask. An
-// invalid req is [CodeInvalidRequest], and nothing is written. When ctx is
-// done, Ask returns ctx.Err() at once, and the read in flight answers the
-// next question. A panic of the reader or writer is raised again in Ask.
+// A line of digits is a number, unless it is a label and no option has that
+// number. A line that could mean two things, a line that mixes picks and
+// other words, a line over 1 MiB, and any other line it cannot take are
+// refused with a line saying why, and the question is asked again.
+//
+// End of input, even within a line, is [CodeAskCancelled], as is a read
+// error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
+// and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
+// The Terminal then says so if the deadline passed or another UI answered
+// (see [FirstOf]). A panic of the reader or writer is raised again in Ask.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -631,6 +624,13 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 // maxLine is the longest line, in bytes, that a Terminal reads.
 const maxLine = 1 << 20
 
+// The Terminal's notices.
+const (
+	staleNotice     = "A line typed before this question was shown was ignored."
+	elsewhereNotice = "This question was answered elsewhere."
+	timeUpNotice    = "No answer came in time."
+)
+
 // acquire waits for the terminal's turn, or for ctx.
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
@@ -650,12 +650,32 @@ func (t *Terminal) acquire(ctx context.Context) error {
 // release ends the turn that acquire began.
 func (t *Terminal) release() { <-t.turn }
 
-// askOne shows req, headed by place, and reads replies until one answers it.
+// askOne asks req, headed by place, and tells the human how an ask that
+// failed ended.
 func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}
-	if err := t.write(ctx, place+render(req)+prompt(req)); err != nil {
+	ans, err := t.answer(ctx, req, place)
+	if err != nil {
+		t.end(ctx, err)
+	}
+	return ans, err
+}
+
+// answer shows req, headed by place, and reads replies until one answers it.
+func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answer, error) {
+	labels := newReplyIndex(req)
+	if err := t.write(ctx, place+render(req)+timeLeft(ctx)+accepts(req)+"\n"); err != nil {
+		return Answer{}, err
+	}
+	// The question is shown: a line that the read in flight already has was
+	// typed for an earlier one.
+	notice := ""
+	if t.dropStale() {
+		notice = staleNotice + "\n"
+	}
+	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
 	for {
@@ -663,58 +683,109 @@ func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answe
 		if err != nil {
 			return Answer{}, err
 		}
-		ans, refusal := reply(req, l)
-		if refusal == "" {
-			return ans, nil
+		ans, refusal, err := reply(ctx, req, labels, l)
+		if err != nil || refusal == "" {
+			return ans, err
 		}
-		if err := t.write(ctx, refusal+"\n"+prompt(req)); err != nil {
+		again := refusal + "\n"
+		if len(req.Options) > 0 { // a free-form question's refusal says what to type
+			again += accepts(req) + "\n"
+		}
+		if err := t.write(ctx, again+"> "); err != nil {
 			return Answer{}, err
 		}
 	}
 }
 
-// render returns req as the terminal writes it, before the prompt.
+// end writes what the human should know about an ask that ended with err:
+// where its ctx went, or a line end after the input ended.
+func (t *Terminal) end(ctx context.Context, err error) {
+	switch {
+	case ctx.Err() == nil:
+		if CodeOf(err) == CodeAskCancelled && t.midLine {
+			_ = t.write(ctx, "") // the input ended: the host's output starts on a fresh line
+		}
+	case errors.Is(context.Cause(ctx), errAnsweredElsewhere):
+		t.post(elsewhereNotice + "\n")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		t.post(timeUpNotice + "\n")
+	}
+}
+
+// timeLeft returns the line that says how long the human has to answer, or
+// "" when ctx has no deadline.
+func timeLeft(ctx context.Context) string {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ""
+	}
+	return "Answer within " + duration(time.Until(deadline)) + ".\n"
+}
+
+// duration returns d in words, rounded: seconds under a minute, minutes
+// under an hour, then hours and minutes.
+func duration(d time.Duration) string {
+	count := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.FormatInt(n, 10) + " " + unit + "s"
+	}
+	switch d = d.Round(time.Second); {
+	case d < time.Second:
+		return count(1, "second")
+	case d < time.Minute:
+		return count(int64(d/time.Second), "second")
+	}
+	switch d = d.Round(time.Minute); {
+	case d < time.Hour:
+		return count(int64(d/time.Minute), "minute")
+	case d%time.Hour == 0:
+		return count(int64(d/time.Hour), "hour")
+	}
+	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
+}
+
+// render returns req as the terminal writes it, before the prompt. The
+// request's text is written as Validate lets it through.
 func render(req Request) string {
 	var b strings.Builder
 	if req.Header != "" {
-		b.WriteString(shown(req.Header) + "\n")
+		writeText(&b, req.Header)
 	}
-	b.WriteString(shown(req.Question) + "\n")
+	writeText(&b, req.Question)
 	for i, o := range req.Options {
-		fmt.Fprintf(&b, "  %d. %s", i+1, shown(o.Label))
+		mark := "  "
 		if o.Recommended {
-			b.WriteString(" (recommended)")
+			mark = "* "
 		}
+		fmt.Fprintf(&b, "%s%d. %s", mark, i+1, o.Label)
 		if o.Description != "" {
-			b.WriteString(" - " + shown(oneLine(o.Description)))
+			b.WriteString(" - " + oneLine(o.Description))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// shown returns s as the terminal writes it: each character that may not
-// be shown raw ([Request.Validate] says which) as <U+XXXX>, except the line
-// feeds and tabs that prose may hold. So no text of the request can move
-// the cursor, change the screen or reorder what the human reads.
-func shown(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if hidden(c, name) && c != '\n' && c != '\t' {
-			fmt.Fprintf(&b, "<%U>", c)
+// writeText writes s, the model's text, each line led by "| ": so no line of
+// it reads as an option row or another line of the Terminal's own.
+func writeText(b *strings.Builder, s string) {
+	for _, l := range strings.Split(s, "\n") {
+		if l == "" {
+			b.WriteString("|\n")
 		} else {
-			b.WriteRune(c)
+			b.WriteString("| " + l + "\n")
 		}
 	}
-	return b.String()
 }
 
-// prompt returns the line that says what the terminal accepts for req, and
-// the prompt "> ".
-func prompt(req Request) string {
+// accepts returns the line that says what the terminal accepts for req.
+// It names the recommended options by number, as no label can.
+func accepts(req Request) string {
 	n := len(req.Options)
 	if n == 0 {
-		return "Type your answer.\n> "
+		return "Type your answer."
 	}
 	numbers := "1"
 	if n > 1 {
@@ -728,13 +799,13 @@ func prompt(req Request) string {
 		ways = append(ways, numbers)
 	}
 	var recommended []string
-	for _, o := range req.Options {
+	for i, o := range req.Options {
 		if o.Recommended {
-			recommended = append(recommended, o.Label)
+			recommended = append(recommended, strconv.Itoa(i+1))
 		}
 	}
 	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+shown(strings.Join(recommended, " and ")))
+		ways = append(ways, "Enter for "+strings.Join(recommended, ","))
 	}
 	if req.CustomAllowed() {
 		ways = append(ways, "type your own answer")
@@ -742,28 +813,35 @@ func prompt(req Request) string {
 	if last := len(ways) - 1; last > 0 {
 		ways[last] = "or " + ways[last]
 	}
-	return strings.Join(ways, ", ") + "\n> "
+	return strings.Join(ways, ", ")
 }
 
 // write writes s, first ending a line left open by a prompt ("> ") that no
 // line answered. It writes on a goroutine of its own so that ctx can end the
 // wait. A write that ctx interrupts finishes before the next one starts.
 func (t *Terminal) write(ctx context.Context, s string) error {
+	done := t.post(s)
+	select {
+	case w := <-done:
+		t.written = nil
+		if w.panicked != nil {
+			panic(w.panicked)
+		}
+		return w.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post starts writing s after the write in flight, and returns the channel
+// that receives its outcome. Nobody waits for a post of its own: its error
+// is lost, its panic is raised by the next write.
+func (t *Terminal) post(s string) chan written {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
-	if t.written != nil {
-		select {
-		case w := <-t.written: // its error was the interrupted ask's to report
-			t.written = nil
-			if w.panicked != nil {
-				panic(w.panicked)
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	before := t.written
 	done := make(chan written, 1)
 	go func() {
 		w := written{err: errStopped}
@@ -773,23 +851,40 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 			}
 			done <- w
 		}()
+		if before != nil {
+			if w = <-before; w.panicked != nil { // its error was the interrupted ask's to report
+				return
+			}
+		}
 		_, w.err = io.WriteString(t.out, s)
 	}()
+	t.written = done
+	return done
+}
+
+// dropStale drops the line that the read in flight has already read, if
+// any, and reports whether it did. An end of input or a panic stays for
+// readLine.
+func (t *Terminal) dropStale() bool {
+	if t.read == nil {
+		return false
+	}
 	select {
-	case w := <-done:
-		if w.panicked != nil {
-			panic(w.panicked)
+	case l := <-t.read:
+		if l.err != nil || l.panicked != nil {
+			t.read <- l
+			return false
 		}
-		return w.err
-	case <-ctx.Done():
-		t.written = done
-		return ctx.Err()
+		t.read = nil
+		return true
+	default:
+		return false
 	}
 }
 
 // readLine returns the next line of input, reading it on a goroutine of its
 // own so that ctx can end the wait. A read that ctx interrupts stays in
-// flight for the next question.
+// flight, and its line is dropped if it comes before the next question.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		read := make(chan line, 1)
@@ -807,10 +902,11 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	}
 	select {
 	case l := <-t.read:
-		t.read, t.midLine = nil, false
+		t.read = nil
 		if l.panicked != nil {
 			panic(l.panicked)
 		}
+		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
 		return l, l.err
 	case <-ctx.Done():
 		return line{}, ctx.Err()
@@ -868,101 +964,320 @@ type written struct {
 // under GODEBUG=panicnil=1.
 var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
 
+// replyIndex finds the options that a reply names by label, in time linear
+// in the reply's length. Labels are compared by their labelKey.
+type replyIndex struct {
+	keys  []string       // the key of each option's label
+	byKey map[string]int // the option of each key
+	// A MultiSelect reply is cut at its commas into parts, and a label with
+	// commas spans several. Such labels, cut at their commas into cores (the
+	// pieces without the spaces at their ends), are the patterns of an
+	// Aho-Corasick automaton, built at the first reply with a comma. So one
+	// pass over the parts finds every label that ends at each part. Node 0
+	// is the root, and fail, ends, out and depth have one entry per node.
+	cores map[string]int // a number for each core
+	next  map[uint64]int // an edge (a node and the next core) leads to a node
+	fail  []int          // the node of the longest proper suffix of the path that is a path too
+	ends  []int          // an option whose cores are the path, or -1
+	out   []int          // the next node on the fail chain whose ends is set, or 0
+	depth []int          // the number of cores on the path
+	also  []int          // for each option: another with the same cores, or -1
+}
+
+// edge returns the key of the automaton's edge from node on core c.
+func edge(node, c int) uint64 { return uint64(node)<<32 | uint64(c) }
+
+// newReplyIndex returns the replyIndex of req's options, in time linear in
+// the labels' total length.
+func newReplyIndex(req Request) *replyIndex {
+	n := len(req.Options)
+	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
+	for i, o := range req.Options {
+		x.keys[i] = labelKey(o.Label)
+		x.byKey[x.keys[i]] = i
+	}
+	return x
+}
+
+// buildAutomaton builds x's automaton, once: only a MultiSelect reply with
+// a comma needs it.
+func (x *replyIndex) buildAutomaton() {
+	if x.next != nil {
+		return
+	}
+	n := len(x.keys)
+	nodes := 1
+	for _, key := range x.keys {
+		if strings.Contains(key, ",") {
+			nodes += strings.Count(key, ",") + 1
+		}
+	}
+	x.cores, x.next, x.also = map[string]int{}, make(map[uint64]int, nodes), make([]int, n)
+	x.fail, x.ends, x.out = make([]int, 1, nodes), make([]int, 1, nodes), make([]int, 1, nodes)
+	x.depth, x.ends[0] = make([]int, 1, nodes), -1
+	parent, cores := make([]int, 1, nodes), make([]int, 1, nodes)
+	for i, key := range x.keys {
+		x.also[i] = -1
+		if !strings.Contains(key, ",") {
+			continue // byKey finds it in one part
+		}
+		node := 0
+		for _, c := range strings.Split(key, ",") {
+			c := x.core(strings.TrimSuffix(strings.TrimPrefix(c, " "), " "))
+			child, ok := x.next[edge(node, c)]
+			if !ok {
+				child = len(x.fail)
+				x.next[edge(node, c)] = child
+				x.fail, x.ends, x.out = append(x.fail, 0), append(x.ends, -1), append(x.out, 0)
+				x.depth = append(x.depth, x.depth[node]+1)
+				parent, cores = append(parent, node), append(cores, c)
+			}
+			node = child
+		}
+		x.also[i], x.ends[node] = x.ends[node], i
+	}
+	// A node's fail link needs its parent's: take the nodes by depth.
+	var byDepth [][]int
+	for v := 1; v < len(x.fail); v++ {
+		for len(byDepth) <= x.depth[v] {
+			byDepth = append(byDepth, nil)
+		}
+		byDepth[x.depth[v]] = append(byDepth[x.depth[v]], v)
+	}
+	for _, level := range byDepth {
+		for _, v := range level {
+			if u := parent[v]; u != 0 {
+				x.fail[v] = x.step(x.fail[u], cores[v])
+			}
+			if f := x.fail[v]; x.ends[f] >= 0 {
+				x.out[v] = f
+			} else {
+				x.out[v] = x.out[f]
+			}
+		}
+	}
+}
+
+// core returns the number of core c, a new one if c has none.
+func (x *replyIndex) core(c string) int {
+	id, ok := x.cores[c]
+	if !ok {
+		id = len(x.cores)
+		x.cores[c] = id
+	}
+	return id
+}
+
+// step returns the node that the automaton reaches from node on core c.
+func (x *replyIndex) step(node int, c int) int {
+	for {
+		if next, ok := x.next[edge(node, c)]; ok {
+			return next
+		}
+		if node == 0 {
+			return 0
+		}
+		node = x.fail[node]
+	}
+}
+
 // reply reads l, the human's reply to req, as the answer a provider returns,
-// or returns the refusal to show.
-func reply(req Request, l line) (Answer, string) {
+// or returns the refusal to show. Its error is ctx's, when ctx ends first.
+func reply(ctx context.Context, req Request, labels *replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
 	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8."
+		return Answer{}, "That line is not valid UTF-8.", nil
 	case len(req.Options) == 0 && text == "":
-		return Answer{}, "Type an answer."
+		return Answer{}, "Type an answer.", nil
 	case len(req.Options) == 0:
-		return Answer{Text: text}, ""
+		return Answer{Text: text}, "", nil
 	case text == "":
-		return recommendedAnswer(req)
-	case strings.Trim(text, "0123456789, \t") == "":
-		return numbered(req, text)
+		ans, refusal := recommendedAnswer(req)
+		return ans, refusal, nil
+	case !req.MultiSelect:
+		ans, refusal := replyOne(req, labels, text)
+		return ans, refusal, nil
 	}
-	if req.MultiSelect {
-		switch named, ambiguous := labelList(req, text); {
-		case ambiguous:
-			return Answer{}, quote(text) + " names options in more than one way: type their numbers."
-		case named != nil:
-			return pickAll(req, named)
-		}
-	} else if i, ok := findLabel(req.Options, text); ok {
-		return req.Options[i].Answer(), ""
-	}
-	if !req.CustomAllowed() {
+	return replySeveral(ctx, req, labels, text)
+}
+
+// replyOne reads text, a reply to req, a single-select request.
+func replyOne(req Request, labels *replyIndex, text string) (Answer, string) {
+	labelled, isLabel := labels.byKey[labelKey(text)]
+	rows, isNumber, problem := numbers(text, len(req.Options))
+	switch {
+	case isLabel && problem == "" && len(rows) == 1 && rows[0] != labelled:
+		return Answer{}, fmt.Sprintf("%s is option %d, and the label of option %d: type #%d or #%d.",
+			quote(text), rows[0]+1, labelled+1, rows[0]+1, labelled+1)
+	case isLabel:
+		return req.Options[labelled].Answer(), ""
+	case isNumber && problem != "":
+		return Answer{}, problem
+	case isNumber && len(rows) > 1:
+		return Answer{}, "Pick one option."
+	case isNumber:
+		return req.Options[rows[0]].Answer(), ""
+	case !req.CustomAllowed():
 		return Answer{}, quote(text) + " is not an option: type its number."
 	}
 	return Answer{Text: text}, ""
 }
 
-// findLabel returns the index of the option whose label is the same as text
-// by the comparison Validate uses for duplicates, so at most one is.
-func findLabel(opts []Option, text string) (i int, ok bool) {
-	for i := range opts {
-		if sameLabel(opts[i].Label, text) {
-			return i, true
+// numbers reads text as option numbers of a request with n options: each
+// digits, with "#" before or "." after, separated by commas or white space.
+// isNumber reports whether text is only such numbers, or a range of them
+// ("1-3"), and problem says what is wrong with them, if anything.
+func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)) {
+			return nil, false, "" // most text: words
 		}
 	}
-	return -1, false
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	ranged := false
+	for k, f := range fields {
+		fields[k] = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
+		from, to, isRange := strings.Cut(fields[k], "-")
+		switch {
+		case isRange && isDigits(from) && isDigits(to):
+			ranged = true
+		case !isDigits(fields[k]):
+			return nil, false, "" // "-1", "1.5": not a row
+		}
+	}
+	switch {
+	case len(fields) == 0:
+		return nil, strings.Trim(text, ", \t") == "", "Type the number of an option."
+	case ranged:
+		return nil, true, "Type each number, such as 1,2,3."
+	}
+	for _, f := range fields {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 1 || i > n {
+			return nil, true, "There is no option " + clip(f, maxQuoted) + "."
+		}
+		rows = append(rows, i-1)
+	}
+	return rows, true, ""
 }
 
-// labelList returns the indexes of the options of req, a MultiSelect
-// request, that text names as labels separated by commas ("api, worker", as
-// the answer's Text shows them), in the order named, or nil when it names
-// none. A label may hold commas itself, so text may name options in several
-// ways: ambiguous reports that it does, and then no indexes are returned.
-func labelList(req Request, text string) (named []int, ambiguous bool) {
-	// Text is cut into parts at its commas. A label spans one part or more.
-	// Part p is text[cuts[p] : cuts[p+1]-1].
-	cuts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == ',' {
-			cuts = append(cuts, i+1)
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// reading is one way to read a pick in the parts of a MultiSelect reply:
+// the options it names, and the part where it starts.
+type reading struct {
+	picks []int
+	start int
+}
+
+// replySeveral reads text, a reply to req, a MultiSelect request. Text is
+// cut into parts at its commas, and each pick is one part or, for a label
+// with commas, several. One pass over the parts counts the ways to read the
+// parts before each, up to two: a reading that is not the only one is
+// refused, not guessed.
+func replySeveral(ctx context.Context, req Request, labels *replyIndex, text string) (Answer, string, error) {
+	raw := strings.Split(text, ",")
+	key := labelKey(text)
+	keyed := strings.Split(key, ",") // labelKey keeps every comma, so keyed[p] is raw[p]'s key
+	parts := len(raw)
+	if parts > 1 {
+		labels.buildAutomaton()
+	}
+	ways := make([]int, parts+1) // the ways to read the parts before e, up to 2
+	last := make([]reading, parts+1)
+	ways[0] = 1
+	add := func(e int, r reading) {
+		if ways[r.start] == 0 || ways[e] == 2 ||
+			(ways[e] > 0 && last[e].start == r.start && slices.Equal(last[e].picks, r.picks)) {
+			return
+		}
+		if ways[e] == 0 {
+			last[e] = r
+		}
+		ways[e] = min(2, ways[e]+ways[r.start])
+	}
+	picked := false // some part reads as a pick on its own
+	state, offset := 0, 0
+	starts := make([]int, parts) // where each part starts in key
+	for q := 0; q < parts; q++ {
+		if q%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Answer{}, "", err
+			}
+		}
+		starts[q] = offset
+		offset += len(keyed[q]) + len(",")
+		core := strings.TrimSuffix(strings.TrimPrefix(keyed[q], " "), " ")
+		if rows, isNumber, problem := numbers(raw[q], len(req.Options)); isNumber && problem == "" {
+			add(q+1, reading{rows, q})
+			picked = true
+		}
+		if core == "" { // "1,,3" or "a, b,"
+			add(q+1, reading{nil, q})
+		} else if i, ok := labels.byKey[core]; ok {
+			add(q+1, reading{[]int{i}, q})
+			picked = true
+		}
+		if c, ok := labels.cores[core]; ok {
+			state = labels.step(state, c)
+		} else {
+			state = 0 // no label holds this core
+		}
+		for node := state; node != 0; node = labels.out[node] {
+			p := q + 1 - labels.depth[node]
+			for i := labels.ends[node]; i >= 0 && ways[p] > 0 && ways[q+1] < 2; i = labels.also[i] {
+				from := starts[p] + len(keyed[p]) - len(strings.TrimPrefix(keyed[p], " "))
+				to := starts[q] + len(strings.TrimSuffix(keyed[q], " "))
+				if sameLabel(key[from:to], req.Options[i].Label) { // the same cores, and the same spaces
+					add(q+1, reading{[]int{i}, p})
+				}
+			}
 		}
 	}
-	cuts = append(cuts, len(text)+1)
-	parts := len(cuts) - 1
-	spans := make([]int, len(req.Options)) // the parts each label spans
-	all := 0
-	for k, o := range req.Options {
-		spans[k] = strings.Count(o.Label, ",") + 1
-		all += spans[k]
+	switch ways[parts] {
+	case 1:
+		var found []reading
+		for e := parts; e > 0; e = last[e].start {
+			found = append(found, last[e])
+		}
+		var named []int
+		for k := len(found) - 1; k >= 0; k-- {
+			named = append(named, found[k].picks...)
+		}
+		if len(named) == 0 { // only commas
+			return Answer{}, "Type the number of an option.", nil
+		}
+		ans, refusal := pickAll(req, named)
+		return ans, refusal, nil
+	case 2:
+		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
 	}
-	if parts > all { // more parts than all the labels span: no reading
-		return nil, false
-	}
-	// ways[p] counts the readings of the parts from p on, up to 2. The first
-	// reading names option first[p] with the parts up to end[p].
-	ways := make([]int, parts+1)
-	first := make([]int, parts+1)
-	end := make([]int, parts+1)
-	ways[parts] = 1
-	for p := parts - 1; p >= 0; p-- {
-		for k, o := range req.Options {
-			q := p + spans[k]
-			if q > parts || ways[q] == 0 || !sameLabel(o.Label, text[cuts[p]:cuts[q]-1]) {
-				continue
-			}
-			if ways[p] == 0 {
-				first[p], end[p] = k, q
-			}
-			ways[p] = min(2, ways[p]+ways[q])
+	for _, r := range raw {
+		if _, isNumber, problem := numbers(r, len(req.Options)); isNumber && problem != "" && strings.TrimSpace(r) != "" {
+			return Answer{}, problem, nil
 		}
 	}
-	if ways[0] != 1 {
-		return nil, ways[0] == 2
+	other := "" // the first part that is no pick on its own
+	for p := 0; p < parts && other == ""; p++ {
+		if _, isLabel := labels.byKey[strings.Trim(keyed[p], " ")]; !isLabel {
+			if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
+				other = strings.TrimSpace(raw[p])
+			}
+		}
 	}
-	for p := 0; p < parts; p = end[p] {
-		named = append(named, first[p])
+	switch {
+	case picked && other != "": // a pick must not hide among the human's own words
+		return Answer{}, quote(other) + " is not an option: type only options, or only your own words.", nil
+	case !req.CustomAllowed():
+		return Answer{}, quote(text) + " is not an option: type its number.", nil
 	}
-	return named, false
+	return Answer{Text: text}, "", nil
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,
@@ -983,28 +1298,8 @@ func recommendedAnswer(req Request) (Answer, string) {
 	return picks[0].Answer(), ""
 }
 
-// numbered picks the options of req that text numbers.
-func numbered(req Request, text string) (Answer, string) {
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-	switch {
-	case len(fields) == 0:
-		return Answer{}, "Type the number of an option."
-	case len(fields) > 1 && !req.MultiSelect:
-		return Answer{}, "Pick one option."
-	}
-	named := make([]int, len(fields))
-	for k, f := range fields {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > len(req.Options) {
-			return Answer{}, "There is no option " + clip(f, maxQuoted) + "."
-		}
-		named[k] = i - 1
-	}
-	return pickAll(req, named)
-}
-
-// pickAll picks the options of req at the indexes named, by number or by
-// label, unless one is named twice.
+// pickAll picks the options of req, a MultiSelect request, at the indexes
+// named, by number or by label, unless one is named twice.
 func pickAll(req Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
@@ -1014,9 +1309,6 @@ func pickAll(req Request, named []int) (Answer, string) {
 		}
 		picked[i] = true
 		picks = append(picks, req.Options[i])
-	}
-	if !req.MultiSelect {
-		return picks[0].Answer(), ""
 	}
 	return Pick(picks...), ""
 }
@@ -2974,22 +3266,5 @@ func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer,
 		return nil, err
 	}
 	given, err := bp.AskAll(ctx, reqs)
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
-	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
-		}
-		answers = append(answers, ans)
-	}
-	switch {
-	case err != nil:
-		return answers, err
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
-	}
-	return answers, nil
+	return checkBatch(reqs, given, err)
 }

@@ -63,27 +63,27 @@ func TestTerminalShowsQuestion(t *testing.T) {
 	}{
 		{
 			req: deployWhere,
-			want: "Deploy\nDeploy where?\n" +
-				"  1. Staging (recommended) - the test cluster\n  2. Production\n  3. Both\n" +
-				"1-3, Enter for Staging, or type your own answer\n> ",
+			want: "| Deploy\n| Deploy where?\n" +
+				"* 1. Staging - the test cluster\n  2. Production\n  3. Both\n" +
+				"1-3, Enter for 1, or type your own answer\n> ",
 		},
 		{
 			req: steps,
-			want: "Which steps?\n" +
-				"  1. lint (recommended)\n  2. test\n  3. build\n  4. deploy (recommended)\n" +
-				"one or more of 1-4, such as 1,4, or Enter for lint and deploy\n> ",
+			want: "| Which steps?\n" +
+				"* 1. lint\n  2. test\n  3. build\n* 4. deploy\n" +
+				"one or more of 1-4, such as 1,4, or Enter for 1,4\n> ",
 		},
-		{req: deleteIt, want: "Delete notes.txt?\n  1. Delete\n  2. Keep\n1-2\n> "},
+		{req: deleteIt, want: "| Delete notes.txt?\n  1. Delete\n  2. Keep\n1-2\n> "},
 		{
 			req:  ui.Request{Question: "Go?", Options: []ui.Option{{Label: "Go"}}},
-			want: "Go?\n  1. Go\n1, or type your own answer\n> ",
+			want: "| Go?\n  1. Go\n1, or type your own answer\n> ",
 		},
-		{req: freeForm, want: "Name the branch.\nType your answer.\n> "},
+		{req: freeForm, want: "| Name the branch.\nType your answer.\n> "},
 	}
 	for _, tt := range tests {
 		_, out, err := askTerminal(t, tt.req, "")
 		wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
-		if out != tt.want {
+		if out != tt.want+"\n" { // the line end after end of input
 			t.Errorf("terminal wrote %q, want %q", out, tt.want)
 		}
 	}
@@ -118,7 +118,13 @@ func TestTerminalReplies(t *testing.T) {
 		{name: "labels typed as the answer shows them", req: steps, input: "lint, Build\n", want: "lint, build"},
 		{name: "labels typed without spaces", req: steps, input: "deploy,test\n", want: "unit, deploy"},
 		{name: "labels typed, custom allowed", req: services, input: "api, worker\n", want: "api, worker"},
-		{name: "labels and own words", req: services, input: "api, the cron\n", want: "api, the cron"},
+		{
+			name:     "labels and own words",
+			req:      services,
+			input:    "api, the cron\nthe cron\n",
+			want:     "the cron",
+			refusals: []string{`"the cron" is not an option: type only options, or only your own words.`},
+		},
 		{
 			name:     "a label typed twice",
 			req:      steps,
@@ -142,7 +148,7 @@ func TestTerminalReplies(t *testing.T) {
 			},
 			input:    "a, b\n3\n",
 			want:     "both",
-			refusals: []string{`"a, b" names options in more than one way: type their numbers.`},
+			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`},
 		},
 		{
 			name: "labels that hold commas",
@@ -378,7 +384,7 @@ func TestTerminalHonoursContext(t *testing.T) {
 	if ans, err := ui.Ask(session, question); err != nil || ans.Text != "later" {
 		t.Fatalf("Ask() = %s, %v, want the line typed later", show(ans), err)
 	}
-	if want := "Type your answer.\n> \nProceed?\n"; !strings.Contains(out.String(), want) {
+	if want := "Type your answer.\n> \n| Proceed?\n"; !strings.Contains(out.String(), want) {
 		t.Fatalf("terminal wrote %q, want the next question on a fresh line (%q)", out, want)
 	}
 }
@@ -419,7 +425,7 @@ func TestTerminalTakesTurns(t *testing.T) {
 	if ans := <-second; ans.Text != "main" {
 		t.Fatalf("second Ask() = %s, want main", show(ans))
 	}
-	if want := "1-2\n> Name the branch.\n"; !strings.Contains(out.String(), want) {
+	if want := "1-2\n> | Name the branch.\n"; !strings.Contains(out.String(), want) {
 		t.Fatalf("terminal wrote %q, want the questions one after the other", out)
 	}
 	if strings.Contains(out.String(), deployWhere.Question) {
@@ -503,9 +509,9 @@ func TestTerminalAskAll(t *testing.T) {
 		t.Fatalf("Terminal.AskAll() = %+v, %v, want Keep, the recommended steps, feature/x", answers, err)
 	}
 	for i, heading := range []string{
-		"Question 1 of 3\nDelete notes.txt?",
-		"> Question 2 of 3\nWhich steps?",
-		"> Question 3 of 3\nName the branch.",
+		"Question 1 of 3\n| Delete notes.txt?",
+		"> Question 2 of 3\n| Which steps?",
+		"> Question 3 of 3\n| Name the branch.",
 	} {
 		if !strings.Contains(out.String(), heading) {
 			t.Errorf("question %d: terminal wrote %q, want %q", i+1, out.String(), heading)
@@ -520,9 +526,9 @@ func TestTerminalAskAll(t *testing.T) {
 		t.Fatalf("AskAll() = %q, %v, want production, 41, 43, the release", texts(answers), err)
 	}
 	for _, heading := range []string{
-		"Question 1 of 3\nTarget\n",
-		"Question 2 of 3\nMigrations\n",
-		"Question 3 of 3\nWhy now?\n",
+		"Question 1 of 3\n| Target\n",
+		"Question 2 of 3\n| Migrations\n",
+		"Question 3 of 3\n| Why now?\n",
 	} {
 		if !strings.Contains(out.String(), heading) {
 			t.Errorf("terminal wrote %q, want %q", out.String(), heading)
@@ -573,7 +579,7 @@ func TestTerminalHonoursContextWhileWriting(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if got := w.out.String(); strings.Count(got, deleteIt.Question) != 2 || !strings.HasPrefix(got, deleteIt.Question) {
+	if got := w.out.String(); strings.Count(got, deleteIt.Question) != 2 || !strings.HasPrefix(got, "| "+deleteIt.Question) {
 		t.Fatalf("terminal wrote %q, want the interrupted question, then the next one", got)
 	}
 }
@@ -591,8 +597,8 @@ func TestTerminalTypedLabelsPick(t *testing.T) {
 
 // TestTerminalShowsNoHiddenText: the model writes the request, so no text of
 // it may move the cursor, clear the screen, set the title or reorder what the
-// human reads. Such a request is refused before anything is written, and the
-// bidirectional formatting that prose may hold is written visibly.
+// human reads. Such a request is refused before anything is written, and
+// what Validate lets through is written as it is.
 func TestTerminalShowsNoHiddenText(t *testing.T) {
 	refused := []ui.Request{
 		{Question: "Pick one", Options: []ui.Option{{Label: "Delete it\r  1. Keep it (safe)\x1b[K"}, {Label: "Keep it"}}},
@@ -616,7 +622,7 @@ func TestTerminalShowsNoHiddenText(t *testing.T) {
 	}}
 	_, out, err := askTerminal(t, req, "1\n")
 	// A description is written on one line, so it cannot forge option lines.
-	want := "Pay\t100 USD?\nSure?\n" +
+	want := "| Pay\t100 USD?\n| Sure?\n" +
 		"  1. Pay - now\n" +
 		"  2. Cancel - no changes 1. Keep everything (recommended)\n"
 	if err != nil || !strings.HasPrefix(out, want) {

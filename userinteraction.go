@@ -704,6 +704,31 @@ func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 	return resolveSingle(req, ans)
 }
 
+// checkBatch completes and checks given, a batch provider's answers to
+// reqs with its error err, as [Registry.AskAll] does. It returns the
+// answers up to the first that breaks a rule, with that INVALID_ANSWER;
+// else all of them with err; else, when some are missing, INVALID_ANSWER.
+func checkBatch(reqs []Request, given []Answer, err error) ([]Answer, error) {
+	if len(given) > len(reqs) {
+		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+	}
+	answers := make([]Answer, 0, len(given))
+	for i, ans := range given {
+		ans, broken := resolve(&reqs[i], ans)
+		if broken != nil {
+			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
+		}
+		answers = append(answers, ans)
+	}
+	switch {
+	case err != nil:
+		return answers, err
+	case len(answers) < len(reqs):
+		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
+	}
+	return answers, nil
+}
+
 // A brokenRule is why an answer breaks the rules of [Answer]: what the model
 // reads in INVALID_ANSWER, and the line that tells the human what to do
 // instead, which a [Form] leads its next form with.

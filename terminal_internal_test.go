@@ -1,0 +1,227 @@
+package userinteraction
+
+// These tests need the Terminal's internals: the read in flight, and the
+// cause with which FirstOf withdraws a question.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// watchedWriter collects what a terminal writes and reports each write on
+// wrote.
+type watchedWriter struct {
+	mu    sync.Mutex // guards out
+	out   strings.Builder
+	wrote chan string
+}
+
+func newWatchedWriter() *watchedWriter { return &watchedWriter{wrote: make(chan string, 16)} }
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.out.Write(p)
+	w.mu.Unlock()
+	w.wrote <- string(p)
+	return len(p), nil
+}
+
+func (w *watchedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String()
+}
+
+// waitFor waits for a write that ends with suffix. Each write is seen
+// once, so a write seen before is never taken for a new one.
+func (w *watchedWriter) waitFor(suffix string) {
+	for !strings.HasSuffix(<-w.wrote, suffix) {
+	}
+}
+
+// readingReader reads from r and reports each read that starts on reading,
+// so a test knows that the Terminal's read is in flight.
+type readingReader struct {
+	r       io.Reader
+	reading chan struct{}
+}
+
+func (r readingReader) Read(p []byte) (int, error) {
+	r.reading <- struct{}{}
+	return r.r.Read(p)
+}
+
+// TestTerminalDropsLineTypedBefore: a line that arrived before a question
+// was shown never answers it (issue 28, item 5). The human typed "1" for
+// "Show the diff first?" after that ask was cancelled: it must not push.
+func TestTerminalDropsLineTypedBefore(t *testing.T) {
+	pipe, typing := io.Pipe()
+	defer typing.Close()
+	in := readingReader{r: pipe, reading: make(chan struct{}, 4)}
+	out := newWatchedWriter()
+	term := NewTerminal(in, out)
+	showDiff := Request{Question: "Show the diff first?", Options: []Option{{Label: "Yes"}, {Label: "No"}}, DisallowCustom: true}
+	push := Request{
+		Question:       "Force-push to main?",
+		Options:        []Option{{Label: "Push", Value: "push"}, {Label: "Cancel", Value: "cancel"}},
+		DisallowCustom: true,
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := term.Ask(ctx, showDiff)
+		done <- err
+	}()
+	<-in.reading // the question is shown, and the Terminal waits for its line
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("Terminal.Ask() = %v, want context.Canceled", err)
+	}
+	_, _ = io.WriteString(typing, "1\n") // typed for the question that went away
+	l := <-term.read                     // the line has arrived; no ask holds the turn
+	term.read <- l
+
+	go func() {
+		<-in.reading // the next question is shown
+		_, _ = io.WriteString(typing, "2\n")
+	}()
+	ans, err := term.Ask(context.Background(), push)
+	if err != nil || ans.Text != "cancel" {
+		t.Fatalf("Terminal.Ask(%q) = %+v, %v, want cancel, typed after it was shown", push.Question, ans, err)
+	}
+	if want := "1-2\nA line typed before this question was shown was ignored.\n> "; !strings.Contains(out.String(), want) {
+		t.Fatalf("the Terminal wrote %q, want %q", out.String(), want)
+	}
+}
+
+// TestTerminalInputEndedBeforeQuestion: an end of input that the read in
+// flight met before the next question is not a line typed for another
+// question: the next ask ends with ASK_CANCELLED, and says nothing of it.
+func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
+	pipe, typing := io.Pipe()
+	in := readingReader{r: pipe, reading: make(chan struct{}, 4)}
+	out := newWatchedWriter()
+	term := NewTerminal(in, out)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := term.Ask(ctx, Request{Question: "Proceed?"})
+		done <- err
+	}()
+	<-in.reading
+	cancel()
+	<-done
+	typing.Close()
+	l := <-term.read // the end of input has arrived
+	term.read <- l
+	_, err := term.Ask(context.Background(), Request{Question: "Really?"})
+	if CodeOf(err) != CodeAskCancelled {
+		t.Fatalf("Terminal.Ask() = %v, want ASK_CANCELLED", err)
+	}
+	if got := out.String(); strings.Contains(got, "ignored") || !strings.HasSuffix(got, "> \n") {
+		t.Fatalf("the Terminal wrote %q, want no notice, and its last line ended", got)
+	}
+}
+
+// TestTerminalSaysAnsweredElsewhere: when another UI answered (the cause
+// with which FirstOf withdraws the others), the Terminal says so on a line of
+// its own, and Ask returns ctx.Err() at once.
+func TestTerminalSaysAnsweredElsewhere(t *testing.T) {
+	for _, tt := range []struct {
+		cause error
+		want  string
+	}{
+		{cause: errAnsweredElsewhere, want: "> \nThis question was answered elsewhere.\n"},
+		{cause: fmt.Errorf("withdrawn: %w", errAnsweredElsewhere), want: "> \nThis question was answered elsewhere.\n"},
+		{cause: errors.New("the tool step ended"), want: "> \n"},
+	} {
+		in, typing := io.Pipe()
+		out := newWatchedWriter()
+		term := NewTerminal(in, out)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := term.Ask(ctx, Request{Question: "Proceed?"})
+			done <- err
+		}()
+		out.waitFor("> ")
+		cancel(tt.cause)
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("Terminal.Ask() = %v, want context.Canceled", err)
+		}
+		// The next question's output follows the notice, on a line of its own.
+		go func() {
+			out.waitFor("> ")
+			_, _ = io.WriteString(typing, "yes\n")
+		}()
+		if _, err := term.Ask(context.Background(), Request{Question: "Really?"}); err != nil {
+			t.Fatalf("next Terminal.Ask() = %v", err)
+		}
+		if want := tt.want + "| Really?\n"; !strings.Contains(out.String(), want) {
+			t.Errorf("cause %v: the Terminal wrote %q, want %q", tt.cause, out.String(), want)
+		}
+		typing.Close()
+	}
+}
+
+// endingContext is a context that ends the first time Err is called once
+// it is armed: the test of whether reading a reply honours ctx.
+type endingContext struct {
+	context.Context
+	armed atomic.Bool
+	once  sync.Once
+	done  chan struct{}
+}
+
+func (c *endingContext) Done() <-chan struct{} { return c.done }
+
+func (c *endingContext) Err() error {
+	if c.armed.Load() {
+		c.once.Do(func() { close(c.done) })
+	}
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+// armingReader reads from r and arms ctx once it has read a line.
+type armingReader struct {
+	r   io.Reader
+	ctx *endingContext
+}
+
+func (a armingReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if strings.Contains(string(p[:n]), "\n") {
+		a.ctx.armed.Store(true)
+	}
+	return n, err
+}
+
+// TestTerminalReplyHonoursContext: reading a long reply stops when ctx ends
+// (issue 28, item 7: picking all of 4,000 options by label took 2 s, with
+// ctx ignored meanwhile).
+func TestTerminalReplyHonoursContext(t *testing.T) {
+	req := Request{Question: "Which?", MultiSelect: true}
+	var labels []string
+	for i := 0; i < 1000; i++ {
+		labels = append(labels, fmt.Sprint("service-", i))
+		req.Options = append(req.Options, Option{Label: labels[i]})
+	}
+	ctx := &endingContext{Context: context.Background(), done: make(chan struct{})}
+	in := armingReader{r: strings.NewReader(strings.Join(labels, ", ") + "\n"), ctx: ctx}
+	ans, err := NewTerminal(in, io.Discard).Ask(ctx, req)
+	if err != context.Canceled {
+		t.Fatalf("Terminal.Ask() = %d picks, %v, want context.Canceled while the reply was read", len(ans.Options), err)
+	}
+}

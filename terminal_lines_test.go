@@ -1,0 +1,401 @@
+package userinteraction_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// row matches a line that reads as one of the Terminal's option rows, with
+// or without its recommended mark.
+var row = regexp.MustCompile(`^[ *] [0-9]+\. `)
+
+// checkShown fails unless out, what a Terminal wrote for req up to its first
+// prompt, is the Terminal's form: the header's and the question's lines,
+// each led by "|", then one row per option, numbered in order and marked
+// "*" when recommended, then the Terminal's own lines, and no other line
+// that reads as a row or a mark.
+func checkShown(t *testing.T, req ui.Request, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	var text []string
+	if req.Header != "" {
+		text = append(text, req.Header)
+	}
+	text = append(text, strings.Split(req.Question, "\n")...)
+	if len(lines) < len(text)+len(req.Options)+2 {
+		t.Fatalf("the Terminal wrote %q, want %d lines of text and %d rows", out, len(text), len(req.Options))
+	}
+	for i, l := range text {
+		want := "| " + l
+		if l == "" {
+			want = "|"
+		}
+		if lines[i] != want {
+			t.Fatalf("line %d = %q, want %q; the Terminal wrote %q", i+1, lines[i], want, out)
+		}
+	}
+	for k, o := range req.Options {
+		want := fmt.Sprintf("  %d. %s", k+1, o.Label)
+		if o.Recommended {
+			want = "*" + want[1:]
+		}
+		if o.Description != "" {
+			want += " - " + strings.Join(strings.Fields(o.Description), " ")
+		}
+		if got := lines[len(text)+k]; got != want {
+			t.Fatalf("row %d = %q, want %q; the Terminal wrote %q", k+1, got, want, out)
+		}
+	}
+	for _, l := range lines[len(text)+len(req.Options):] {
+		if row.MatchString(l) || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "* ") {
+			t.Fatalf("line %q after the rows reads as text or a row; the Terminal wrote %q", l, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n> ") {
+		t.Fatalf("the Terminal wrote %q, want it to end with the prompt", out)
+	}
+}
+
+// TestTerminalOwnLinesCannotBeForged: no text of the request reads as one of
+// the Terminal's rows or marks (issue 28, items 3 and 4). A question that
+// holds copies of option rows, a label that ends in "(recommended)" or in
+// the row mark, a header that reads as a row, a description with line feeds:
+// each is written so that the rows and marks are the Terminal's alone.
+func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
+	tests := []struct {
+		name string
+		req  ui.Request
+	}{
+		{
+			name: "a question that holds option rows",
+			req: ui.Request{
+				Question:       "Deploy to production?\n  1. Cancel (recommended)\n* 1. Cancel\n  2. Deploy\n",
+				Options:        []ui.Option{{Label: "Deploy"}, {Label: "Cancel"}},
+				DisallowCustom: true,
+			},
+		},
+		{
+			name: "a label that ends in the recommended mark",
+			req: ui.Request{
+				Question:    "Restart which?",
+				Options:     []ui.Option{{Label: "api (recommended)"}, {Label: "worker", Recommended: true}, {Label: "* 3. web"}},
+				MultiSelect: true,
+			},
+		},
+		{
+			name: "a header that reads as a row and the prompt",
+			req: ui.Request{
+				Header:   "  1. Keep",
+				Question: "> Question 1 of 1\n1-2, Enter for 1\n\n\tdone",
+				Options:  []ui.Option{{Label: "Delete"}, {Label: "Keep"}},
+			},
+		},
+		{
+			name: "a description with rows in it",
+			req: ui.Request{
+				Question: "Pay?",
+				Options: []ui.Option{
+					{Label: "Pay", Description: "now\n  2. Cancel (recommended)\n\t* 2. Cancel"},
+					{Label: "Cancel"},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, err := askTerminal(t, tt.req, "")
+			wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
+			checkShown(t, tt.req, strings.TrimSuffix(out, "\n")) // the line end after end of input
+		})
+	}
+}
+
+// TestTerminalRepliesPickWhatTheyMean: a reply picks the options the human
+// meant and only those (issue 28, item 6). Numbers and labels mix, a label of
+// digits that is no row number is a label, "#" and a number is always a
+// row, and a reply that could mean two things is refused with a way to say
+// which. Nothing meant as picks becomes the human's own words.
+func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
+	replicas := ui.Request{Question: "How many replicas?", Options: []ui.Option{{Label: "2"}, {Label: "4"}, {Label: "8"}}}
+	ports := ui.Request{Question: "Which port?", Options: []ui.Option{{Label: "8080"}, {Label: "3000"}}, MultiSelect: true}
+	watch := ui.Request{
+		Question:    "Watch what?",
+		Options:     []ui.Option{{Label: "logs"}, {Label: "traces"}, {Label: "metrics"}, {Label: "alerts"}},
+		MultiSelect: true,
+	}
+	commas := ui.Request{
+		Question:    "Grant what?",
+		Options:     []ui.Option{{Label: "a, b"}, {Label: "a"}, {Label: "b"}, {Label: "Read, write"}},
+		MultiSelect: true,
+	}
+	tests := []struct {
+		name     string
+		req      ui.Request
+		input    string
+		want     string   // the answer's text
+		picks    int      // the options picked
+		refusals []string // lines written after refused replies, in order
+	}{
+		{name: "a label and a number", req: watch, input: "metrics, 4\n", want: "metrics, alerts", picks: 2},
+		{name: "a number and labels", req: watch, input: "1, TRACES,alerts\n", want: "logs, traces, alerts", picks: 3},
+		{name: "numbers with #", req: watch, input: "#4 #2\n", want: "traces, alerts", picks: 2},
+		{
+			name:     "a label that is another row's number",
+			req:      replicas,
+			input:    "2\n#1\n",
+			want:     "2",
+			picks:    1,
+			refusals: []string{`"2" is option 2, and the label of option 1: type #2 or #1.`},
+		},
+		{name: "a row that is also its label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1"}, {Label: "two"}}}, input: "1\n", want: "1", picks: 1},
+		{name: "# picks the row", req: replicas, input: "#2\n", want: "4", picks: 1},
+		{name: "a label of digits that is no row", req: replicas, input: "8\n", want: "8", picks: 1},
+		{name: "a port", req: ports, input: "8080\n", want: "8080", picks: 1},
+		{name: "a port and a row", req: ports, input: "8080, 2\n", want: "8080, 3000", picks: 2},
+		{
+			name:     "a number that is no row and no label",
+			req:      ports,
+			input:    "8081\n3000\n",
+			want:     "3000",
+			picks:    1,
+			refusals: []string{"There is no option 8081."},
+		},
+		{
+			name:     "labels that could be read two ways",
+			req:      commas,
+			input:    "a, b\n#2,#3\n",
+			want:     "a, b",
+			picks:    2,
+			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`},
+		},
+		{name: "a label with a comma among others", req: commas, input: "b, read,  WRITE\n", want: "b, Read, write", picks: 2},
+		{
+			name:     "a pick beside other words",
+			req:      watch,
+			input:    "metrics, and the disk\nthe disk\n",
+			want:     "the disk",
+			refusals: []string{`"and the disk" is not an option: type only options, or only your own words.`},
+		},
+		{
+			name:     "a row beside other words",
+			req:      watch,
+			input:    "2, or so\n2\n",
+			want:     "traces",
+			picks:    1,
+			refusals: []string{`"or so" is not an option: type only options, or only your own words.`},
+		},
+		{name: "own words with commas", req: watch, input: "none, thanks\n", want: "none, thanks"},
+		{name: "# alone", req: replicas, input: "#\n", want: "#"},
+		{name: "a number as its row shows it", req: watch, input: "2., #4.\n", want: "traces, alerts", picks: 2},
+		{
+			name:     "a range",
+			req:      watch,
+			input:    "1-3\n1,2,3\n",
+			want:     "logs, traces, metrics",
+			picks:    3,
+			refusals: []string{"Type each number, such as 1,2,3."},
+		},
+		{
+			name:  "labels that differ in their spaces only",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "a, b"}, {Label: "a ,b"}, {Label: "c"}}, MultiSelect: true},
+			input: "c, A ,B\n",
+			want:  "a ,b, c",
+			picks: 2,
+		},
+		{name: "a range that is a label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1-3"}, {Label: "4-6"}}}, input: "4-6\n", want: "4-6", picks: 1},
+		{
+			name:     "own words where none are allowed",
+			req:      steps,
+			input:    "all of them, please\n1\n",
+			want:     "lint",
+			picks:    1,
+			refusals: []string{`"all of them, please" is not an option: type its number.`},
+		},
+		{
+			name:  "a row and its own label",
+			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "1"}, {Label: "2"}}, MultiSelect: true},
+			input: "2, 1\n",
+			want:  "1, 2",
+			picks: 2,
+		},
+		{
+			name: "a label found after a longer one failed",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "y, z, z"}, {Label: "z, w"}, {Label: "y"}},
+				MultiSelect: true,
+			},
+			input: "Y, z, W\n",
+			want:  "z, w, y",
+			picks: 2,
+		},
+		{
+			name: "a label that ends another",
+			req: ui.Request{
+				Question:    "q",
+				Options:     []ui.Option{{Label: "a, b, c"}, {Label: "b, c"}, {Label: "a"}},
+				MultiSelect: true,
+			},
+			input:    "a, b, c\n1\n",
+			want:     "a, b, c",
+			picks:    1,
+			refusals: []string{`"a, b, c" can be read in more than one way: type the numbers, such as #1,#3.`},
+		},
+		{name: "commas only", req: watch, input: ", ,\n1\n", want: "logs", picks: 1, refusals: []string{"Type the number of an option."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans, out, err := askTerminal(t, tt.req, tt.input)
+			picks := len(ans.Options)
+			if ans.Option != nil {
+				picks = 1
+			}
+			if err != nil || ans.Text != tt.want || picks != tt.picks {
+				t.Fatalf("Ask() = %s, %v, want %q with %d picks", show(ans), err, tt.want, tt.picks)
+			}
+			var refusals []string
+			for _, l := range strings.Split(out, "\n") {
+				if refusal := strings.TrimPrefix(l, "> "); refusal != l && refusal != "" {
+					refusals = append(refusals, refusal)
+				}
+			}
+			if strings.Join(refusals, "|") != strings.Join(tt.refusals, "|") {
+				t.Fatalf("refusals = %q, want %q; the terminal wrote:\n%s", refusals, tt.refusals, out)
+			}
+		})
+	}
+}
+
+// TestTerminalEmptyReplyAndEndOfInput: an empty reply to a free-form question
+// is refused with one line, and after end of input the Terminal ends its
+// last line, so the host's next output starts on a fresh line.
+func TestTerminalEmptyReplyAndEndOfInput(t *testing.T) {
+	_, out, err := askTerminal(t, freeForm, "\n")
+	wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
+	if want := "| Name the branch.\nType your answer.\n> Type an answer.\n> \n"; out != want {
+		t.Fatalf("the Terminal wrote %q, want %q", out, want)
+	}
+	_, out, err = askTerminal(t, deleteIt, "1")
+	wantCode(t, "Ask() at end of input in a line", err, ui.CodeAskCancelled)
+	if !strings.HasSuffix(out, "\n> \n") {
+		t.Fatalf("the Terminal wrote %q, want it to end its last line", out)
+	}
+}
+
+// deadlineContext is a context with a deadline that ends only when the
+// test closes done, so that no test waits on, or races, a clock.
+type deadlineContext struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+}
+
+func newDeadlineContext(timeout time.Duration) *deadlineContext {
+	return &deadlineContext{Context: context.Background(), deadline: time.Now().Add(timeout), done: make(chan struct{})}
+}
+
+func (c *deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *deadlineContext) Done() <-chan struct{}       { return c.done }
+
+func (c *deadlineContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestTerminalSaysTheDeadline: with a deadline, the Terminal says how long
+// the human has, rounded: seconds under a minute, then minutes, then hours.
+func TestTerminalSaysTheDeadline(t *testing.T) {
+	tests := []struct {
+		timeout time.Duration
+		want    string
+	}{
+		{timeout: 200 * time.Millisecond, want: "Answer within 1 second.\n"},
+		{timeout: -time.Second, want: "Answer within 1 second.\n"},
+		{timeout: 45 * time.Second, want: "Answer within 45 seconds.\n"},
+		{timeout: 2 * time.Minute, want: "Answer within 2 minutes.\n"},
+		{timeout: 90 * time.Second, want: "Answer within 2 minutes.\n"},
+		{timeout: time.Hour, want: "Answer within 1 hour.\n"},
+		{timeout: 150 * time.Minute, want: "Answer within 2 hours 30 minutes.\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		_, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(newDeadlineContext(tt.timeout), deleteIt)
+		if want := "  2. Keep\n" + tt.want + "1-2\n> "; err != nil || !strings.Contains(out.String(), want) {
+			t.Errorf("Terminal.Ask() with a timeout of %v wrote %q, %v, want %q", tt.timeout, out.String(), err, want)
+		}
+	}
+	var out bytes.Buffer
+	if _, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), deleteIt); err != nil ||
+		strings.Contains(out.String(), "within") {
+		t.Errorf("Terminal.Ask() without a deadline wrote %q, %v, want no time", out.String(), err)
+	}
+}
+
+// TestTerminalSaysTimeIsUp: when the deadline passes, Ask returns at once
+// and the Terminal says that no answer came in time, on a line of its own,
+// before its next question.
+func TestTerminalSaysTimeIsUp(t *testing.T) {
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	term := ui.NewTerminal(in, out)
+	ctx := newDeadlineContext(time.Minute)
+	done := make(chan error, 1)
+	go func() {
+		_, err := term.Ask(ctx, deleteIt)
+		done <- err
+	}()
+	<-out.prompted
+	close(ctx.done) // the deadline passes
+	if err := <-done; err != context.DeadlineExceeded {
+		t.Fatalf("Terminal.Ask() = %v, want context.DeadlineExceeded", err)
+	}
+	go func() {
+		<-out.prompted
+		_, _ = io.WriteString(typing, "main\n")
+	}()
+	if ans, err := term.Ask(context.Background(), freeForm); err != nil || ans.Text != "main" {
+		t.Fatalf("next Terminal.Ask() = %s, %v, want main", show(ans), err)
+	}
+	if want := "1-2\n> \nNo answer came in time.\n| Name the branch."; !strings.Contains(out.String(), want) {
+		t.Fatalf("the Terminal wrote %q, want %q", out.String(), want)
+	}
+}
+
+// FuzzTerminalReplies types a line at a Terminal asked a request of fuzzed
+// labels. Whatever both hold, the reply is read without a panic, and it is
+// an answer that passes Ask's checks, or a refusal (the input then ends).
+// The fuzzer writes one option per line of labels.
+func FuzzTerminalReplies(f *testing.F) {
+	f.Add("a, b\na\nb", "a, b", uint64(0), true, false)
+	f.Add("2\n4\n8", "2", uint64(1), false, false)
+	f.Add("y, z, z\nz, w\ny", "Y, z, W", uint64(0), true, true)
+	f.Add(",\n,,\n, ,", ",,, ,,", uint64(5), true, false)
+	f.Add("8080\n3000", "8080, #2, 1-2, 2.", uint64(0), true, true)
+	f.Fuzz(func(t *testing.T, labels, reply string, recommended uint64, multi, disallow bool) {
+		req := fuzzRequest("Which?", "", labels, "", recommended, disallow)
+		req.MultiSelect = multi
+		if req.Validate() != nil || strings.ContainsAny(reply, "\r\n") {
+			return
+		}
+		ans, err := ui.Ask(scope(t, ui.NewTerminal(strings.NewReader(reply+"\n"), io.Discard)), req)
+		if err != nil && ui.CodeOf(err) != ui.CodeAskCancelled {
+			t.Fatalf("Ask(%+v) with the reply %q = %v, want an answer or a refusal", req, reply, err)
+		}
+		if err == nil && strings.TrimSpace(ans.Text) == "" {
+			t.Fatalf("Ask(%+v) with the reply %q = %s, want an answer with text", req, reply, show(ans))
+		}
+	})
+}
