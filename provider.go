@@ -351,6 +351,11 @@ type registration struct {
 // registration was disposed while it was answering.
 var errDisposed = errors.New("provider disposed")
 
+// errAnsweredElsewhere is the cause of the context of a UI that [FirstOf]
+// withdraws because another UI answered first. It lives with the registry,
+// the part every provider builds on, since the Terminal tells the human.
+var errAnsweredElsewhere = errors.New("another UI answered the question")
+
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
 func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
@@ -3164,10 +3169,6 @@ type runOutcome struct {
 // without returning or panicking with a value: runtime.Goexit, or panic(nil)
 // under GODEBUG=panicnil=1. Such a provider drops out.
 var errProviderStopped = errors.New("userinteraction: a provider of FirstOf stopped its goroutine")
-
-// errAnsweredElsewhere is the cause of the context of a UI that FirstOf
-// withdraws because another UI answered first.
-var errAnsweredElsewhere = errors.New("another UI answered the question")
 
 // errPanicElsewhere is the cause of the context of a UI that FirstOf
 // withdraws because another UI panicked.
