@@ -247,13 +247,21 @@ func isTypedNil(err error) bool {
 // before the question was stage ("asked" or "answered"). It wraps ctx.Err()
 // and, when the caller set a cause of its own, context.Cause(ctx) too, so
 // that errors.Is finds both, also when the cause itself wraps
-// context.Canceled or context.DeadlineExceeded.
+// context.Canceled or context.DeadlineExceeded. When the deadline passed, its
+// message says so: the model learns that no answer came in time.
 func aborted(ctx context.Context, stage string) error {
 	err := ctx.Err()
 	if cause := context.Cause(ctx); cause != nil && cause != err {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	return NewError(CodeAskAborted, "ask aborted before the question was "+stage, err)
+	msg := "ask aborted before the question was " + stage
+	if ctx.Err() == context.DeadlineExceeded {
+		msg = "ask aborted: the deadline passed before the question was " + stage
+		if stage == "answered" {
+			msg = "ask aborted: no answer came before the deadline"
+		}
+	}
+	return NewError(CodeAskAborted, msg, err)
 }
 
 // invalidState returns the INVALID_STATE error for state that cause says
