@@ -1157,7 +1157,7 @@ const maxForms = 3
 // from its Ask until Respond delivers its outcome, or until the asker's ctx
 // is done: the caller's step ended, or the registration was disposed. The
 // questions of one AskAll share a Batch, and each carries the asker's
-// deadline. Hint stays empty: a refused Respond changes nothing, and tells
+// deadline, unless it is past year 9999, which RFC 3339 cannot write. Hint stays empty: a refused Respond changes nothing, and tells
 // its own caller why.
 //
 // A UI shows every text of a question as it is. It escapes only for its own
@@ -1316,6 +1316,11 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 		return nil, err // not opened: no UI sees a question already given up
 	}
 	deadline, _ := ctx.Deadline()
+	if deadline.Year() > 9999 {
+		// RFC 3339 has no such year: Pending's JSON would fail for every
+		// question, and the page would show none.
+		deadline = time.Time{}
+	}
 	call, err := b.openAll(reqs, batch, deadline)
 	if err != nil {
 		return nil, err
