@@ -1815,7 +1815,7 @@ function show(q, list) {
   decline.type = cancel.type = "button";
   buttons.append(submit, decline, cancel);
   form.append(note, buttons);
-  const card = {form, note, batch: q.batch, sent: false};
+  const card = {form, note, batch: q.batch, sent: false, sending: false, left: false};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -1840,6 +1840,10 @@ function leave(id, card) {
   cards.delete(id);
   if (card.batch && !Array.from(cards.values()).some(c => c.batch === card.batch)) batches.delete(card.batch);
   if (card.sent) return drop(card.form);
+  if (card.sending) { // the stream may tell before the POST's response does: that response tells how it left
+    card.left = true;
+    return;
+  }
   close(card, "Answered elsewhere, or withdrawn: this question is no longer open.");
   const dismiss = el("button", "", "Dismiss");
   dismiss.type = "button";
@@ -1863,9 +1867,10 @@ function close(card, why) {
 }
 
 async function send(id, card, body) {
-  if (card.form.classList.contains("gone")) return;
+  if (card.sending || card.form.classList.contains("gone")) return; // one answer at a time: a second Enter sends nothing
+  card.sending = true;
   card.note.textContent = "";
-  let res, refusal = {};
+  let res = null, refusal = {};
   try {
     res = await fetch("questions/" + encodeURIComponent(id), {
       method: "POST",
@@ -1873,20 +1878,24 @@ async function send(id, card, body) {
       body: JSON.stringify(body),
     });
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
-  } catch (e) {
-    return refuse(card, "Not sent: the connection is lost. Try again.");
-  }
-  if (res.status === 204) {
+  } catch (e) {} // not sent: res stays null
+  card.sending = false;
+  if (res === null) {
+    refuse(card, "Not sent: the connection is lost. Try again.");
+  } else if (res.status === 204) {
     card.sent = true;
+    if (card.left) return drop(card.form);
     close(card, body.action === "accept" ? "Answered." : body.action === "decline" ? "Declined." : "Cancelled.");
   } else if (res.status === 422) {
     refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   } else if (res.status === 409) {
     leave(id, card);
     card.note.textContent = "Too late: this question was answered elsewhere, or withdrawn.";
+    return;
   } else {
     refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   }
+  if (card.left) leave(id, card);
 }
 
 function refuse(card, why) {

@@ -1,0 +1,104 @@
+package main
+
+// Scenarios of the adversarial review of round 1, each failing on ccbce1c.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+func init() {
+	scenarios = append(scenarios, scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst})
+}
+
+// heldPosts serves h, but holds the response of each POST until release is
+// closed: the page's event stream then reports the change first, as it may
+// on any network.
+type heldPosts struct {
+	h       http.Handler
+	release chan struct{}
+}
+
+func (x heldPosts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		x.h.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	x.h.ServeHTTP(rec, r)
+	select {
+	case <-x.release:
+	case <-time.After(wait):
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// answeredHereFirst: a question this page answered leaves it quietly, also
+// when the event stream says it left before the POST's 204 arrives; it was
+// marked "answered elsewhere" on ccbce1c. A second Enter while the answer is
+// on its way sends nothing: on ccbce1c it sent a second POST, whose 409 could
+// tell the human who answered that they were too late.
+func answeredHereFirst(s *site, browser context.Context) error {
+	release := make(chan struct{})
+	s.mux.Handle("/held/", http.StripPrefix("/held", heldPosts{s.inbox.Handler(s.token), release}))
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	t, cancel, err := s.open(browser)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := t.do(chromedp.Navigate("http://" + s.addr + "/held/#token=" + s.token)); err != nil {
+		return err
+	}
+	if err := t.until("document.getElementById('status').textContent.includes('open question')"); err != nil {
+		return err
+	}
+	if _, err := eval[bool](t, `(() => { window.posts = 0; const f = window.fetch;
+		window.fetch = (u, o) => { if (o && o.method === "POST") window.posts++; return f(u, o); }; return true; })()`); err != nil {
+		return err
+	}
+	done, p, err := s.ask(s.session, ui.Request{Question: "Answered here?"})
+	if err != nil {
+		return err
+	}
+	id := p[0].ID
+	if err := t.until(shown(id)); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r\r")); err != nil {
+		return err
+	}
+	if err := want(done, "yes"); err != nil {
+		return err
+	}
+	if err := t.until("document.getElementById('status').textContent === 'No open questions.'"); err != nil {
+		return err
+	}
+	close(release)
+	if err := t.until("!(" + shown(id) + ")"); err != nil {
+		note, _ := eval[string](t, noteOf(id))
+		return fmt.Errorf("%w: the card reads %q", err, note)
+	}
+	posts, err := eval[int](t, "window.posts")
+	if err != nil || posts != 1 {
+		return fmt.Errorf("the page sent %d POSTs (%v), want 1", posts, err)
+	}
+	return nil
+}
