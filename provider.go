@@ -1744,14 +1744,16 @@ function el(tag, cls, text) {
 }
 
 function render(list) {
-  const open = new Set(list.map(q => q.id));
+  const open = new Set(list.map(q => q.id)), sizes = new Map(); // batch -> its number of questions
+  for (const q of list) if (q.batch) sizes.set(q.batch, (sizes.get(q.batch) || 0) + 1);
   for (const [id, card] of cards) if (!open.has(id)) leave(id, card);
-  for (const q of list) if (!cards.has(q.id)) show(q, list);
+  for (const q of list) if (!cards.has(q.id)) show(q, sizes);
+  tick(); // once a render, not once a question: the work of a render follows the list
   statusLine.textContent = list.length === 0 ? "No open questions." :
     list.length === 1 ? "1 open question." : list.length + " open questions.";
 }
 
-function show(q, list) {
+function show(q, sizes) {
   const r = q.request, opts = r.options || [];
   const multi = !!r.multiSelect && opts.length > 0;
   const form = el("form");
@@ -1759,11 +1761,12 @@ function show(q, list) {
   if (q.batch) {
     let b = batches.get(q.batch);
     if (!b) {
-      b = {group: el("section", "batch"), total: list.filter(p => p.batch === q.batch).length, shown: 0};
+      b = {group: el("section", "batch"), total: sizes.get(q.batch), shown: 0, open: 0};
       batches.set(q.batch, b);
       box.append(b.group);
     }
     b.shown++;
+    b.open++;
     if (b.total > 1) form.append(el("p", "meta", "Question " + b.shown + " of " + b.total));
     parent = b.group;
   }
@@ -1827,7 +1830,6 @@ function show(q, list) {
   cancel.addEventListener("click", () => send(q.id, card, {action: "cancel"}));
   cards.set(q.id, card);
   parent.append(form);
-  tick();
 }
 
 function picks(form, checked) {
@@ -1837,8 +1839,7 @@ function picks(form, checked) {
 // leave takes a question that is no longer open off the page: gone quietly
 // when this page answered it, else marked.
 function leave(id, card) {
-  cards.delete(id);
-  if (card.batch && !Array.from(cards.values()).some(c => c.batch === card.batch)) batches.delete(card.batch);
+  if (cards.delete(id) && card.batch && --batches.get(card.batch).open === 0) batches.delete(card.batch);
   if (card.sent) return drop(card.form);
   if (card.sending) { // the stream may tell before the POST's response does: that response tells how it left
     card.left = true;

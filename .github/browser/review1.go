@@ -9,13 +9,18 @@ import (
 	"net/http/httptest"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	ui "github.com/dsh-go/userinteraction"
 )
 
 func init() {
-	scenarios = append(scenarios, scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst})
+	scenarios = append(scenarios,
+		scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst},
+		scenario{"a hundred batches with deadlines: the page's work follows the list", onOneTab(manyBatches)},
+	)
 }
 
 // heldPosts serves h, but holds the response of each POST until release is
@@ -99,6 +104,60 @@ func answeredHereFirst(s *site, browser context.Context) error {
 	posts, err := eval[int](t, "window.posts")
 	if err != nil || posts != 1 {
 		return fmt.Errorf("the page sent %d POSTs (%v), want 1", posts, err)
+	}
+	return nil
+}
+
+// manyBatches: the page showed each question of a render with a pass over
+// every question (the countdown of every deadline, the size of its batch),
+// so its work grew with the square of the open questions: seconds at 10,000.
+// It counts the elements the page's script touches through the list's
+// filters and the document's queries, which must follow the list (at most
+// 20 a question: the countdown's tick adds one a question each second).
+func manyBatches(s *site, t *tab) error {
+	const n = 100
+	counter := `window.touched = 0;
+		const qsa = Document.prototype.querySelectorAll;
+		Document.prototype.querySelectorAll = function (sel) { const r = qsa.call(this, sel); window.touched += r.length; return r; };
+		const filter = Array.prototype.filter;
+		Array.prototype.filter = function (...args) { window.touched += this.length; return filter.apply(this, args); };`
+	if err := t.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: counter})
+		return err
+	})); err != nil {
+		return err
+	}
+	step, cancel := context.WithTimeout(s.session, time.Hour)
+	defer cancel()
+	done := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			_, err := ui.AskAll(step, []ui.Request{{Question: fmt.Sprintf("Question %d?", i)}})
+			done <- err
+		}(i)
+	}
+	for deadline := time.After(wait); len(s.inbox.Pending()) < n; {
+		select {
+		case <-s.inbox.Changed():
+		case <-deadline:
+			return fmt.Errorf("the questions did not open")
+		}
+	}
+	if err := t.do(chromedp.Reload()); err != nil {
+		return err
+	}
+	if err := t.until(fmt.Sprintf("document.getElementById('status').textContent === '%d open questions.'", n)); err != nil {
+		return err
+	}
+	touched, err := eval[int](t, "window.touched")
+	if err != nil || touched > 20*n {
+		return fmt.Errorf("showing %d questions touched %d elements (%v), want at most %d", n, touched, err, 20*n)
+	}
+	cancel()
+	for i := 0; i < n; i++ {
+		if err := <-done; ui.CodeOf(err) != ui.CodeAskAborted {
+			return fmt.Errorf("AskAll() = %v, want %s", err, ui.CodeAskAborted)
+		}
 	}
 	return nil
 }
