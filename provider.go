@@ -1739,7 +1739,10 @@ const batches = new Map(); // batch -> {group, total, shown}
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text) e.textContent = text;
+  if (text) {
+    e.textContent = text;
+    e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
+  }
   return e;
 }
 
@@ -1804,6 +1807,7 @@ function show(q, sizes) {
     own = el("input");
     own.type = "text";
     own.autocomplete = "off";
+    own.dir = "auto";
     label.append(own);
     form.append(label);
     if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent

@@ -20,6 +20,7 @@ func init() {
 	scenarios = append(scenarios,
 		scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst},
 		scenario{"a hundred batches with deadlines: the page's work follows the list", onOneTab(manyBatches)},
+		scenario{"right-to-left text reads right to left", onOneTab(rightToLeft)},
 	)
 }
 
@@ -160,4 +161,33 @@ func manyBatches(s *site, t *tab) error {
 		}
 	}
 	return nil
+}
+
+// rightToLeft: a Hebrew or Arabic text is laid out right to left, each text
+// apart from the page's own words. On ccbce1c every text took the page's
+// direction, so "האם למחוק?" showed its question mark at the wrong end.
+func rightToLeft(s *site, t *tab) error {
+	req := ui.Request{
+		Header:   "מחיקה",
+		Question: "האם למחוק את הקובץ?",
+		Options:  []ui.Option{{Label: "כן", Recommended: true}, {Label: "لا", Description: "لن يتم حذف أي شيء."}},
+	}
+	done, p, err := s.ask(s.session, req)
+	if err != nil {
+		return err
+	}
+	id := p[0].ID
+	if err := t.until(shown(id)); err != nil {
+		return err
+	}
+	got, err := eval[string](t, "Array.from(document.querySelectorAll('"+card(id)+" :is(.header, .question, .label, .desc)'))"+
+		".map(e => e.textContent + (e.matches(':dir(rtl)') ? ' rtl' : ' ltr')).join('|')")
+	dirs := "מחיקה rtl|האם למחוק את הקובץ? rtl|כן rtl|لا rtl|لن يتم حذف أي شيء. rtl"
+	if err != nil || got != dirs {
+		return fmt.Errorf("the texts read %q (%v), want %q", got, err, dirs)
+	}
+	if err := t.do(chromedp.Click(button(id, "Answer"))); err != nil {
+		return err
+	}
+	return want(done, "כן")
 }
