@@ -1451,7 +1451,7 @@ type elicited struct {
 // from its Ask until Respond delivers its outcome, or until the asker's ctx
 // is done: the caller's step ended, or the registration was disposed. The
 // questions of one AskAll share a Batch, and each carries the asker's
-// deadline. Hint stays empty: a refused Respond changes nothing, and tells
+// deadline, unless it is past year 9999, which RFC 3339 cannot write. Hint stays empty: a refused Respond changes nothing, and tells
 // its own caller why.
 //
 // A UI shows every text of a question as it is. It escapes only for its own
@@ -1612,6 +1612,11 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 		return nil, err // not opened: no UI sees a question already given up
 	}
 	deadline, _ := ctx.Deadline()
+	if deadline.Year() > 9999 {
+		// RFC 3339 has no such year: Pending's JSON would fail for every
+		// question, and the page would show none.
+		deadline = time.Time{}
+	}
 	call, err := b.openAll(reqs, batch, deadline)
 	if err != nil {
 		return nil, err
@@ -2030,19 +2035,24 @@ const batches = new Map(); // batch -> {group, total, shown}
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text) e.textContent = text;
+  if (text) {
+    e.textContent = text;
+    e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
+  }
   return e;
 }
 
 function render(list) {
-  const open = new Set(list.map(q => q.id));
+  const open = new Set(list.map(q => q.id)), sizes = new Map(); // batch -> its number of questions
+  for (const q of list) if (q.batch) sizes.set(q.batch, (sizes.get(q.batch) || 0) + 1);
   for (const [id, card] of cards) if (!open.has(id)) leave(id, card);
-  for (const q of list) if (!cards.has(q.id)) show(q, list);
+  for (const q of list) if (!cards.has(q.id)) show(q, sizes);
+  tick(); // once a render, not once a question: the work of a render follows the list
   statusLine.textContent = list.length === 0 ? "No open questions." :
     list.length === 1 ? "1 open question." : list.length + " open questions.";
 }
 
-function show(q, list) {
+function show(q, sizes) {
   const r = q.request, opts = r.options || [];
   const multi = !!r.multiSelect && opts.length > 0;
   const form = el("form");
@@ -2050,11 +2060,12 @@ function show(q, list) {
   if (q.batch) {
     let b = batches.get(q.batch);
     if (!b) {
-      b = {group: el("section", "batch"), total: list.filter(p => p.batch === q.batch).length, shown: 0};
+      b = {group: el("section", "batch"), total: sizes.get(q.batch), shown: 0, open: 0};
       batches.set(q.batch, b);
       box.append(b.group);
     }
     b.shown++;
+    b.open++;
     if (b.total > 1) form.append(el("p", "meta", "Question " + b.shown + " of " + b.total));
     parent = b.group;
   }
@@ -2092,6 +2103,7 @@ function show(q, list) {
     own = el("input");
     own.type = "text";
     own.autocomplete = "off";
+    own.dir = "auto";
     label.append(own);
     form.append(label);
     if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
@@ -2106,7 +2118,7 @@ function show(q, list) {
   decline.type = cancel.type = "button";
   buttons.append(submit, decline, cancel);
   form.append(note, buttons);
-  const card = {form, note, batch: q.batch, sent: false};
+  const card = {form, note, batch: q.batch, sent: false, sending: false, left: false};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -2118,7 +2130,6 @@ function show(q, list) {
   cancel.addEventListener("click", () => send(q.id, card, {action: "cancel"}));
   cards.set(q.id, card);
   parent.append(form);
-  tick();
 }
 
 function picks(form, checked) {
@@ -2128,9 +2139,12 @@ function picks(form, checked) {
 // leave takes a question that is no longer open off the page: gone quietly
 // when this page answered it, else marked.
 function leave(id, card) {
-  cards.delete(id);
-  if (card.batch && !Array.from(cards.values()).some(c => c.batch === card.batch)) batches.delete(card.batch);
+  if (cards.delete(id) && card.batch && --batches.get(card.batch).open === 0) batches.delete(card.batch);
   if (card.sent) return drop(card.form);
+  if (card.sending) { // the stream may tell before the POST's response does: that response tells how it left
+    card.left = true;
+    return;
+  }
   close(card, "Answered elsewhere, or withdrawn: this question is no longer open.");
   const dismiss = el("button", "", "Dismiss");
   dismiss.type = "button";
@@ -2154,9 +2168,10 @@ function close(card, why) {
 }
 
 async function send(id, card, body) {
-  if (card.form.classList.contains("gone")) return;
+  if (card.sending || card.form.classList.contains("gone")) return; // one answer at a time: a second Enter sends nothing
+  card.sending = true;
   card.note.textContent = "";
-  let res, refusal = {};
+  let res = null, refusal = {};
   try {
     res = await fetch("questions/" + encodeURIComponent(id), {
       method: "POST",
@@ -2164,20 +2179,24 @@ async function send(id, card, body) {
       body: JSON.stringify(body),
     });
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
-  } catch (e) {
-    return refuse(card, "Not sent: the connection is lost. Try again.");
-  }
-  if (res.status === 204) {
+  } catch (e) {} // not sent: res stays null
+  card.sending = false;
+  if (res === null) {
+    refuse(card, "Not sent: the connection is lost. Try again.");
+  } else if (res.status === 204) {
     card.sent = true;
+    if (card.left) return drop(card.form);
     close(card, body.action === "accept" ? "Answered." : body.action === "decline" ? "Declined." : "Cancelled.");
   } else if (res.status === 422) {
     refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   } else if (res.status === 409) {
     leave(id, card);
     card.note.textContent = "Too late: this question was answered elsewhere, or withdrawn.";
+    return;
   } else {
     refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   }
+  if (card.left) leave(id, card);
 }
 
 function refuse(card, why) {
