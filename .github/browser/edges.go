@@ -1,6 +1,8 @@
 package main
 
-// Scenarios of the adversarial review of round 1, each failing on ccbce1c.
+// Scenarios of the page at its edges (an adversarial review found each; each
+// failed on ccbce1c): an answer whose stream event comes first, a hundred
+// batches, right-to-left text.
 
 import (
 	"context"
