@@ -192,10 +192,11 @@ func (a Answer) clone() Answer {
 // They hold letters, marks, numbers, punctuation, symbols and spaces
 // (Unicode's L, M, N, P, S and Zs). The question and descriptions may also
 // hold line feeds and tabs. A joiner (U+200C, U+200D) stands between two
-// visible characters, the second not a mark. A variation selector follows a
-// visible character. At most 4 combining marks follow one character. Everything else is refused: control
-// and format characters, line and paragraph separators, private-use and
-// unassigned code points. The message names the field and the code point.
+// visible characters. A variation selector follows a visible character. At
+// most 4 combining marks follow one character, joiners aside. Everything
+// else is refused: control and format characters, line and paragraph
+// separators, private-use and unassigned code points. The message names the
+// field and the code point.
 //
 // Labels, the header and the agent hold no character that draws blank,
 // such as U+2800 BRAILLE PATTERN BLANK. A label does not start with a
@@ -370,13 +371,15 @@ func textProblem(s string, isProse bool) string {
 			return fmt.Sprintf("holds %U", c)
 		case !isProse && drawsBlank(c):
 			return fmt.Sprintf("holds %U, which draws blank", c)
-		case isJoiner(c) && !(visible(prev) && isBase(firstRune(s[i:]))):
+		case isJoiner(c) && !(visible(prev) && visible(firstRune(s[i:]))):
 			return fmt.Sprintf("holds %U, not between two visible characters", c)
 		case mark && unicode.Is(unicode.Variation_Selector, c) && !visible(prev):
 			return fmt.Sprintf("holds %U, not after a visible character", c)
 		}
-		marks++
-		if !mark {
+		switch {
+		case mark:
+			marks++
+		case !isJoiner(c): // a joiner may stand before a mark (Bengali's ya-phala): it ends no run
 			marks = 0
 		}
 		if marks > maxMarks {
@@ -418,13 +421,6 @@ func isJoiner(c rune) bool {
 // symbol. It is false for -1, the start or end of a text.
 func visible(c rune) bool {
 	return c >= 0 && unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-}
-
-// isBase reports whether c is visible and not a mark: a character that
-// marks may follow. A joiner joins two such characters, not a mark, so that
-// joiners cannot chain marks into a run longer than maxMarks.
-func isBase(c rune) bool {
-	return visible(c) && !unicode.Is(unicode.M, c)
 }
 
 // firstRune returns the first character of s, or -1 when s is empty or

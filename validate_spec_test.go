@@ -108,12 +108,13 @@ func shownProblem(s string, prose bool) string {
 		return c >= 0 && unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 	}
 	mark := func(c rune) bool { return c >= 0 && unicode.In(c, unicode.Mn, unicode.Mc, unicode.Me) }
+	marks := 0 // the combining marks in a row, joiners aside
 	for i, c := range cs {
 		switch {
 		case c < 0:
 			return "is not valid UTF-8"
 		case c == 0x200C || c == 0x200D:
-			if !draws(at(i-1)) || !draws(at(i+1)) || mark(at(i+1)) {
+			if !draws(at(i-1)) || !draws(at(i+1)) {
 				return fmt.Sprintf("holds %U, not between two visible characters", c)
 			}
 		case prose && (c == '\n' || c == '\t'):
@@ -124,7 +125,13 @@ func shownProblem(s string, prose bool) string {
 		case (c >= 0xFE00 && c <= 0xFE0F || c >= 0xE0100 && c <= 0xE01EF) && !draws(at(i-1)):
 			return fmt.Sprintf("holds %U, not after a visible character", c)
 		}
-		if i >= 4 && mark(c) && mark(cs[i-1]) && mark(cs[i-2]) && mark(cs[i-3]) && mark(cs[i-4]) {
+		switch {
+		case mark(c):
+			marks++
+		case c != 0x200C && c != 0x200D: // a joiner between marks ends no run
+			marks = 0
+		}
+		if marks > 4 {
 			return fmt.Sprintf("holds more than 4 combining marks in a row, at %U", c)
 		}
 	}
