@@ -187,14 +187,12 @@ func (a Answer) clone() Answer {
 //
 // The shown texts are the question, the header, labels, descriptions and
 // the agent's ID and Name. They hold only characters that draw visibly and
-// in order. These are letters, marks, numbers, punctuation, symbols and
-// spaces (Unicode's L, M, N, P, S and Zs). The question and descriptions may
-// also hold line feeds and tabs. A joiner (U+200C, U+200D) stands between
-// two visible characters. A variation selector follows a visible character.
-// At most 4 combining marks follow one character, joiners aside. So control
-// and format characters, line and paragraph separators, and private-use and
-// unassigned code points are refused. The message names the field and the
-// code point.
+// in order: letters, marks, numbers, punctuation, symbols and spaces
+// (Unicode's L, M, N, P, S and Zs). The question and descriptions may also
+// hold line feeds and tabs. A joiner (U+200C, U+200D) stands between two
+// visible characters. A variation selector follows a visible character. At
+// most 4 combining marks follow one character, joiners aside. For anything
+// else, the message names the field and the code point.
 //
 // Labels, the header and the agent hold no character that draws blank, such
 // as U+2800 BRAILLE PATTERN BLANK. A label does not start with a combining
@@ -1140,10 +1138,8 @@ func (w *wireAnswer) decode(data []byte) error {
 
 // Elicitation is a [Request] as the params of a form-mode
 // elicitation/create, which MCP and ACP clients render as a form. The JSON of
-// req.Elicitation() is those params. ACP's params also carry the session
-// and, for a question of a tool call, the tool call. A struct that embeds
-// Elicitation beside fields tagged "sessionId" and "toolCallId,omitempty"
-// encodes to them.
+// req.Elicitation() is those params. For ACP, embed it in a struct beside
+// fields tagged "sessionId" and "toolCallId,omitempty".
 //
 // Mode is "form". Message is the question, then a line "Label: description"
 // for each option with a description. The form, RequestedSchema, has up to
