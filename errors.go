@@ -11,67 +11,69 @@ import (
 	"unicode/utf8"
 )
 
-// Error codes: the stable, machine-readable Code of a [HarnessError] that this
-// package or a [Provider] returns. Compare them with [CodeOf].
+// Error codes are the stable, machine-readable Codes of a [HarnessError].
+// This package and its providers return them. Compare them with [CodeOf].
 const (
-	// CodeNoProvider: Ask found no provider registered in the caller's scope.
+	// CodeNoProvider means Ask found no provider registered in the caller's
+	// scope.
 	CodeNoProvider = "NO_PROVIDER"
-	// CodeDuplicateProvider: Register found another provider active, which stays active.
+	// CodeDuplicateProvider means Register found another provider active.
+	// That provider stays active.
 	CodeDuplicateProvider = "DUPLICATE_PROVIDER"
-	// CodeInvalidProvider: Register was given a nil provider. A provider that
-	// cannot work returns it from its Ask, such as a Form without an ElicitFunc.
+	// CodeInvalidProvider means Register was given a nil provider. A provider
+	// that cannot work returns it from its Ask, such as a Form without an
+	// ElicitFunc.
 	CodeInvalidProvider = "INVALID_PROVIDER"
-	// CodeNoRegistry: Register found no registry in the context. The host did
-	// not call WithRegistry.
+	// CodeNoRegistry means Register found no registry in the context. The
+	// host did not call WithRegistry.
 	CodeNoRegistry = "NO_REGISTRY"
-	// CodeAskAborted: the caller's context was cancelled or timed out, or the
-	// provider was disposed, before the question was answered.
+	// CodeAskAborted means the question went unanswered because the caller's
+	// context was cancelled or timed out, or the provider was disposed.
 	CodeAskAborted = "ASK_ABORTED"
-	// CodeInvalidRequest: the request breaks a rule of Request.Validate, or Ask
-	// was given a nil context.
+	// CodeInvalidRequest means the request breaks a rule of
+	// [Request.Validate], or Ask was given a nil context.
 	CodeInvalidRequest = "INVALID_REQUEST"
-	// CodeInvalidAnswer: the provider's answer is empty, picks an option that was
-	// not offered, or breaks another rule of Registry.Ask.
+	// CodeInvalidAnswer means the provider's answer breaks a rule of
+	// [Registry.Ask], such as an empty answer or an option not offered.
 	CodeInvalidAnswer = "INVALID_ANSWER"
-	// CodeProviderFailed: the provider failed with an error that carries no
-	// code. That error is the cause, and its text, cut short and escaped, ends
+	// CodeProviderFailed means the provider failed with an error that carries
+	// no code. That error is the cause. Its text, cut short and escaped, ends
 	// the message.
 	CodeProviderFailed = "PROVIDER_FAILED"
-	// CodeAskDeclined: returned by providers when the human explicitly refused to
-	// answer (MCP/ACP elicitation "decline").
+	// CodeAskDeclined means the human refused to answer, as with an MCP or
+	// ACP elicitation's "decline".
 	CodeAskDeclined = "ASK_DECLINED"
-	// CodeAskCancelled: returned by providers when the UI side dismissed the
-	// question (Esc, a closed dialog, end of input, MCP/ACP "cancel").
+	// CodeAskCancelled means the UI dismissed the question. Esc, a closed
+	// dialog, end of input and an MCP or ACP "cancel" all do so.
 	CodeAskCancelled = "ASK_CANCELLED"
-	// CodeInputRequired: returned by Replay when the question has no recorded
-	// outcome yet. The host collects it out of band and runs the call again.
+	// CodeInputRequired means Replay has no recorded outcome for the question
+	// yet. The host collects it out of band and runs the call again.
 	CodeInputRequired = "INPUT_REQUIRED"
-	// CodeInvalidState: OpenReplay was given sealed state that was tampered
-	// with, expired, sealed for another call or under another key, or is
-	// malformed. The model should call the tool again from the start.
+	// CodeInvalidState means OpenReplay refused the sealed state. It was
+	// tampered with, expired, malformed, or sealed for another call or under
+	// another key. The model should call the tool again from the start.
 	CodeInvalidState = "INVALID_STATE"
-	// CodeNotPending: Inbox.Respond was given the ID of a question that is not
-	// open: never asked, already answered, or given up.
+	// CodeNotPending means Inbox.Respond was given the ID of a question that
+	// is not open. It was never asked, is already answered, or was given up.
 	CodeNotPending = "NOT_PENDING"
-	// CodeAskUnsupported: returned by providers whose UI cannot show this
-	// kind of question (several picks, own words beside options, any form at
-	// all). The model should ask it another way.
+	// CodeAskUnsupported means the provider's UI cannot show this kind of
+	// question, such as several picks, own words beside options, or a form.
+	// The model should ask it another way.
 	CodeAskUnsupported = "ASK_UNSUPPORTED"
 )
 
-// HarnessError is the error shape an agent harness hands to the model: a class
-// Name, a stable Code and a human- and model-readable Message, plus an
+// HarnessError is the error an agent harness hands to the model. It has a
+// class Name, a stable Code, a Message for humans and models, and an
 // optional cause Err that stays on the Go side. json.Marshal of a
-// HarnessError gives exactly {"name", "code", "message"}, so a tool runner
+// HarnessError gives exactly {"name", "code", "message"}. So a tool runner
 // that knows only HarnessError can report any coded failure. Find it in a
 // chain with errors.As or [CodeOf]. Like [io/fs.PathError] it is a plain
 // value, safe for concurrent use while nobody changes it. Error and Unwrap
 // accept a nil receiver.
 //
-// A plugin family that embeds HarnessError in an error type of its own must
-// give that type an Unwrap method returning &e.HarnessError, as
-// [UserInteractionError] does: the promoted Unwrap returns the cause and skips
-// the HarnessError, so errors.As and CodeOf would not see its code.
+// An error type that embeds HarnessError needs an Unwrap method that returns
+// &e.HarnessError, as [UserInteractionError] has. The promoted Unwrap returns
+// the cause, so errors.As and CodeOf would miss the code.
 type HarnessError struct {
 	Name    string `json:"name"`
 	Code    string `json:"code"`
@@ -79,13 +81,12 @@ type HarnessError struct {
 	Err     error  `json:"-"`
 }
 
-// Error returns "CODE: message: cause", without "CODE: " when Code is empty
-// and without ": cause" when Err is nil, or "<nil>" for a nil e. The cause's
-// text is escaped as [CodeProviderFailed]'s message escapes it, so that no
-// escape sequence reaches a log raw. A message that already ends with ": "
-// and the cause's text, whole or cut short, ends with the cause's whole text
-// instead of repeating it. So Error carries the cause as fmt.Errorf's %w
-// does, while Message, the model-facing text, stays short.
+// Error returns "CODE: message: cause". It leaves out "CODE: " when Code is
+// empty and ": cause" when Err is nil. It returns "<nil>" for a nil e. The
+// cause's text is escaped as in [CodeProviderFailed]'s message. A message
+// that already ends with ": " and the cause's text, cut short or not, gets
+// the cause's whole text in its place, not a second copy.
+// Message, the model-facing text, stays short.
 func (e *HarnessError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -111,10 +112,10 @@ func (e *HarnessError) Unwrap() error {
 	return e.Err
 }
 
-// UserInteractionError is the error type of this package: a [HarnessError]
-// named "UserInteractionError". Every coded error that this package creates
-// is one, and every error out of [Registry.Ask] carries a code. errors.As
-// finds both it and its embedded *HarnessError. Providers create
+// UserInteractionError is the error type of this package. It is a
+// [HarnessError] named "UserInteractionError". Every coded error this package
+// creates is one, and every error from [Registry.Ask] carries a code.
+// errors.As finds both it and its embedded *HarnessError. Providers create
 // theirs with [NewError]. Error and Unwrap accept a nil receiver.
 type UserInteractionError struct {
 	HarnessError
@@ -144,9 +145,8 @@ func NewError(code, message string, cause error) *UserInteractionError {
 	return &UserInteractionError{HarnessError{Name: errorName, Code: code, Message: message, Err: cause}}
 }
 
-// CodeOf returns the Code of the first [HarnessError] in err's chain, or ""
-// when there is none, when err is nil, or when that HarnessError is a nil
-// pointer.
+// CodeOf returns the Code of the first [HarnessError] in err's chain. It
+// returns "" when there is none, or when that HarnessError is a nil pointer.
 func CodeOf(err error) string {
 	var he *HarnessError
 	if errors.As(err, &he) && he != nil {
@@ -160,8 +160,8 @@ const errorName = "UserInteractionError"
 
 // maxQuoted is the number of runes of user text that an error message quotes
 // at most, and maxProviderText that of a provider's error text, so that no
-// message grows with its input. A provider's text is longer: its end often
-// says what to do.
+// message grows with its input. A provider's text is longer, because its
+// end often says what to do.
 const (
 	maxQuoted       = 64
 	maxProviderText = 200
@@ -189,7 +189,7 @@ func quote(s string) string {
 
 // escape returns s with each character outside the allowlist of shown text
 // ([Request.Validate]) written as a Go escape, such as \x1b or \u202e, and
-// each byte that is not UTF-8 as \xff. A message holds s so, unquoted: its
+// each byte that is not UTF-8 as \xff. A message holds s so, unquoted. Its
 // text shows as it is, and no escape sequence or reordering reaches a log,
 // a terminal or the model raw.
 func escape(s string) string {
@@ -224,8 +224,8 @@ func noProvider() error {
 
 // providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
 // from a provider. Its message ends with err's text, cut short and escaped
-// (escape): the text may come from a remote client. A typed nil is named,
-// not kept: calling its methods could panic in the caller.
+// (escape), because the text may come from a remote client. A typed nil is
+// named, not kept, because calling its methods could panic in the caller.
 func providerFailed(err error) *UserInteractionError {
 	if isTypedNil(err) {
 		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
@@ -233,8 +233,8 @@ func providerFailed(err error) *UserInteractionError {
 	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
 }
 
-// isTypedNil reports whether err is a typed nil: a nil pointer, map, slice,
-// func or chan in a non-nil error interface.
+// isTypedNil reports whether err is a nil pointer, map, slice, func or chan
+// in a non-nil error interface.
 func isTypedNil(err error) bool {
 	switch v := reflect.ValueOf(err); v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
@@ -248,7 +248,7 @@ func isTypedNil(err error) bool {
 // and, when the caller set a cause of its own, context.Cause(ctx) too, so
 // that errors.Is finds both, also when the cause itself wraps
 // context.Canceled or context.DeadlineExceeded. When the deadline passed, its
-// message says so: the model learns that no answer came in time.
+// message says so, and the model learns that no answer came in time.
 func aborted(ctx context.Context, stage string) error {
 	err := ctx.Err()
 	if cause := context.Cause(ctx); cause != nil && cause != err {

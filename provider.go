@@ -2247,17 +2247,17 @@ if (token === "") {
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
 // the human thinks. It answers questions from a record of outcomes and
-// collects the others as pending. The host runs the call with [Replay.Run],
-// asks the pending questions out of band and records their outcomes with
+// collects the others as pending. The host runs the call with [Replay.Run].
+// It asks the pending questions out of band and records their outcomes with
 // [Replay.Record]. Then it runs the call again, until nothing is pending.
-// The tools do not change: they call [Ask] as always.
+// The tools do not change, and call [Ask] as always.
 //
-// A question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
-// of the request's RFC 8785 canonical JSON (JSON.stringify with sorted
-// keys), a newline, and the count of equal requests the run asked before.
-// Any language computes the same IDs. So a call must reach the same
-// questions in the same order on every run. It must ask before it acts:
-// what it does before an Ask happens again on every run.
+// A question's ID is the first 16 bytes, in lower-case hex, of a SHA-256.
+// It hashes the request's RFC 8785 canonical JSON (JSON.stringify with
+// sorted keys), a newline, and the count of equal requests the run asked
+// before. Any language computes the same IDs. So a call must reach the same
+// questions in the same order on every run. It must ask before it acts,
+// since what it does before an Ask happens again on every run.
 //
 // The zero value is an empty record ready to use. A Replay is safe for
 // concurrent use. Its methods need a non-nil *Replay.
@@ -2271,17 +2271,17 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Ask answers req from the record: a recorded answer, completed as
-// [Registry.Ask] completes it, or a recorded error. A question without an
-// outcome joins [Replay.Pending] and Ask returns [CodeInputRequired]. An
-// invalid req is [CodeInvalidRequest] and is not asked. Ask never waits, and
-// ignores ctx.
+// Ask answers req from the record. It returns a recorded error, or a
+// recorded answer completed as [Registry.Ask] completes it. A question
+// without an outcome joins [Replay.Pending], and Ask returns
+// [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
+// asked. Ask never waits, and ignores ctx.
 //
-// A recorded answer that breaks the rules of [Answer] is not an outcome,
-// whoever recorded it. It leaves the record, which counts it as refused. The
-// question joins Pending again, its Hint set to the line that says why, as a
-// [Form] would lead its next form. The third refused response to a question
-// is its outcome [CodeInvalidAnswer].
+// A recorded answer that breaks the rules of [Answer] is no outcome, whoever
+// recorded it. The record drops it and counts it as refused. The question
+// joins Pending again, with a Hint that says why, as a [Form] would lead its
+// next form. The third refused response to a question is its outcome
+// [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
@@ -2294,11 +2294,11 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error. It puts every question up to there without an outcome into
-// Pending at once, and then returns [CodeInputRequired]. Those questions
-// share a Batch: the ID of the first of reqs. A question's ID is the same
-// whether it is asked by Ask or within AskAll. Requests that
-// [Registry.AskAll] would refuse are [CodeInvalidRequest], and none is asked.
+// recorded error. It puts every question up to there without an outcome
+// into Pending at once, and then returns [CodeInputRequired]. Their Batch is
+// the ID of the first of reqs. A question's ID is the same whether Ask or
+// AskAll asks it. Requests that [Registry.AskAll] would refuse are
+// [CodeInvalidRequest], and none is asked.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2307,11 +2307,11 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
-// left pending. It starts a new run on p: the record stays, and the previous
-// run's pending questions are forgotten. It makes p the provider of a new
+// left pending. It starts a new run on p. The record stays, and the previous
+// run's pending questions are forgotten. Run makes p the provider of a new
 // [Registry] in a context derived from ctx, so the caller's UI is never
 // asked. It calls call with that context, then disposes p. One Replay can
-// serve every run of a call, one run at a time: runs that overlap on one
+// serve every run of a call, one run at a time. Runs that overlap on one
 // Replay forget each other's questions.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	p.mu.Lock()
@@ -2326,9 +2326,10 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 
 // Pending returns the questions this run asked that had no recorded outcome
 // when asked, in the order asked. A later Record does not change it. After
-// [OpenReplay] it returns the questions pending when the state was sealed,
-// until the next run starts: [Replay.Run], or the first Ask or AskAll of a
-// Replay registered without Run. The result shares no memory with p.
+// [OpenReplay] it returns the questions pending when the state was sealed.
+// That lasts until the next run starts, with [Replay.Run] or with the first
+// Ask or AskAll of a Replay registered without Run. The result shares no
+// memory with p.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2339,15 +2340,15 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// Record records the outcome of question id, as a live provider returns it:
-// ans when err is nil, else err, kept as its {name, code, message} (an
-// uncoded error as [CodeProviderFailed]). Map a form's response with
-// [ElicitationAnswer] and record what it returns. The next run checks ans,
-// as [Replay.Ask] says. Record replaces an earlier outcome of id, but an
-// answer keeps the count of refused responses. The id need not be pending:
-// the record may come from an earlier run. An error of code
-// [CodeInputRequired] is no outcome and records nothing, and an id that is
-// not valid UTF-8 is ignored.
+// Record records the outcome of question id, as a live provider returns it.
+// The outcome is ans when err is nil, else err, kept as its {name, code,
+// message}. An uncoded err is kept as [CodeProviderFailed]. Map a form's
+// response with [ElicitationAnswer] and record what it returns. The next run
+// checks ans, as [Replay.Ask] says. Record replaces an earlier outcome of id,
+// but an answer keeps the count of refused responses. The id need not be
+// pending, since the record may come from an earlier run. An error of code
+// [CodeInputRequired] is no outcome and records nothing. An id that is not
+// valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -2464,7 +2465,7 @@ func questionID(canonical string, n int) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// startRun starts a new run on p: the record stays, the asks and pending
+// startRun starts a new run on p. The record stays, and the asks and pending
 // questions of the previous run (or of the sealed state) are forgotten. p.mu
 // is held.
 func (p *Replay) startRun() {
@@ -2477,16 +2478,15 @@ func (p *Replay) startRun() {
 // Seal returns the record and the pending questions of p as state for a
 // trip through a client, such as MCP's requestState. The state is base64url
 // and one '.', authenticated with HMAC-SHA256 under key. It is valid for
-// ttl, rounded up to the millisecond, and expired at once when ttl is not
-// positive. The state is sealed, not encrypted: the client can read the
-// answers it holds. A key shorter than 32 bytes is an uncoded error: the
-// host's configuration error, not the client's.
+// ttl, rounded up to the millisecond. A ttl that is not positive expires it
+// at once. The state is sealed, not encrypted, so the client can read its
+// answers. A key shorter than 32 bytes is an uncoded error.
 //
 // The state is bound to binding, which identifies the call and must be the
-// same in every round. Build it from the principal, the tool's name and its
-// arguments as decoded and encoded again with json.Marshal, which sorts map
-// keys. The raw bytes of the arguments will not do: a client may send them
-// again in other bytes. Only a digest of binding is stored.
+// same in every round. Build it from the principal, the tool's name, and its
+// arguments decoded and encoded again with json.Marshal, which sorts map
+// keys. The raw bytes will not do, since a client may resend them in other
+// bytes. Only a digest of binding is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
@@ -2505,17 +2505,17 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 }
 
 // OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding: its record, and as Pending the questions that were pending
-// then, so that the host records the responses to exactly those. An empty
-// state is the first round: a new, empty Replay.
+// and for binding. It holds the record, and as Pending the questions pending
+// then, so the host records the responses to exactly those. An empty state
+// is the first round, and gives a new, empty Replay.
 //
-// State that is tampered with, expired, sealed for another binding or under
-// another key, or malformed is [CodeInvalidState]. A state has one
-// spelling, Seal's: any other byte, such as a line break or padding, is
-// malformed. So is a record that [Replay.UnmarshalJSON] refuses. The error's
-// message tells the model to call the tool again from the start, and its
-// cause tells the host which check failed. A key shorter than 32 bytes is an
-// uncoded error, as for Seal, also when state is empty.
+// State that is tampered with, expired, malformed, or sealed for another
+// binding or under another key is [CodeInvalidState]. A state has one
+// spelling, Seal's. Any other byte, such as a line break or padding, makes
+// it malformed, and so does a record that [Replay.UnmarshalJSON] refuses.
+// The error's message tells the model to call the tool again from the
+// start. Its cause tells the host which check failed. A key shorter than 32
+// bytes is an uncoded error, as for Seal, even when state is empty.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -2558,7 +2558,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 
 // sealed is the payload of sealed state, authenticated by its MAC. Its
 // fields have no JSON methods, so that encoding/json reads and writes it in
-// one pass: a method's JSON, or a json.RawMessage, is checked again. Seal
+// one pass. A method's JSON, or a json.RawMessage, is checked again. Seal
 // holds the record as entries (a map[string]any), encoded in the same pass.
 // OpenReplay holds it raw (a json.RawMessage), for decodeRecord's strict
 // reading. With a raw record Seal takes twice as long, as long as
@@ -2578,12 +2578,12 @@ const (
 )
 
 // stateEncoding encodes sealed state. Strict refuses unused bits that are
-// not zero, and spellingErr the line breaks that Strict still skips: each
-// state has one spelling.
+// not zero, and spellingErr the line breaks that Strict still skips. So
+// each state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
-// spellingErr says why state is not spelled as Seal spells it: base64url
-// without padding, then one '.', then base64url. The decoder alone would
+// spellingErr says why state is not spelled as Seal spells it, which is
+// base64url without padding, one '.', and base64url. The decoder alone would
 // skip line breaks, even when Strict, and so give one state many spellings.
 func spellingErr(state string) error {
 	dots := 0
@@ -2604,7 +2604,7 @@ func spellingErr(state string) error {
 
 // expiry returns the expiry of state sealed at now for ttl, in Unix
 // milliseconds. A positive ttl is rounded up to the next whole millisecond,
-// and OpenReplay accepts state until that millisecond is over: cut down, the
+// and OpenReplay accepts state until that millisecond is over. Cut down, the
 // expiry of a ttl under a millisecond would already be past. A ttl that is
 // not positive gives an expiry already past.
 func expiry(now time.Time, ttl time.Duration) int64 {
@@ -2615,12 +2615,13 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 	return end.Add(time.Millisecond - 1).UnixMilli()
 }
 
-// errShortKey is the host's configuration error, not the client's: uncoded.
+// errShortKey is uncoded, because it is the host's configuration error, not
+// the client's.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
 // mac returns the HMAC-SHA256 of sealed state's payload. Its key is derived
-// from the whole of key, under a label of its own: raw HMAC would pad a short
-// key with zeros and hash a long one, so that a key K and K+"\x00", or a long
+// from the whole of key, under a label of its own. Raw HMAC would pad a short
+// key with zeros and hash a long one. Then a key K and K+"\x00", or a long
 // key and its SHA-256, would open each other's state.
 func mac(key, payload []byte) []byte {
 	derived := sha256.New()
@@ -2640,12 +2641,12 @@ func digest(binding string) string {
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
 
-// MarshalJSON encodes the record, not the pending questions: a JSON object
-// that maps question IDs to entries. An answer is encoded as [Answer]
+// MarshalJSON encodes the record, not the pending questions, as a JSON
+// object that maps question IDs to entries. An answer is encoded as [Answer]
 // encodes it, with "refused" when responses to its question were refused
 // before. An error is encoded as [HarnessError] is. A question whose
-// responses were all refused has {"refused", "hint"}: their count and why
-// the last was.
+// responses were all refused has {"refused", "hint"}, their count and why
+// the last was refused.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
@@ -2674,7 +2675,7 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// entries returns the record's JSON values: each outcome as its answer, its
+// entries returns the record's JSON values. Each outcome is its answer, its
 // error or its refusal.
 func (p *Replay) entries() map[string]any {
 	p.mu.Lock()
@@ -2695,9 +2696,9 @@ func (p *Replay) entries() map[string]any {
 	return entries
 }
 
-// outcome is what the record holds for a question: an answer, the coded
-// error in its place, or a refusal, which counts the responses refused so
-// far and is no outcome yet.
+// outcome is what the record holds for a question. That is an answer, the
+// coded error in its place, or a refusal. A refusal counts the responses
+// refused so far and is no outcome yet.
 type outcome struct {
 	answer  Answer
 	err     *HarnessError // nil for an answer or a refusal; never with a cause
@@ -2712,16 +2713,16 @@ type refusal struct {
 	Hint    string `json:"hint"`
 }
 
-// refusedAnswer is the JSON of an answer recorded after refused responses,
-// which keeps their count: a fourth response is never a first.
+// refusedAnswer is the JSON of an answer recorded after refused responses.
+// It keeps their count, so a fourth response is never a first.
 type refusedAnswer struct {
 	Answer
 	Refused int `json:"refused"`
 }
 
 // recordedError returns the {name, code, message} that stands for err in a
-// record: its own when it carries a code, else the PROVIDER_FAILED that
-// Registry.Ask would return for it.
+// record. That is err's own when it carries a code, else the PROVIDER_FAILED
+// that Registry.Ask would return for it.
 func recordedError(err error) *HarnessError {
 	var he *HarnessError
 	if isTypedNil(err) || CodeOf(err) == "" {
@@ -2732,7 +2733,7 @@ func recordedError(err error) *HarnessError {
 	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
 }
 
-// error returns the recorded error as Ask returns it: a *UserInteractionError
+// error returns the recorded error as Ask returns it, a *UserInteractionError
 // when it is named so.
 func (o outcome) error() error {
 	if o.err.Name == errorName {
@@ -2743,11 +2744,11 @@ func (o outcome) error() error {
 }
 
 // decodeRecord decodes a record's JSON in one pass, key by key, so that it
-// sees every key as written: encoding/json alone would read "Answer" as
-// "answer", where other languages read only "answer", and would let the last
-// of two equal keys win, where other readers keep the first. So an outcome's
-// keys are exact, unknown keys are refused, and so is a key that appears
-// twice in one object, at any depth. data must be valid JSON.
+// sees every key as written. encoding/json alone would read "Answer" as
+// "answer", where other languages read only "answer". It would also let the
+// last of two equal keys win, where other readers keep the first. So an
+// outcome's keys are exact, and unknown keys are refused. So is a key that
+// appears twice in one object, at any depth. data must be valid JSON.
 func decodeRecord(data []byte) (map[string]outcome, error) {
 	fail := func(err error) (map[string]outcome, error) {
 		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
@@ -2783,8 +2784,8 @@ func decodeRecord(data []byte) (map[string]outcome, error) {
 }
 
 // textErr says why a string of data, valid JSON, would read one way in Go
-// and another in JavaScript: invalid UTF-8, which Go reads as U+FFFD, or an
-// escaped lone surrogate, which Go reads as U+FFFD and JavaScript keeps. Each
+// and another in JavaScript. Go reads invalid UTF-8 as U+FFFD. It reads an
+// escaped lone surrogate as U+FFFD too, where JavaScript keeps it. Each
 // backslash of valid JSON starts an escape within a string.
 func textErr(data []byte) error {
 	if !utf8.Valid(data) {
@@ -2828,10 +2829,10 @@ var (
 	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
-// read reads an outcome's JSON object from r, strictly: see decodeRecord.
-// An answer has an "answer", and a "refused" count when it follows refused
-// responses. An error has a "code". A refusal has a "refused" count and a
-// "hint" alone. Each has only the keys of its kind.
+// read reads an outcome's JSON object from r, strictly, as decodeRecord
+// says. An answer has an "answer", and a "refused" count when it follows
+// refused responses. An error has a "code". A refusal has a "refused" count
+// and a "hint" alone. Each has only the keys of its kind.
 func (o *outcome) read(r *recordReader) error {
 	if r.peek() != '{' {
 		return fmt.Errorf("want a JSON object, not %s", r.kind())
@@ -2896,7 +2897,7 @@ func (o *outcome) read(r *recordReader) error {
 
 // recordReader reads a record's JSON, which json.Valid accepted, in one
 // pass. (json.Decoder's Token reads keys as written too, but it builds an
-// error value after each string in an object: 57 allocations an entry.)
+// error value after each string in an object, 57 allocations an entry.)
 type recordReader struct {
 	data []byte
 	pos  int // of the next byte to read
@@ -2930,8 +2931,8 @@ func (r *recordReader) kind() string {
 }
 
 // fields reads the JSON object that starts at r.pos, and has value read the
-// value of each key. A key must be one of keys, exactly, and appear once;
-// nil keys allow any key, and value checks that it appears once.
+// value of each key. A key must be one of keys, exactly, and appear once.
+// Nil keys allow any key, and value checks that it appears once.
 func (r *recordReader) fields(keys []string, value func(key string) error) error {
 	var buf [8]string
 	seen := buf[:0] // a list: an object with keys has a handful
@@ -2965,7 +2966,7 @@ func (r *recordReader) fields(keys []string, value func(key string) error) error
 }
 
 // text reads the JSON string at r.pos. One without escapes, and valid UTF-8,
-// is its bytes; any other is decoded by encoding/json, which knows every
+// is its bytes. Any other is decoded by encoding/json, which knows every
 // escape and replaces invalid UTF-8 as it always has.
 func (r *recordReader) text() string {
 	start, plain := r.pos, true
@@ -2997,7 +2998,7 @@ func (r *recordReader) string(key string) (string, error) {
 	return "", fmt.Errorf("%s is %s, not a string", quote(key), r.kind())
 }
 
-// option reads the value of "option": an option's JSON object, or null.
+// option reads the value of "option", an option's JSON object or null.
 func (r *recordReader) option() (*Option, error) {
 	if r.data[r.pos] == 'n' {
 		r.pos += len("null")
@@ -3007,15 +3008,15 @@ func (r *recordReader) option() (*Option, error) {
 	return &o, err
 }
 
-// options reads the value of "options": a JSON array of options, or null;
-// an empty array is nil, as [Answer] decodes it.
+// options reads the value of "options", a JSON array of options or null.
+// An empty array is nil, as [Answer] decodes it.
 func (r *recordReader) options() ([]Option, error) {
 	switch r.data[r.pos] {
 	case 'n':
 		r.pos += len("null")
 		return nil, nil
 	case '[':
-		// an array: read below
+		// an array, read below
 	default:
 		return nil, fmt.Errorf(`"options" is %s, not an array`, r.kind())
 	}
@@ -3099,22 +3100,20 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // FirstOf
 
 // FirstOf returns a [BatchProvider] that asks every one of providers at
-// once, so that the human answers on whichever UI is at hand. It returns nil
-// when providers is empty or holds a nil one, so [Registry.Register] refuses
-// it. It is safe for concurrent use when each of providers is.
+// once, so the human answers on whichever UI is at hand. It returns nil when
+// providers is empty or holds a nil one, so [Registry.Register] refuses it.
+// It is safe for concurrent use when each of providers is.
 //
-// The first answer that keeps the rules of [Answer] wins, as does the first
-// [CodeAskDeclined]. The other providers are then withdrawn. Their ctx ends,
-// with a cause that says another UI answered. Only one UI's answer is ever
-// returned, and an answer that comes after the winner is dropped. Any other
-// outcome of a provider, an answer that breaks a rule included, drops that
-// provider out, and the others go on. When all have dropped out, the outcome
-// of the first in argument order is returned. When ctx ends, every provider
-// is withdrawn. An answer or decline that still comes wins, else the error
-// is ctx.Err().
+// The first answer that keeps the rules of [Answer] wins, and so does the
+// first [CodeAskDeclined]. The other providers are then withdrawn. Their ctx
+// ends with a cause that says another UI answered. Later answers are
+// dropped. Any other outcome, a broken answer included, drops that provider
+// out, and the others go on. When all have dropped out, the outcome of
+// providers[0] is returned. When ctx ends, every provider is withdrawn. The
+// error is then ctx.Err(), unless an answer or decline still comes.
 //
-// AskAll races whole batches. The first provider to answer every question
-// wins, so the answers all come from one UI. A decline of one question wins
+// AskAll races whole batches, so all the answers come from one UI. The first
+// provider to answer every question wins. A decline of one question wins
 // with the answers before it. A provider that is not a BatchProvider is
 // asked its batch one question after another.
 //
@@ -3122,7 +3121,7 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // ignores its ctx holds the ask. A panic in a provider is raised again in
 // the caller, after the others have returned. An invalid request is
 // [CodeInvalidRequest], and no provider is asked. A [Replay] has no place
-// among providers: it never waits for the human.
+// among providers, because it never waits for the human.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -3185,8 +3184,8 @@ type runOutcome struct {
 }
 
 // errProviderStopped is the error of a provider that ended its goroutine
-// without returning or panicking with a value: runtime.Goexit, or panic(nil)
-// under GODEBUG=panicnil=1. Such a provider drops out.
+// without returning or panicking with a value. runtime.Goexit does so, and
+// so does panic(nil) under GODEBUG=panicnil=1. Such a provider drops out.
 var errProviderStopped = errors.New("userinteraction: a provider of FirstOf stopped its goroutine")
 
 // errPanicElsewhere is the cause of the context of a UI that FirstOf
@@ -3240,16 +3239,17 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 	return byIndex[0].answers, byIndex[0].err
 }
 
-// wins reports whether err, a provider's error in a race, wins it: nil,
-// once the answers passed the rules, or a decline. A typed nil is never
-// asked for its code: its methods could panic.
+// wins reports whether err, a provider's error in a race, wins it. A nil
+// err wins, once the answers passed the rules, and so does a decline. A
+// typed nil is never asked for its code, because its methods could panic.
 func wins(err error) bool {
 	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
 }
 
 // askChecked asks p the question req, valid, and checks the answer as step 6
 // of [Registry.Ask] does. which names the question in an INVALID_ANSWER
-// ("questions[2]: "). p is not called once ctx is done: it was withdrawn.
+// ("questions[2]: "). p is not called once ctx is done, because it was
+// withdrawn.
 func askChecked(ctx context.Context, p Provider, req *Request, which string) (Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
@@ -3265,10 +3265,10 @@ func askChecked(ctx context.Context, p Provider, req *Request, which string) (An
 	return ans, nil
 }
 
-// askBatchChecked asks p the batch reqs, valid, as [Registry.AskAll] would:
-// once when p is a BatchProvider, else one question after another. It checks
-// each answer against its request, and returns an error unless every
-// question has an answer that keeps the rules.
+// askBatchChecked asks p the batch reqs, valid, as [Registry.AskAll] would.
+// It asks once when p is a BatchProvider, else one question after another.
+// It checks each answer against its request, and returns an error unless
+// every question has an answer that keeps the rules.
 func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer, error) {
 	bp, ok := p.(BatchProvider)
 	if !ok {

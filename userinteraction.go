@@ -1,21 +1,21 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
-// and wait for the answer, whichever user interface is attached: a
-// [Terminal], a [Form] that MCP and ACP clients render, an [Inbox] for a UI
-// outside the process, [Replay] for hosts that cannot keep a call open, or
-// any [Provider] of your own.
+// and wait for the answer, whichever user interface is attached. That may be
+// a [Terminal], a [Form] that MCP and ACP clients render, an [Inbox] for a
+// UI outside the process, [Replay] for hosts that cannot keep a call open,
+// or any [Provider] of your own.
 //
 // The host puts one [Registry] per session in the session's context with
 // [WithRegistry]. A UI becomes its single provider with [Register], and
-// calls the returned dispose func when it goes away. A tool calls [Ask], or
-// [AskAll], and gets an [Answer] or an error whose code [CodeOf] returns:
+// calls the returned dispose func when it goes away. A tool calls [Ask] or
+// [AskAll]. It gets an [Answer], or an error whose code [CodeOf] returns.
 //
 //	ctx := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
 //	dispose, _ := userinteraction.Register(ctx, userinteraction.NewTerminal(os.Stdin, os.Stdout))
 //	defer dispose() // dispose is never nil
 //	ans, err := userinteraction.Ask(ctx, userinteraction.Request{Question: "Overwrite config.yaml?"})
 //
-// There is no process-wide registry: a question reaches only the UI of the
-// caller's scope. Cancellation is the caller's context. Every error out of
+// There is no process-wide registry, so a question reaches only the UI of
+// the caller's scope. Cancellation is the caller's context. Every error from
 // Ask holds a *[HarnessError], whose JSON is {"name", "code", "message"}.
 package userinteraction
 
@@ -37,17 +37,16 @@ import (
 // Option is one answer offered to the human.
 //
 // Label is what the human sees, and it identifies the option. No two labels
-// of a request are the same. Labels that differ only in case, in white space
-// (at their ends, or its kind and length inside), or in default-ignorable
-// code points such as U+200D ZERO WIDTH JOINER are the same: a human cannot
-// tell them apart.
+// of a request are the same. Labels count as the same when they differ only
+// in case, in default-ignorable code points such as U+200D ZERO WIDTH
+// JOINER, or in white space at their ends or its kind and length inside.
 //
-// The option's value is what the model receives: Value, or Label when Value
-// is empty. Two options may share a value. Description is extra context for
-// UIs able to show it. A Recommended option is the default choice. For a
-// MultiSelect request, the recommended options are the preselected set.
-// Label and Description are shown, so [Request.Validate] limits what they
-// hold. Value is never shown.
+// The option's value is what the model receives. It is Value, or Label when
+// Value is empty. Two options may share a value. Description is extra
+// context for UIs able to show it. A Recommended option is the default
+// choice. For a MultiSelect request, the recommended options are the
+// preselected set. [Request.Validate] limits what the shown Label and
+// Description hold. Value is never shown.
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -69,11 +68,11 @@ func (o Option) text() string {
 	return o.Label
 }
 
-// Pick returns the [Answer] that picks opts, for a provider whose human picked
-// several options of a MultiSelect request. Its Options are copies of opts.
-// Its Text is empty, and [Registry.Ask] completes it as [Answer] says. Set
-// Text only to add the human's own words. With no opts the answer is empty,
-// which Ask rejects.
+// Pick returns the [Answer] that picks opts, for a provider whose human
+// picked several options of a MultiSelect request. Its Options are copies of
+// opts. Its Text is empty, and [Registry.Ask] completes it as [Answer] says.
+// Set Text only to add the human's own words. With no opts the answer is
+// empty, which Ask rejects.
 func Pick(opts ...Option) Answer {
 	return Answer{Options: cloneOptions(opts)}
 }
@@ -94,16 +93,15 @@ type Agent struct {
 // the human pick several options. Neither has an effect without options.
 // Agent is the asking agent, when known.
 //
-// Request encodes to and decodes from the JSON object {"question",
-// "header"?, "options"?, "allowCustom"?, "multiSelect"?, "agent"?}.
-// "allowCustom" appears only as false, when DisallowCustom is set. An absent
-// or true "allowCustom" decodes as DisallowCustom false. "multiSelect"
-// appears only as true. Decoding does not validate: call [Request.Validate].
-// [Ask] validates every request and never modifies it.
+// Its JSON is {"question", "header"?, "options"?, "allowCustom"?,
+// "multiSelect"?, "agent"?}. "allowCustom" appears only as false, when
+// DisallowCustom is set. An absent or true "allowCustom" decodes as
+// DisallowCustom false. "multiSelect" appears only as true. Decoding does
+// not validate, so call [Request.Validate]. [Ask] validates every request
+// and never modifies it.
 //
-// A valid request's texts hold only what draws visibly and in order
-// ([Request.Validate]). So every UI shows each text as it is. It escapes
-// only for its own markup, such as HTML or Markdown.
+// A valid request's texts draw visibly and in order ([Request.Validate]).
+// So a UI shows each text as it is, escaping only for its own markup.
 type Request struct {
 	Question       string
 	Header         string
@@ -113,9 +111,9 @@ type Request struct {
 	Agent          *Agent
 }
 
-// CustomAllowed reports whether the human may answer with text of their own:
-// always for a free-form request (no options), otherwise unless DisallowCustom
-// is set.
+// CustomAllowed reports whether the human may answer with text of their own.
+// That is always so without options, and otherwise unless DisallowCustom is
+// set.
 func (r Request) CustomAllowed() bool {
 	return len(r.Options) == 0 || !r.DisallowCustom
 }
@@ -148,13 +146,13 @@ func cloneOptions(opts []Option) []Option {
 // request. A broken rule is [CodeInvalidAnswer].
 //
 //   - Single-select: Option must name an offered option by Label. An empty
-//     Text becomes its value ([Option]), another Text is invalid. Options of
-//     one is read as Option. A Text equal to a value picks that option.
+//     Text becomes its value ([Option]), and another Text is invalid. Options
+//     of one is read as Option. A Text equal to a value picks that option.
 //   - MultiSelect: Options and Option are the picks, each offered, none
 //     twice. Text becomes their values, in offered order, joined with ", ".
 //     Other text is the human's own words, which follow the join after ", ".
 //     Without picks, a Text equal to an offered value picks that option.
-//   - Both: an empty Text is invalid, and so are the human's own words when
+//   - Both: an empty Text is invalid. So are the human's own words when
 //     [Request.CustomAllowed] is false.
 //
 // Completing is idempotent. The result holds copies of offered options.
@@ -177,45 +175,43 @@ func (a Answer) clone() Answer {
 // ----------------------------------------------------------------------------
 // Validate: what the human sees is what they pick
 
-// Validate reports whether r can be asked: nil, or a *[UserInteractionError]
-// with code [CodeInvalidRequest] whose message names the first problem.
+// Validate reports whether r can be asked. It returns nil, or a
+// *[UserInteractionError] with code [CodeInvalidRequest]. Its message names
+// the first problem and quotes at most 64 runes of the request's text.
 //
-// A request is invalid when its question is empty or only white space, an
-// option's label shows nothing, or an option's value is only white space (it
-// could never be answered). Two options may share a value, but not a label
-// ([Option] says when two labels are the same). Only a MultiSelect request
-// may recommend several options. All text must be valid UTF-8.
+// The question must hold more than white space. Each option's label must
+// show something. A value must not be only white space, or it could never
+// be answered. No two labels are the same ([Option]), but values may be.
+// Only a MultiSelect request may recommend several options. All text must
+// be valid UTF-8.
 //
-// What the human reads is what they pick. So every text a UI shows holds
-// only characters that draw visibly and in order. These texts are the
-// question, the header, labels, descriptions and the agent's ID and Name.
-// They hold letters, marks, numbers, punctuation, symbols and spaces
+// The shown texts are the question, the header, labels, descriptions and
+// the agent's ID and Name. They hold only characters that draw visibly and
+// in order: letters, marks, numbers, punctuation, symbols and spaces
 // (Unicode's L, M, N, P, S and Zs). The question and descriptions may also
 // hold line feeds and tabs. A joiner (U+200C, U+200D) stands between two
 // visible characters. A variation selector follows a visible character. At
-// most 4 combining marks follow one character, joiners aside. Everything
-// else is refused: control and format characters, line and paragraph
-// separators, private-use and unassigned code points. The message names the
-// field and the code point.
+// most 4 combining marks follow one character, joiners aside. For anything
+// else, the message names the field and the code point.
 //
-// Labels, the header and the agent hold no character that draws blank,
-// such as U+2800 BRAILLE PATTERN BLANK. A label does not start with a
-// combining mark. No word of a label mixes scripts, but as Unicode's UTS #39
-// "Highly Restrictive" level allows: Latin with Han and Japanese kana, with
-// Han and Bopomofo, or with Han and Hangul. So "Уes", whose У is Cyrillic,
-// is refused. Values are not shown: they need only be valid UTF-8.
+// Labels, the header and the agent hold no character that draws blank, such
+// as U+2800 BRAILLE PATTERN BLANK. A label does not start with a combining
+// mark. No word of a label mixes scripts, beyond what UTS #39's "Highly
+// Restrictive" level allows. It allows Latin with Han and Japanese kana,
+// with Han and Bopomofo, or with Han and Hangul. So "Уes", whose У is
+// Cyrillic, is refused. Values are not shown and need only be valid UTF-8.
 //
-// Sizes are bounded, so that every UI's work on a request is: at most 1,000
-// options, 256 bytes in a label, the header, or the agent's ID or Name, and
-// 16 KiB in the question or a description. All the shown text of a request
-// is at most 64 KiB: more than a human reads in half an hour, and a few
-// milliseconds of work for any UI. Messages quote at most 64 runes of the
-// request's text.
+// A request has at most 1,000 options. A label, the header, and the agent's
+// ID and Name each hold at most 256 bytes. The question and each
+// description hold at most 16 KiB. All the shown text of a request is at
+// most 64 KiB.
 func (r Request) Validate() error {
 	return validate(&r)
 }
 
-// The limits of a request's size, and of an [AskAll].
+// The limits of a request's size, and of an [AskAll]. They bound every UI's
+// work on a request. 64 KiB of shown text is more than a human reads in half
+// an hour, and a few milliseconds of work for any UI.
 const (
 	maxOptions    = 1000
 	maxNameBytes  = 256
@@ -335,7 +331,7 @@ func blank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// The kinds of text the human reads: prose (the question, a description)
+// The kinds of text the human reads. Prose (the question, a description)
 // may hold line feeds and tabs, and up to 16 KiB. A name (the header, a
 // label, the agent's ID and Name) is one line of up to 256 bytes, with no
 // character that draws blank.
@@ -398,7 +394,7 @@ func textLimit(isProse bool) int {
 	return maxNameBytes
 }
 
-// hidden reports whether c may never be in a text of the kind: whether it
+// hidden reports whether c may never be in a text of the kind, because it
 // is outside the allowlist that [Request.Validate] states. A joiner is
 // allowed here, and in place only (textProblem).
 func hidden(c rune, isProse bool) bool {
@@ -417,8 +413,8 @@ func isJoiner(c rune) bool {
 	return c == 0x200C || c == 0x200D
 }
 
-// visible reports whether c draws: a letter, mark, number, punctuation or
-// symbol. It is false for -1, the start or end of a text.
+// visible reports whether c draws, as a letter, mark, number, punctuation or
+// symbol does. It is false for -1, the start or end of a text.
 func visible(c rune) bool {
 	return c >= 0 && unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
@@ -498,9 +494,9 @@ func scriptProblem(label string) string {
 	return ""
 }
 
-// inWord reports whether c belongs to a word: a letter, mark, number or
-// joiner. A joiner does not end a word, else "Y", U+200D and "еs" would be
-// two words.
+// inWord reports whether c is a letter, mark, number or joiner, the runes
+// of a word. A joiner does not end a word, else "Y", U+200D and "еs" would
+// be two words.
 func inWord(c rune) bool {
 	return isJoiner(c) || unicode.In(c, unicode.L, unicode.M, unicode.N)
 }
@@ -587,17 +583,17 @@ func duplicateLabel(opts []Option) (int, int) {
 	return -1, -1
 }
 
-// sameLabel reports whether a human could not tell labels a and b apart:
-// whether they are equal once default-ignorable code points are dropped,
-// the white space at their ends is trimmed and each run of it inside is one
-// space, and case is folded. It is the one comparison of labels: Validate's
-// duplicates and a label typed at the [Terminal] both use it, so a typed
-// label picks at most one option.
+// sameLabel reports whether a human could not tell labels a and b apart.
+// They are the same when equal once default-ignorable code points are
+// dropped, the white space at their ends is trimmed, each run of it inside
+// is one space, and case is folded. It is the one comparison of labels.
+// Validate's duplicates and a label typed at the [Terminal] both use it, so
+// a typed label picks at most one option.
 func sameLabel(a, b string) bool {
 	return labelKey(a) == labelKey(b)
 }
 
-// labelKey returns the text that sameLabel compares: equal keys are the same
+// labelKey returns the text that sameLabel compares. Equal keys are the same
 // label.
 func labelKey(label string) string {
 	var b strings.Builder
@@ -613,7 +609,7 @@ func labelKey(label string) string {
 }
 
 // trimLabel returns label without the white space and default-ignorable code
-// points at its ends: "" for a label that shows nothing.
+// points at its ends. It is "" for a label that shows nothing.
 func trimLabel(label string) string {
 	return strings.TrimFunc(label, showsNothing)
 }
@@ -629,9 +625,9 @@ func isDefaultIgnorable(c rune) bool {
 }
 
 // nextKeyRune returns the case-folded form of the first rune of s that is
-// not default-ignorable, and the rest of s after it; -1 and "" when there is
-// none. A run of white space is one ' ': a human cannot tell a no-break or
-// an en space from a space, nor count them.
+// not default-ignorable, and the rest of s after it. It returns -1 and ""
+// when there is none. A run of white space is one ' ', because a human
+// cannot tell a no-break or an en space from a space, nor count them.
 func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
@@ -658,11 +654,11 @@ func foldRune(c rune) rune {
 }
 
 // defaultIgnorable holds Unicode's default-ignorable code points
-// (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): characters a
-// renderer shows as nothing, such as U+200D ZERO WIDTH JOINER, U+034F
-// COMBINING GRAPHEME JOINER and the variation selectors. The allowlist lets
-// some of them through (joiners in place, marks), and labels are compared
-// without them.
+// (DerivedCoreProperties.txt, Default_Ignorable_Code_Point). A renderer
+// shows them as nothing, such as U+200D ZERO WIDTH JOINER, U+034F COMBINING
+// GRAPHEME JOINER and the variation selectors. The allowlist lets some of
+// them through (joiners in place, marks), and labels are compared without
+// them.
 var defaultIgnorable = &unicode.RangeTable{
 	LatinOffset: 1,
 	R16: []unicode.Range16{
@@ -700,10 +696,11 @@ func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 	return resolveSingle(req, ans)
 }
 
-// checkBatch completes and checks given, a batch provider's answers to
-// reqs with its error err, as [Registry.AskAll] does. It returns the
-// answers up to the first that breaks a rule, with that INVALID_ANSWER;
-// else all of them with err; else, when some are missing, INVALID_ANSWER.
+// checkBatch completes and checks given, a batch provider's answers to reqs
+// with its error err, as [Registry.AskAll] does. It returns the answers up
+// to the first that breaks a rule, with that INVALID_ANSWER. Else it returns
+// all of them with err. Else, when some are missing, it returns
+// INVALID_ANSWER.
 func checkBatch(reqs []Request, given []Answer, err error) ([]Answer, error) {
 	if len(given) > len(reqs) {
 		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
@@ -725,9 +722,9 @@ func checkBatch(reqs []Request, given []Answer, err error) ([]Answer, error) {
 	return answers, nil
 }
 
-// A brokenRule is why an answer breaks the rules of [Answer]: what the model
-// reads in INVALID_ANSWER, and the line that tells the human what to do
-// instead, which a [Form] leads its next form with.
+// A brokenRule is why an answer breaks the rules of [Answer]. It holds what
+// the model reads in INVALID_ANSWER, and the line that tells the human what
+// to do instead, which a [Form] leads its next form with.
 type brokenRule struct {
 	why  string // for the model
 	hint string // for the human
@@ -741,7 +738,7 @@ const maxForms = 3
 
 // notOffered is the brokenRule of a pick of label, which req does not offer.
 // A blank label is a pick of nothing, and a request without options has
-// nothing to pick: the hint then says what the answer must hold.
+// nothing to pick. The hint then says what the answer must hold.
 func notOffered(req *Request, label string) *brokenRule {
 	broken := &brokenRule{why: "option " + quote(label) + " was not offered", hint: pickHint(req)}
 	if !blank(label) && len(req.Options) > 0 {
@@ -875,9 +872,9 @@ func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 }
 
 // ownWords returns the human's own words in text, the Text of a MultiSelect
-// answer whose picks' values join to join: none when text is the join, the
-// rest when text starts with the join and ", " (an answer Ask already
-// completed), else all of text.
+// answer whose picks' values join to join. It returns none when text is the
+// join, and the rest when text starts with the join and ", " (an answer Ask
+// already completed). Else it returns all of text.
 func ownWords(text, join string) string {
 	switch {
 	case text == join:
@@ -938,8 +935,8 @@ func (w *wireRequest) decode(data []byte) error {
 	return json.Unmarshal(data, (*Request)(w))
 }
 
-// MarshalJSON encodes r as described on [Request]:
-// Request{Question: "q"} encodes as {"question":"q"}.
+// MarshalJSON encodes r as described on [Request]. So Request{Question: "q"}
+// encodes as {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
 	return json.Marshal(r.wire())
 }
@@ -972,12 +969,13 @@ func (w *wireRequest) request() Request {
 }
 
 // appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
-// in the canonical form of RFC 8785 (JSON Canonicalization Scheme): keys
-// sorted, no white space, strings escaped as ECMAScript's JSON.stringify
-// escapes them. Any language computes the same text, as JSON.stringify of the
-// wire shape with its keys sorted. Request's wire shape holds only strings,
-// booleans, objects and arrays: no numbers, whose canonical form is the hard
-// part. r must be valid: see appendCanonicalString.
+// in the canonical form of RFC 8785 (JSON Canonicalization Scheme). Keys are
+// sorted, there is no white space, and strings are escaped as ECMAScript's
+// JSON.stringify escapes them. Any language computes the same text, as
+// JSON.stringify of the wire shape with its keys sorted. Request's wire
+// shape holds only strings, booleans, objects and arrays. It has no numbers,
+// whose canonical form is the hard part. r must be valid (see
+// appendCanonicalString).
 //
 // The keys are written in sorted order by hand. "question" is always present
 // and sorts last, so every field before it ends with a comma.
@@ -1047,10 +1045,11 @@ func appendCanonicalOption(buf []byte, o *Option) []byte {
 }
 
 // appendCanonicalString appends s to buf as a JSON string the way
-// JSON.stringify writes it: \" \\ \b \f \n \r \t, other control characters
-// as \u00xx, and everything else, < > & and U+2028 included, as it is. s must
-// be valid UTF-8, as Validate ensures: bytes from 0x80 up, the parts of
-// multi-byte characters, are copied as they are.
+// JSON.stringify writes it. It escapes \" \\ \b \f \n \r \t, writes other
+// control characters as \u00xx, and copies everything else, < > & and
+// U+2028 included, as it is. s must be valid UTF-8, as Validate ensures.
+// Bytes from 0x80 up, the parts of multi-byte characters, are copied as
+// they are.
 func appendCanonicalString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
@@ -1137,28 +1136,24 @@ func (w *wireAnswer) decode(data []byte) error {
 // ----------------------------------------------------------------------------
 // Wire shapes: the form elicitation
 
-// Elicitation is a [Request] as the params of a form-mode elicitation/create,
-// which MCP and ACP clients render as a form: the JSON of
-// req.Elicitation() is those params. ACP's params also carry the session
-// and, for a question of a tool call, the tool call: a struct that embeds
-// Elicitation beside fields tagged "sessionId" and "toolCallId,omitempty"
-// encodes to them.
+// Elicitation is a [Request] as the params of a form-mode
+// elicitation/create, which MCP and ACP clients render as a form. The JSON of
+// req.Elicitation() is those params. For ACP, embed it in a struct beside
+// fields tagged "sessionId" and "toolCallId,omitempty".
 //
-// Mode is "form". Message is the question, then a line "Label:
-// description" for each option with a description. The form,
-// RequestedSchema, has up to two properties. "choice", when there are
-// options, takes labels in the untitled enum shapes, which every protocol
-// version with forms shows as choices. For a single-select request it is a
-// string, with the recommended label as its default. For a MultiSelect
-// request it is an array of labels, each at most once. "text", when
-// [Request.CustomAllowed], takes the human's own words. Beside options it is
-// titled "Other". Alone it has the Header as title and needs a character. A
-// form with one property requires it.
+// Mode is "form". Message is the question, then a line "Label: description"
+// for each option with a description. The form, RequestedSchema, has up to
+// two properties. "choice" is there when there are options. It takes labels
+// in the untitled enum shapes, which every protocol version with forms shows
+// as choices. For a single-select request it is a string, with the
+// recommended label as its default. For a MultiSelect request it is an
+// array of labels, each at most once. "text" is there when
+// [Request.CustomAllowed], and takes the human's own words. Beside options
+// it is titled "Other". Alone it has the Header as title and needs a
+// character. A form with one property requires it.
 //
 // Only a MultiSelect form without "text" needs a pick, and has the
 // recommended labels as its default. Beside "text", "choice" is optional.
-// Clients fill a default into an optional field the human left empty, which
-// would add picks to an answer the human typed.
 type Elicitation struct {
 	Mode            string         `json:"mode"`
 	Message         string         `json:"message"`
@@ -1201,7 +1196,7 @@ func (r Request) Elicitation() Elicitation {
 	return Elicitation{Mode: "form", Message: message.String(), RequestedSchema: schema}
 }
 
-// oneLine returns s, a description, on one line: its words separated by
+// oneLine returns s, a description, on one line, its words separated by
 // single spaces. A description is shown beside its option, and its line
 // feeds could otherwise forge the lines of other options.
 func oneLine(s string) string {
@@ -1209,7 +1204,7 @@ func oneLine(s string) string {
 }
 
 // choiceSchema returns the "choice" property of r's form, for a request with
-// options. It uses "enum", not a titled "oneOf": a client of 2025-06-18
+// options. It uses "enum", not a titled "oneOf". A client of 2025-06-18
 // shows a "oneOf" as a text box, and has no array of titled items.
 func (r Request) choiceSchema() map[string]any {
 	labels := make([]string, len(r.Options))
@@ -1235,6 +1230,9 @@ func (r Request) choiceSchema() map[string]any {
 	case !r.MultiSelect && len(recommended) > 0:
 		choice["default"] = recommended[0]
 	case r.MultiSelect && !r.CustomAllowed():
+		// Only here: beside "text", "choice" is optional, and clients fill a
+		// default into an optional field the human left empty. That would
+		// add picks to an answer the human typed.
 		choice["minItems"] = 1
 		if len(recommended) > 0 {
 			choice["default"] = recommended
@@ -1246,16 +1244,15 @@ func (r Request) choiceSchema() map[string]any {
 // ElicitationAnswer maps the response to a form from [Request.Elicitation],
 // its action and content, to what a provider returns. It needs no request,
 // so a host can map a response that arrives after its request is gone.
+// [Registry.Ask] then checks the answer against the request.
 //
-// "accept" with a non-blank "text" gives Answer{Text: text}, unless
-// "choice" is an array. Text wins over a string "choice", since clients fill
-// in its default. A string "choice" beside a blank or absent "text" gives
-// the Option labelled "choice". An array "choice", of strings as []any or
-// []string, gives [Pick] of those labels with "text" as Text. "decline" is
-// [CodeAskDeclined] and "cancel" [CodeAskCancelled]. Another action, or a
-// "choice" or "text" of another type, is [CodeInvalidAnswer] naming it: the
-// client broke the form, not the human. [Registry.Ask] then checks the
-// answer against the request.
+// "accept" with a non-blank "text" gives Answer{Text: text}, unless "choice"
+// is an array. So text wins over a string "choice". A string "choice" beside
+// a blank or absent "text" gives the Option labelled "choice". An array
+// "choice", of strings as []any or []string, gives [Pick] of those labels
+// with "text" as Text. "decline" is [CodeAskDeclined], and "cancel" is
+// [CodeAskCancelled]. Another action, or a "choice" or "text" of another
+// type, is [CodeInvalidAnswer] naming it.
 func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	switch action {
 	case "decline":
@@ -1263,6 +1260,8 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	case "cancel":
 		return Answer{}, NewError(CodeAskCancelled, "the user dismissed the question", nil)
 	}
+	// Bad shapes are INVALID_ANSWER: the client broke the form, not the
+	// human.
 	if action != "accept" {
 		return Answer{}, invalidAnswer("unknown elicitation action " + quote(action))
 	}
@@ -1275,6 +1274,8 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	case nil:
 		return Answer{Text: text}, nil
 	case string:
+		// Clients fill in the default of "choice", so the text the human
+		// typed wins.
 		if !blank(text) {
 			return Answer{Text: text}, nil
 		}
