@@ -39,9 +39,8 @@ import (
 //
 // Ask returns [Option.Answer] of the picked option, [Pick] of several, or
 // Answer{Text: typed} for the human's own words. [Registry.Ask] completes
-// and checks it. A human who refuses to answer is
-// NewError([CodeAskDeclined], ...). A dismissed question is
-// NewError([CodeAskCancelled], ...).
+// and checks it. A refusal to answer is NewError([CodeAskDeclined], ...).
+// A dismissed question is NewError([CodeAskCancelled], ...).
 //
 // Ask must not modify req or its options, as an http.Handler must not
 // modify its Request. The same holds for every provider method given
