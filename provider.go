@@ -164,9 +164,8 @@ type Registry struct {
 }
 
 // WithRegistry returns a copy of ctx that carries r, the scope that
-// [Register] and [Ask] use. A nil r hides any registry that ctx carries, so
-// Register returns [CodeNoRegistry] and Ask [CodeNoProvider]. A nil ctx is
-// taken as context.Background().
+// [Register] and [Ask] use. A nil r hides any registry that ctx carries. A
+// nil ctx is taken as context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -246,8 +245,8 @@ func (r *Registry) Provider() Provider {
 //  2. An invalid req is the [CodeInvalidRequest] of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
 //  4. The provider is called on the caller's goroutine, holding no lock. Its
-//     context carries ctx's values. It is done when ctx is done or the
-//     registration is disposed. The provider is not called once it is done.
+//     context carries ctx's values. That context is done when ctx is done or
+//     the registration is disposed, and the provider is not called after.
 //  5. A provider's error with a code ([CodeOf]) is returned as it is. A
 //     [CodeAskAborted] of this ask's disposal is mapped, and so is an error
 //     without a code. Once the context ended, it maps to [CodeAskAborted].
