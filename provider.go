@@ -34,28 +34,28 @@ import (
 //
 // Ask may be called concurrently, once per question, on the asking tool's
 // goroutine. ctx carries the caller's values. It is done when the caller
-// gives up or the registration is disposed, and Ask should then return soon,
-// typically with ctx.Err(). Ask returns [Option.Answer] of the option the
-// human picked, [Pick] of several, or Answer{Text: typed} for their own
-// words. [Registry.Ask] completes and checks it. A human who refuses to
-// answer is NewError([CodeAskDeclined], ...), a dismissed question
-// NewError([CodeAskCancelled], ...).
+// gives up or the registration is disposed. Ask should then return soon,
+// typically with ctx.Err().
 //
-// Ask must not modify req or its options, which belong to the caller, as an
-// http.Handler must not modify its Request. This holds for every method of
-// a provider that is given requests.
+// Ask returns [Option.Answer] of the picked option, [Pick] of several, or
+// Answer{Text: typed} for the human's own words. [Registry.Ask] completes
+// and checks it. A refusal to answer is NewError([CodeAskDeclined], ...).
+// A dismissed question is NewError([CodeAskCancelled], ...).
+//
+// Ask must not modify req or its options, as an http.Handler must not
+// modify its Request. The same holds for every provider method given
+// requests.
 type Provider interface {
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
-// BatchProvider is implemented by a provider that can show several questions
-// at once: one dialog, one form, one round trip. It is optional, as
-// io.WriterTo is for an io.Writer. [Registry.AskAll] uses it when the active
-// provider has it.
+// BatchProvider is a [Provider] that can show several questions at once, in
+// one dialog, form or round trip. It is optional, as io.WriterTo is for an
+// io.Writer. [Registry.AskAll] uses it when the active provider has it.
 //
-// AskAll answers reqs, in order, under the rules of Ask. It returns one
-// answer per request, or the answers before the question that failed and
-// that question's error. It must not keep reqs.
+// AskAll answers reqs in order, under the rules of Ask. It returns one answer
+// per request, or the answers before the failed question and its error. It
+// must not keep reqs.
 type BatchProvider interface {
 	Provider
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
@@ -73,16 +73,16 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Pending is a question that waits for an outcome: a [Replay] run asked it
+// Pending is a question that waits for an outcome. A [Replay] run asked it
 // and had none recorded, or it is open in an [Inbox]. The host asks the
 // human and records the outcome under ID, or responds with it.
 //
-// Batch is shared by the questions of one AskAll, and empty for a lone Ask,
-// so that a UI can show a batch as one dialog. Hint says why the last
-// response was refused, for the UI to lead with. Deadline is the asker's
-// deadline, when its context has one (Inbox only).
+// Batch is shared by the questions of one AskAll, so a UI can show them as
+// one dialog. It is empty for a lone Ask. Hint says why the last response
+// was refused, for the UI to lead with. Deadline is the asker's deadline,
+// when its context has one (Inbox only).
 //
-// Its JSON is {"id", "request", "batch"?, "hint"?, "deadline"?}, the
+// Its JSON is {"id", "request", "batch"?, "hint"?, "deadline"?}, with the
 // deadline in RFC 3339.
 type Pending struct {
 	ID       string
@@ -92,8 +92,8 @@ type Pending struct {
 	Deadline time.Time
 }
 
-// Elicitation returns q's request as a form, [Request.Elicitation], its
-// message led by the Hint line when there is one.
+// Elicitation returns [Request.Elicitation] of q's request. A non-empty Hint
+// leads its message, on a line of its own.
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Hint != "" {
@@ -103,7 +103,7 @@ func (q Pending) Elicitation() Elicitation {
 }
 
 // wirePending is the JSON shape of a Pending. Its request is the JSON shape
-// too, so that encoding/json reads and writes it in one pass: a Request
+// too, so that encoding/json reads and writes it in one pass. A Request
 // field would have its JSON checked again by its methods.
 type wirePending struct {
 	ID       string      `json:"id"`
@@ -154,8 +154,9 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 // agent session. A host puts it in the session's context with [WithRegistry].
 //
 // The zero value is an empty registry ready to use. A nil *Registry never has
-// a provider: Ask returns [CodeNoProvider] and Register [CodeNoRegistry]. A
-// Registry is safe for concurrent use and must not be copied after first use.
+// a provider. Its Ask returns [CodeNoProvider], and its Register
+// [CodeNoRegistry]. A Registry is safe for concurrent use and must not be
+// copied after first use.
 type Registry struct {
 	// active is the registration of the active provider, or nil. Atomic so
 	// that Ask finds the provider without a registry-wide lock.
@@ -163,9 +164,8 @@ type Registry struct {
 }
 
 // WithRegistry returns a copy of ctx that carries r, the scope that
-// [Register] and [Ask] use. A nil r hides any registry that ctx carries, so
-// Register returns [CodeNoRegistry] and Ask [CodeNoProvider]. A nil ctx is
-// taken as context.Background().
+// [Register] and [Ask] use. A nil r hides any registry that ctx carries. A
+// nil ctx is taken as context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -183,41 +183,38 @@ func FromContext(ctx context.Context) *Registry {
 	return r
 }
 
-// Register is FromContext(ctx).Register(p): it makes p the active provider
-// of the registry that ctx carries, or returns [CodeNoRegistry] when ctx
-// carries none.
+// Register makes p the active provider of the registry that ctx carries, as
+// [Registry.Register] does. Without a registry it returns [CodeNoRegistry].
 func Register(ctx context.Context, p Provider) (dispose func(), err error) {
 	return FromContext(ctx).Register(p)
 }
 
-// Ask is FromContext(ctx).Ask(ctx, req): it asks the active provider of the
-// registry that ctx carries and returns [CodeNoProvider] when there is none.
-// See [Registry.Ask] for the full semantics.
+// Ask asks req of the active provider of the registry that ctx carries, as
+// [Registry.Ask] does. Without a registry it returns [CodeNoProvider].
 func Ask(ctx context.Context, req Request) (Answer, error) {
 	return FromContext(ctx).Ask(ctx, req)
 }
 
-// AskAll is FromContext(ctx).AskAll(ctx, reqs): it asks the active provider
-// of the registry that ctx carries several questions at once. See
-// [Registry.AskAll].
+// AskAll asks reqs of the active provider of the registry that ctx carries,
+// as [Registry.AskAll] does. Without a registry it returns [CodeNoProvider].
 func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return FromContext(ctx).AskAll(ctx, reqs)
 }
 
-// Register makes p the active provider of r and returns the func that
-// unregisters it. It fails, leaving r as it was, with:
+// Register makes p the active provider of r. It returns dispose, the func
+// that unregisters p. It fails, leaving r as it was, with these codes.
 //
-//   - [CodeNoRegistry] when r is nil;
-//   - [CodeInvalidProvider] when p is nil: a nil interface, or a nil pointer
-//     or func of any type;
+//   - [CodeNoRegistry] when r is nil.
+//   - [CodeInvalidProvider] when p is a nil interface, or a nil pointer or
+//     func of any type.
 //   - [CodeDuplicateProvider] when another provider is active.
 //
 // dispose is never nil. After a failed Register it does nothing. Its first
 // call removes p and cancels the contexts of the asks p is answering. Those
-// asks return [CodeAskAborted], unless p still answers: the answer is kept.
-// p is not called again. Later calls do nothing, and so does a stale dispose
-// after another Register. dispose may be called from any goroutine, p.Ask
-// included, and never waits for p.
+// asks return [CodeAskAborted], unless p answers anyway and the answer is
+// kept. p is not called again. Later calls do nothing, and so does a stale
+// dispose after another Register. dispose may be called from any goroutine,
+// p.Ask included, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
@@ -241,26 +238,27 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks the active provider of r the question req and waits for the
-// answer. It is safe for concurrent use. It goes in this order:
+// Ask asks req of the active provider of r and waits for the answer. It is
+// safe for concurrent use. It takes these steps, in order.
 //
 //  1. A nil ctx is [CodeInvalidRequest]. A done ctx is [CodeAskAborted].
 //  2. An invalid req is the [CodeInvalidRequest] of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
 //  4. The provider is called on the caller's goroutine, holding no lock. Its
-//     context carries ctx's values, and is done when ctx is done or the
-//     registration is disposed. It is not called once that context is done.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is. Any
-//     other error, or a [CodeAskAborted] of this ask's disposal, is mapped.
-//     A context that ended is [CodeAskAborted]. It wraps ctx.Err() and
-//     context.Cause(ctx) when ctx ended, and not [context.Canceled] when the
-//     disposal did. Else the error is [CodeProviderFailed], with it as cause.
+//     context carries ctx's values. That context is done when ctx is done or
+//     the registration is disposed, and the provider is not called after.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is. A
+//     [CodeAskAborted] of this ask's disposal is mapped, and so is an error
+//     without a code. Once the context ended, it maps to [CodeAskAborted].
+//     That wraps ctx.Err() and context.Cause(ctx) when ctx ended. It does
+//     not wrap [context.Canceled] when the disposal ended it. Otherwise it
+//     maps to [CodeProviderFailed], with the error as its cause.
 //  6. The answer is completed and checked against req, as [Answer] says.
 //     A broken rule is [CodeInvalidAnswer].
 //
 // An answer is returned even when ctx ended or the provider was disposed
-// meanwhile: the human's input is never lost. A panic in the provider
-// propagates to the caller and leaves r consistent.
+// meanwhile. A panic in the provider propagates to the caller and leaves r
+// consistent.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := checkCtx(ctx); err != nil {
 		return Answer{}, err
@@ -276,16 +274,16 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	return a.askProvider(&req, "")
 }
 
-// AskAll asks the active provider of r several questions at once and
-// returns their answers in order. It is Ask for a batch. Steps 1 to 3 apply
-// to the whole call: no requests, or an invalid one, is [CodeInvalidRequest]
+// AskAll asks the active provider of r several questions at once. It returns
+// their answers in order. It is Ask for a batch, and steps 1 to 3 apply to
+// the whole call. No requests, or an invalid one, is [CodeInvalidRequest]
 // naming it ("questions[2]: ..."). A [BatchProvider] is asked once. Any other
 // provider is asked one request after another. Each answer is checked
 // against its request, and [CodeInvalidAnswer] names the question. Errors
 // are mapped as by Ask, and a disposal aborts the rest of the batch.
 //
-// On an error, AskAll returns it with the answers given before it: a prefix
-// of reqs, possibly empty. The human's input is never lost.
+// On an error, AskAll returns it with the answers given before it, a
+// possibly empty prefix of reqs.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
@@ -311,9 +309,9 @@ type registryKey struct{}
 // noop is the dispose func of a failed Register.
 func noop() {}
 
-// isNilProvider reports whether p is nil: a nil interface, or a nil pointer
-// or func of any type, whose methods would panic. The registry knows no
-// provider type: a provider that cannot work says so from its own Ask.
+// isNilProvider reports whether p is a nil interface, or a nil pointer or
+// func of any type, whose methods would panic. The registry knows no
+// provider type. A provider that cannot work says so from its own Ask.
 func isNilProvider(p Provider) bool {
 	if p == nil {
 		return true
@@ -333,10 +331,8 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// registration is one successful Register: a provider and the asks it is
-// answering, so that disposing it can abort them. One mutex is enough, as
-// for the connections net/http's Server tracks for Shutdown: it is held for
-// a map update, while the human behind every ask takes seconds.
+// registration is one successful Register. It holds a provider and the asks
+// it is answering, so that disposing it can abort them.
 type registration struct {
 	registry *Registry
 	provider Provider
@@ -353,7 +349,7 @@ var errDisposed = errors.New("provider disposed")
 
 // errAnsweredElsewhere is the cause of the context of a UI that [FirstOf]
 // withdraws because another UI answered first. It lives with the registry,
-// the part every provider builds on, since the Terminal tells the human.
+// which every provider builds on, since the Terminal tells the human.
 var errAnsweredElsewhere = errors.New("another UI answered the question")
 
 // track records an ask in flight, whose provider context is cancelled by
@@ -380,8 +376,8 @@ func (reg *registration) untrack(n uint64) {
 }
 
 // dispose unregisters reg, if it is still the active registration, and aborts
-// the asks in flight on it. The cancel funcs run after reg.mu is released:
-// they never call a provider, but holding no lock keeps dispose deadlock-free.
+// the asks in flight on it. The cancel funcs run after reg.mu is released.
+// They never call a provider, but holding no lock keeps dispose deadlock-free.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
@@ -405,7 +401,7 @@ type inflight struct {
 
 // begin records an ask of the caller's ctx on the active registration, or
 // returns NO_PROVIDER. A registration that is disposed before the ask is
-// recorded refuses it: Ask never waits for, or retries with, a newer one.
+// recorded refuses it. Ask never waits for, or retries with, a newer one.
 func (r *Registry) begin(ctx context.Context) (inflight, error) {
 	if r == nil {
 		return inflight{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
@@ -434,7 +430,7 @@ func (a *inflight) finish() {
 func (a *inflight) askProvider(req *Request, which string) (Answer, error) {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
-	// here; one that comes later aborts a question being asked, as any other.
+	// here. One that comes later aborts a question being asked, as any other.
 	if err := a.abortErr("asked"); err != nil {
 		return Answer{}, err
 	}
@@ -478,7 +474,7 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) 
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
 // is done, or nil. stage says what had happened to the question ("asked" or
-// "answered"). Disposal is judged from a's own two contexts: a's context is
+// "answered"). Disposal is judged from a's own two contexts. a's context is
 // done while the caller's is live only when a's registration was disposed.
 func (a *inflight) abortErr(stage string) error {
 	switch {
@@ -497,8 +493,8 @@ func (a *inflight) askErr(err error) error {
 	}
 	switch code := CodeOf(err); {
 	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask that took this ask's disposal for its caller's
-		// cancellation: this ask knows the cause.
+		// A nested ask took this ask's disposal for its caller's
+		// cancellation. This ask knows the cause.
 		return a.abortErr("answered")
 	case code != "":
 		return err // the human's outcome, or another plugin family's
@@ -510,7 +506,7 @@ func (a *inflight) askErr(err error) error {
 }
 
 // checkCtx returns the error of Registry.Ask for a caller's ctx that it
-// cannot ask with: [ctxErr]'s, a done ctx as ASK_ABORTED.
+// cannot ask with. It is [ctxErr]'s, with a done ctx as ASK_ABORTED.
 func checkCtx(ctx context.Context) error {
 	err := ctxErr(ctx)
 	if err != nil && ctx != nil {
@@ -520,8 +516,8 @@ func checkCtx(ctx context.Context) error {
 }
 
 // ctxErr returns the error that a provider of this package returns for ctx
-// before it asks, also when called without a registry: INVALID_REQUEST for
-// a nil ctx, as Registry.Ask gives, else ctx.Err().
+// before it asks, also when called without a registry. A nil ctx is
+// INVALID_REQUEST, as Registry.Ask gives. Else it is ctx.Err().
 func ctxErr(ctx context.Context) error {
 	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
@@ -533,9 +529,9 @@ func ctxErr(ctx context.Context) error {
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]: a zero Terminal's Ask is
-// [CodeInvalidProvider]. It is safe for concurrent use: asks take turns, each
-// under its own ctx.
+// writer. Make one with [NewTerminal]. A zero Terminal's Ask is
+// [CodeInvalidProvider]. A Terminal is safe for concurrent use. Asks take
+// turns, each under its own ctx.
 //
 // The request's text is written as it is, and no text of it can pass for
 // the Terminal's own lines. Each line of the header and the question starts
@@ -543,15 +539,15 @@ func ctxErr(ctx context.Context) error {
 // with "*" before it. The Terminal's other lines start with neither.
 //
 // A Terminal reads only while a question waits, so piped answers answer
-// questions in order. A line that arrived before the question was shown
-// is ignored, with a line that says so. It handles no signals: run the tool
+// questions in order. A line that arrived before the question was shown is
+// ignored, and a line says so. A Terminal handles no signals. Run the tool
 // step under signal.NotifyContext for Ctrl-C to cancel the question.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or a batch is asked
 
-	// Guarded by turn:
+	// Guarded by turn.
 	read    chan line    // the read in flight, or nil
 	written chan written // the last write in flight, or nil
 	midLine bool         // the last output is a prompt that no line answered
@@ -559,10 +555,10 @@ type Terminal struct {
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads the human's replies from in,
-// through a buffer of its own (in is for this Terminal only), and writes to
-// out. A nil in is an input that has ended, a nil out discards what is
-// written.
+// NewTerminal returns a Terminal that reads the human's replies from in and
+// writes to out. It reads in through a buffer of its own, so in is for this
+// Terminal only. A nil in is an input that has ended. A nil out discards
+// what is written.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -575,18 +571,19 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 
 // Ask writes the header, the question, the options numbered from 1 and a
 // line saying what it accepts. When ctx has a deadline, it says how long the
-// human has. Then it reads one line, trimmed:
+// human has. Then it reads one line, trimmed.
 //
 //   - A number picks that option, and so does "#" and the number.
-//   - A label picks that option, compared as Validate compares labels.
+//   - A label picks that option, compared as [Request.Validate] compares
+//     labels.
 //   - For MultiSelect, numbers and labels separated by commas pick several.
 //   - An empty line picks the recommended option or options.
 //   - Other text is the human's own answer, when [Request.CustomAllowed].
 //
 // A line of digits is a number, unless it is a label and no option has that
-// number. A line that could mean two things, a line that mixes picks and
-// other words, a line over 1 MiB, and any other line it cannot take are
-// refused with a line saying why, and the question is asked again.
+// number. Ask refuses a line that could mean two things or mixes picks and
+// other words. It refuses a line over 1 MiB, and any other line it cannot
+// take. Each refusal is a line saying why, and the question is asked again.
 //
 // End of input, even within a line, is [CodeAskCancelled], as is a read
 // error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
@@ -674,7 +671,7 @@ func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answe
 	if err := t.write(ctx, place+render(req)+timeLeft(ctx)+accepts(req)+"\n"); err != nil {
 		return Answer{}, err
 	}
-	// The question is shown: a line that the read in flight already has was
+	// The question is shown. A line that the read in flight already has was
 	// typed for an earlier one.
 	notice := ""
 	if t.dropStale() {
@@ -702,8 +699,8 @@ func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answe
 	}
 }
 
-// end writes what the human should know about an ask that ended with err:
-// where its ctx went, or a line end after the input ended.
+// end writes what the human should know about an ask that ended with err.
+// That is where its ctx went, or a line end after the input ended.
 func (t *Terminal) end(ctx context.Context, err error) {
 	switch {
 	case ctx.Err() == nil:
@@ -727,7 +724,7 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + duration(time.Until(deadline)) + ".\n"
 }
 
-// duration returns d in words, rounded: seconds under a minute, minutes
+// duration returns d in words, rounded to seconds under a minute, minutes
 // under an hour, then hours and minutes.
 func duration(d time.Duration) string {
 	count := func(n int64, unit string) string {
@@ -773,8 +770,8 @@ func render(req Request) string {
 	return b.String()
 }
 
-// writeText writes s, the model's text, each line led by "| ": so no line of
-// it reads as an option row or another line of the Terminal's own.
+// writeText writes s, the model's text, with each line led by "| ". So no
+// line of it reads as an option row or another line of the Terminal's own.
 func writeText(b *strings.Builder, s string) {
 	for _, l := range strings.Split(s, "\n") {
 		if l == "" {
@@ -839,8 +836,8 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 }
 
 // post starts writing s after the write in flight, and returns the channel
-// that receives its outcome. Nobody waits for a post of its own: its error
-// is lost, its panic is raised by the next write.
+// that receives its outcome. Nobody waits for a post of its own. Its error
+// is lost, and the next write raises its panic.
 func (t *Terminal) post(s string) chan written {
 	if t.midLine {
 		s = "\n" + s
@@ -919,7 +916,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 }
 
 // scanLine reads the next line of input, without its "\n" or "\r\n",
-// trimmed. A line of more than maxLine bytes is too long: it is skipped, not
+// trimmed. A line of more than maxLine bytes is too long. It is skipped, not
 // kept.
 func (t *Terminal) scanLine() line {
 	var buf []byte
@@ -952,9 +949,9 @@ type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
-	// panicked is what the reader panicked with, recovered on the Terminal's
-	// goroutine so that Ask raises it again on the caller's, as a provider's
-	// panic; nil when it did not panic.
+	// panicked is what the reader panicked with, or nil. It is recovered on
+	// the Terminal's goroutine so that Ask raises it again on the caller's, as
+	// a provider's panic.
 	panicked any
 }
 
@@ -965,8 +962,8 @@ type written struct {
 }
 
 // errStopped is the error of a read or write whose call ended its goroutine
-// without returning or panicking with a value: runtime.Goexit, or panic(nil)
-// under GODEBUG=panicnil=1.
+// without returning or panicking with a value. runtime.Goexit does that, and
+// so does panic(nil) under GODEBUG=panicnil=1.
 var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
 
 // replyIndex finds the options that a reply names by label, in time linear
@@ -1004,8 +1001,8 @@ func newReplyIndex(req Request) *replyIndex {
 	return x
 }
 
-// buildAutomaton builds x's automaton, once: only a MultiSelect reply with
-// a comma needs it.
+// buildAutomaton builds x's automaton, once. Only a MultiSelect reply with a
+// comma needs it.
 func (x *replyIndex) buildAutomaton() {
 	if x.next != nil {
 		return
@@ -1041,7 +1038,7 @@ func (x *replyIndex) buildAutomaton() {
 		}
 		x.also[i], x.ends[node] = x.ends[node], i
 	}
-	// A node's fail link needs its parent's: take the nodes by depth.
+	// A node's fail link needs its parent's, so take the nodes by depth.
 	var byDepth [][]int
 	for v := 1; v < len(x.fail); v++ {
 		for len(byDepth) <= x.depth[v] {
@@ -1131,8 +1128,8 @@ func replyOne(req Request, labels *replyIndex, text string) (Answer, string) {
 	return Answer{Text: text}, ""
 }
 
-// numbers reads text as option numbers of a request with n options: each
-// digits, with "#" before or "." after, separated by commas or white space.
+// numbers reads text as option numbers of a request with n options. Each is
+// digits, with "#" before or "." after. Commas or white space separate them.
 // isNumber reports whether text is only such numbers, or a range of them
 // ("1-3"), and problem says what is wrong with them, if anything.
 func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
@@ -1184,7 +1181,7 @@ type reading struct {
 // replySeveral reads text, a reply to req, a MultiSelect request. Text is
 // cut into parts at its commas, and each pick is one part or, for a label
 // with commas, several. One pass over the parts counts the ways to read the
-// parts before each, up to two: a reading that is not the only one is
+// parts before each, up to two. A reading that is not the only one is
 // refused, not guessed.
 func replySeveral(ctx context.Context, req Request, labels *replyIndex, text string) (Answer, string, error) {
 	raw := strings.Split(text, ",")
@@ -1321,20 +1318,20 @@ func pickAll(req Request, named []int) (Answer, string) {
 // ----------------------------------------------------------------------------
 // Form
 
-// ElicitFunc sends form as one form-mode elicitation/create and returns the
-// client's response: its action and content. With MCP, form is the request's
-// params. With ACP, the host adds sessionId and toolCallId beside it. An
-// ElicitFunc may be called concurrently when its SDK allows it.
+// ElicitFunc sends form as one form-mode elicitation/create. It returns the
+// action and content of the client's response. With MCP, form is the
+// request's params. With ACP, the host adds sessionId and toolCallId beside
+// it. An ElicitFunc may be called concurrently when its SDK allows it.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
 // Form is a [Provider] for MCP and ACP clients that render forms while the
 // tool call waits. It sends each question as [Request.Elicitation] through
-// its [ElicitFunc] and maps the response back with [ElicitationAnswer]. Make
+// its [ElicitFunc]. It maps the response back with [ElicitationAnswer]. Make
 // one with [NewForm].
 //
-// Form is safe for concurrent use when its ElicitFunc is. It has no AskAll:
-// [Registry.AskAll] sends one form per question, in turn. A nil *Form, or a
-// Form without an ElicitFunc, fails each Ask with [CodeInvalidProvider].
+// Form is safe for concurrent use when its ElicitFunc is. It has no AskAll,
+// so [Registry.AskAll] sends one form per question, in turn. A nil *Form, or
+// a Form without an ElicitFunc, fails each Ask with [CodeInvalidProvider].
 type Form struct {
 	elicit ElicitFunc
 }
@@ -1351,12 +1348,11 @@ func NewForm(elicit ElicitFunc) *Form {
 // [Registry.Ask] completes it. An invalid req is [CodeInvalidRequest] and is
 // not sent.
 //
-// When ctx is done, Ask returns ctx.Err() at once, also while elicit still
-// waits for a client that ignores ctx. A response that comes later is
-// dropped. An error from elicit is returned as it is. "decline" is
-// [CodeAskDeclined] and "cancel" [CodeAskCancelled]. A response that
-// [ElicitationAnswer] cannot read is its [CodeInvalidAnswer], at once: the
-// client is at fault, not the human.
+// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits
+// for a client that ignores ctx. A response that comes later is dropped. An
+// error from elicit is returned as it is. "decline" is [CodeAskDeclined],
+// and "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer]
+// cannot read is its [CodeInvalidAnswer], at once.
 //
 // A response that breaks the rules of [Answer] is not an answer. The form is
 // sent again, as [Pending.Elicitation] sends it, led by the line that says
@@ -1382,6 +1378,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		given, err := ElicitationAnswer(action, content)
+		// The client is at fault, not the human, so no form is sent again.
 		if err != nil {
 			return Answer{}, err
 		}
@@ -1398,12 +1395,12 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 
 // send sends form through f's elicit on a goroutine of its own, so that ctx
 // can end the wait even when elicit ignores ctx. The goroutine ends when
-// elicit returns: its channel has room for the late response, which nobody
+// elicit returns. Its channel has room for the late response, which nobody
 // reads.
 func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
 	done := make(chan elicited, 1)
 	go func() {
-		// Always sends: a panic, or runtime.Goexit, must not leave Ask waiting.
+		// Always sends. A panic, or runtime.Goexit, must not leave Ask waiting.
 		e := elicited{err: errors.New("elicit did not return")}
 		defer func() {
 			if v := recover(); v != nil {
@@ -1429,10 +1426,10 @@ type elicited struct {
 	action  string
 	content map[string]any
 	err     error
-	// panicked is what elicit panicked with, recovered on the Form's
-	// goroutine so that Ask raises it again on the caller's; nil when it did
-	// not panic. A panic after ctx ended is dropped with the late response:
-	// raised on the Form's goroutine it would end the process.
+	// panicked is what elicit panicked with, or nil. It is recovered on the
+	// Form's goroutine so that Ask raises it again on the caller's. A panic
+	// after ctx ended is dropped with the late response. Raised on the Form's
+	// goroutine, it would end the process.
 	panicked any
 }
 
@@ -1440,27 +1437,26 @@ type elicited struct {
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket, that answers by ID whenever it
+// chat bot or an editor over a socket. The UI answers by ID whenever it
 // connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
 // asks the human, and delivers each outcome with [Inbox.Respond].
 // [Inbox.Changed] tells it when to read Pending again. [Inbox.Handler]
 // serves such a UI to a web browser.
 //
-// A question's ID is 128 bits from crypto/rand in 32 lower-case hex digits:
-// another session's UI cannot guess it, and no ID repeats. A question is open
-// from its Ask until Respond delivers its outcome, or until the asker's ctx
-// is done: the caller's step ended, or the registration was disposed. The
-// questions of one AskAll share a Batch, and each carries the asker's
-// deadline, unless it is past year 9999, which RFC 3339 cannot write. Hint stays empty: a refused Respond changes nothing, and tells
-// its own caller why.
+// A question's ID is 128 bits from crypto/rand, in 32 lower-case hex digits.
+// Another session's UI cannot guess it, and no ID repeats. A question is
+// open from its Ask until Respond delivers its outcome, or until the asker's
+// ctx is done. The questions of one AskAll share a Batch. Each question
+// carries the asker's deadline, unless it is past year 9999, which RFC 3339
+// cannot write. Hint stays empty, since Respond tells its own caller why it
+// refused.
 //
-// A UI shows every text of a question as it is. It escapes only for its own
-// markup, such as HTML: [Request.Validate] lets through only text that draws
-// visibly.
+// A UI shows each text as it is, escaping only for its own markup, such as
+// HTML ([Request]).
 //
-// The zero value is an empty Inbox ready to use. An Inbox is
-// safe for concurrent use and must not be copied after first use. Its
-// methods need a non-nil *Inbox.
+// The zero value is an empty Inbox ready to use. An Inbox is safe for
+// concurrent use and must not be copied after first use. Its methods need a
+// non-nil *Inbox.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
 	open    list.List            // the open questions (*question), oldest first
@@ -1486,11 +1482,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return answers[0], nil
 }
 
-// AskAll opens reqs at once, consecutive in Pending under one Batch, and
+// AskAll opens reqs at once, consecutive in Pending under one Batch. It
 // returns their answers in request order. At the first error in request
-// order, once the questions before it are answered, it returns their answers
-// and that error. An error outcome closes the questions after it at once. A
-// done ctx closes every open one. Their answers could not be returned.
+// order, once the questions before it are answered, it returns their
+// answers and the error.
+// An error outcome closes the questions after it at once, and a done ctx
+// closes every open one, since their answers could not be returned.
 // Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
 // none is opened.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
@@ -1507,7 +1504,7 @@ func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	// One array holds the options of every question, and one the agents,
-	// not one of each per question: a UI that reads Pending at every change
+	// not one of each per question. A UI that reads Pending at every change
 	// reads the whole list each time (BenchmarkInboxPoll).
 	var nOptions, nAgents int
 	for e := b.open.Front(); e != nil; e = e.Next() {
@@ -1536,22 +1533,22 @@ func (b *Inbox) Pending() []Pending {
 }
 
 // Respond delivers the outcome of the open question id, as a live provider
-// returns it: ans when err is nil, else err. It returns nil when the outcome
-// is delivered, and the question is closed. An ans that breaks a rule of
-// [Answer] for the question's request is refused with [CodeInvalidAnswer],
-// and the question stays open for another try. An id that is not open
-// (never asked, already answered, or given up) is refused with
-// [CodeNotPending]: the first Respond of a question wins. A refused Respond
-// changes nothing.
+// returns it. The outcome is err, or ans when err is nil. Respond returns
+// nil when the outcome is delivered and the question closed. An ans that
+// breaks a rule of [Answer] for the question's request is refused with
+// [CodeInvalidAnswer], and the question stays open for another try. An id
+// that is not open (never asked, already answered, or given up) is refused
+// with [CodeNotPending], so the first Respond of a question wins. A refused
+// Respond changes nothing.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	_, refused := b.respond(id, ans, err)
 	return refused
 }
 
-// Changed returns a channel that is closed at the next change of Pending: a
-// question opened, answered or given up. Then call Changed again. Call it
-// before Pending to miss no change. A channel that nobody waits on holds no
-// goroutine.
+// Changed returns a channel that is closed at the next change of Pending,
+// when a question opens, is answered or is given up. Then call Changed
+// again. Call it before Pending to miss no change. A channel that nobody
+// waits on holds no goroutine.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1567,12 +1564,13 @@ type question struct {
 	call  []*question // the questions of its Ask or AskAll, in request order
 	index int         // its place in call
 	// outcome receives the question's outcome once, when it closes, so the
-	// asker always finds one: the responder's, or its own giving up.
+	// asker always finds one. It is the responder's, or the asker's own
+	// giving up.
 	outcome chan result
 	elem    *list.Element // q in the Inbox's open questions; nil once closed. Guarded by the Inbox's mu
 }
 
-// result is the outcome of a question: an answer, or the error in its place.
+// result is the outcome of a question, an answer or the error in its place.
 type result struct {
 	ans Answer
 	err error
@@ -1596,7 +1594,7 @@ func (b *Inbox) respond(id string, ans Answer, err error) (hint string, refused 
 	}
 	b.deliver(q, r)
 	if err != nil {
-		// The call returns at q's error: the questions after q leave now.
+		// The call returns at q's error, so the questions after q leave now.
 		for _, later := range q.call[q.index+1:] {
 			b.deliver(later, r)
 		}
@@ -1613,7 +1611,7 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 	}
 	deadline, _ := ctx.Deadline()
 	if deadline.Year() > 9999 {
-		// RFC 3339 has no such year: Pending's JSON would fail for every
+		// RFC 3339 has no such year. Pending's JSON would fail for every
 		// question, and the page would show none.
 		deadline = time.Time{}
 	}
@@ -1628,7 +1626,7 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 		case r = <-q.outcome:
 		case <-ctx.Done():
 			// A Respond that closed q first has delivered its outcome
-			// under b.mu: the human's answer is kept.
+			// under b.mu, so the human's answer is kept.
 			b.giveUp(call, ctx.Err())
 			r = <-q.outcome
 		}
@@ -1642,7 +1640,7 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 
 // openAll opens reqs as the questions of one call, consecutive in Pending,
 // under a Batch of their own when batch is set. An ID is not checked against
-// earlier ones: two of 2^32 random 128-bit IDs are equal with a chance of
+// earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
 // about 2^-65. The Batch is random too, so that it names no question.
 func (b *Inbox) openAll(reqs []Request, batch bool, deadline time.Time) ([]*question, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
@@ -1707,7 +1705,7 @@ func (b *Inbox) deliver(q *question, r result) bool {
 	}
 	delete(b.byID, q.entry.ID)
 	if len(b.byID) == 0 {
-		// A Go map keeps the buckets of its largest size: after a burst
+		// A Go map keeps the buckets of its largest size. After a burst
 		// of questions, an empty Inbox drops them.
 		b.byID = nil
 	}
@@ -1717,8 +1715,8 @@ func (b *Inbox) deliver(q *question, r result) bool {
 	return true
 }
 
-// publish makes a change of the open questions visible: it closes the
-// Changed channel. b.mu is held.
+// publish closes the Changed channel, which makes a change of the open
+// questions visible. b.mu is held.
 func (b *Inbox) publish() {
 	if b.changed != nil {
 		close(b.changed)
@@ -1729,15 +1727,14 @@ func (b *Inbox) publish() {
 // ----------------------------------------------------------------------------
 // Inbox: the web page and its routes
 
-// Handler returns an [http.Handler] that serves b to a web browser: a page
-// that shows the open questions, and the routes it uses. Mount it under a
-// prefix of its own:
+// Handler returns an [http.Handler] that serves b to a web browser, as a
+// page of the open questions and the routes the page uses. Mount it under a
+// prefix of its own.
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 //
 // The human opens the page at /ask/#token=..., a URL the host prints for
-// them. The fragment never reaches a server or its log. The routes,
-// relative to the mount point:
+// them. These are the routes, relative to the mount point.
 //
 //   - GET / is the page. It holds no question and needs no token.
 //   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
@@ -1746,9 +1743,9 @@ func (b *Inbox) publish() {
 //     client goes away, or at the server's WriteTimeout. The page then
 //     reconnects.
 //   - POST /questions/{id} responds to question id. Its body is an MCP
-//     elicitation result, read by [ElicitationAnswer]: {"action": "accept",
-//     "content": {"choice": ..., "text": ...}}, {"action": "decline"} or
-//     {"action": "cancel"}.
+//     elicitation result, read by [ElicitationAnswer]. It is
+//     {"action":"accept","content":{"choice":...,"text":...}},
+//     {"action":"decline"} or {"action":"cancel"}.
 //
 // A POST is 204 when the outcome is delivered. An answer that breaks the
 // request's rules is 422, and the question stays open. A question that is
@@ -1760,16 +1757,14 @@ func (b *Inbox) publish() {
 // Every route but the page needs token, as "Authorization: Bearer" or as the
 // query parameter token, which an EventSource can send. Without it a request
 // is 401, whatever its path or method. Then an unknown path is 404, and a
-// wrong method 405. The token keeps out other local users, other pages in
-// the human's browser (cross-site requests, DNS rebinding) and anyone who
-// reaches the port. So the handler checks no Host, and a phone may reach it
-// by any name. Make it from crypto/rand. A token shorter than 16 bytes is a
-// programming error: Handler panics. A token in the query may reach an
-// access log, and the page puts it there only for /events.
+// wrong method 405. The handler checks no Host, so a phone may reach it by
+// any name. Make token from crypto/rand. Handler panics when it is shorter
+// than 16 bytes. A token in the query may reach an access log, and the page
+// puts it there only for /events.
 //
-// The page needs no outside request. It runs under a Content-Security-Policy
-// that allows its own script and style by hash, and nothing else. It writes
-// every text with textContent, never as HTML.
+// The page loads nothing from outside. Its Content-Security-Policy allows
+// only its own script and style. It writes every text as text, never as
+// HTML.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -1808,6 +1803,9 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, inboxPage)
 		return
 	}
+	// The token keeps out other local users, other pages in the human's
+	// browser (cross-site requests, DNS rebinding) and anyone who reaches the
+	// port. So no Host check is needed.
 	if !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
@@ -1954,9 +1952,9 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 	_, _ = w.Write(data)
 }
 
-// pageCSP returns the page's Content-Security-Policy: its own script and
-// style, allowed by their hashes, requests to its own origin, and nothing
-// else. A hash, not a nonce, since the page is static.
+// pageCSP returns the page's Content-Security-Policy. It allows the page's
+// own script and style by their hashes, and requests to its own origin, and
+// nothing else. It uses hashes, not a nonce, since the page is static.
 func pageCSP() string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -1967,8 +1965,8 @@ func pageCSP() string {
 }
 
 // inboxPage is the page that [Inbox.Handler] serves at its root. It is
-// static: the questions come from its routes, read with the token in the
-// page's URL fragment.
+// static. The questions come from its routes, read with the token in the
+// page's URL fragment, which never reaches a server or its log.
 const inboxPage = `<!doctype html>
 <html lang="en">
 <head>
