@@ -1236,7 +1236,7 @@ func replySeveral(ctx context.Context, req Request, labels *replyIndex, text str
 			for i := labels.ends[node]; i >= 0 && ways[p] > 0 && ways[q+1] < 2; i = labels.also[i] {
 				from := starts[p] + len(keyed[p]) - len(strings.TrimPrefix(keyed[p], " "))
 				to := starts[q] + len(strings.TrimSuffix(keyed[q], " "))
-				if sameLabel(key[from:to], req.Options[i].Label) { // the same cores, and the same spaces
+				if key[from:to] == labels.keys[i] { // the span's key: the same cores, and the same spaces
 					add(q+1, reading{[]int{i}, p})
 				}
 			}

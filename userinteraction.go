@@ -570,7 +570,7 @@ var scriptRanges = sync.OnceValue(func() []scriptRange {
 })
 
 // duplicateLabel returns the indexes i < j of the first option j whose label
-// is the same as an earlier option i's by [sameLabel], or -1, -1.
+// is the same as an earlier option i's by [labelKey], or -1, -1.
 func duplicateLabel(opts []Option) (int, int) {
 	seen := make(map[string]int, len(opts)) // labelKey -> index
 	for j := range opts {
@@ -583,18 +583,12 @@ func duplicateLabel(opts []Option) (int, int) {
 	return -1, -1
 }
 
-// sameLabel reports whether a human could not tell labels a and b apart.
-// They are the same when equal once default-ignorable code points are
-// dropped, the white space at their ends is trimmed, each run of it inside
-// is one space, and case is folded. It is the one comparison of labels.
-// Validate's duplicates and a label typed at the [Terminal] both use it, so
-// a typed label picks at most one option.
-func sameLabel(a, b string) bool {
-	return labelKey(a) == labelKey(b)
-}
-
-// labelKey returns the text that sameLabel compares. Equal keys are the same
-// label.
+// labelKey returns the key by which labels are compared: a human could not
+// tell apart two labels with equal keys. The key drops default-ignorable
+// code points and the white space at the ends, reads each run of white
+// space inside as one space, and folds case. It is the one comparison of
+// labels. Validate's duplicates and a label typed at the [Terminal] both
+// use it, so a typed label picks at most one option.
 func labelKey(label string) string {
 	var b strings.Builder
 	label = trimLabel(label)
