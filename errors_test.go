@@ -156,7 +156,8 @@ func TestNilErrorReceivers(t *testing.T) {
 	}
 }
 
-// TestProviderFailedCarriesCause: the model learns why the provider failed.
+// TestProviderFailedCarriesCause: the model learns why the provider failed,
+// in text that shows as it is.
 func TestProviderFailedCarriesCause(t *testing.T) {
 	go2026 := "elicitation/create cannot be sent while serving a request on protocol version 2026-07-28: " +
 		"return an InputRequests map instead (multi round-trip requests, SEP-2322)"
@@ -167,6 +168,29 @@ func TestProviderFailedCarriesCause(t *testing.T) {
 		{"boom", "provider failed: boom", "PROVIDER_FAILED: provider failed: boom"},
 		{go2026, "provider failed: " + go2026, "PROVIDER_FAILED: provider failed: " + go2026},
 		{long, "provider failed: " + long[:200] + "…", "PROVIDER_FAILED: provider failed: " + long},
+		// Issue 28 item 10: a provider's text, which may come from a remote
+		// client, reaches neither the model nor a log with escape sequences
+		// raw, and Error() holds it once.
+		{
+			"client said \x1b[31mno\x1b[0m\r\n",
+			`provider failed: client said \x1b[31mno\x1b[0m\r\n`,
+			`PROVIDER_FAILED: provider failed: client said \x1b[31mno\x1b[0m\r\n`,
+		},
+		{
+			"bad \u202eyaml.exe \xff \u2028",
+			`provider failed: bad \u202eyaml.exe \xff \u2028`,
+			`PROVIDER_FAILED: provider failed: bad \u202eyaml.exe \xff \u2028`,
+		},
+		{
+			strings.Repeat("\x07", 300),
+			"provider failed: " + strings.Repeat(`\a`, 200) + "…",
+			"PROVIDER_FAILED: provider failed: " + strings.Repeat(`\a`, 300),
+		},
+		{
+			`quotes "and" \ stay, as does 日本`,
+			`provider failed: quotes "and" \ stay, as does 日本`,
+			`PROVIDER_FAILED: provider failed: quotes "and" \ stay, as does 日本`,
+		},
 	}
 	for _, tt := range tests {
 		cause := errors.New(tt.cause)

@@ -246,3 +246,20 @@ func manyOptions(n int) ui.Request {
 	}
 	return req
 }
+
+// wantValidate checks req.Validate(): nil when want is empty, else
+// INVALID_REQUEST with a message containing want.
+func wantValidate(t *testing.T, req ui.Request, want string) {
+	t.Helper()
+	err := req.Validate()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("Validate() = %v, want nil", err)
+		}
+		return
+	}
+	wantCode(t, "Validate()", err, ui.CodeInvalidRequest)
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("Validate() = %q, want a message containing %q", err, want)
+	}
+}

@@ -248,19 +248,7 @@ func TestRequestValidate(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.req.Validate()
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			wantCode(t, "Validate()", err, ui.CodeInvalidRequest)
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Validate() = %q, want a message containing %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantValidate(t, tt.req, tt.want) })
 	}
 }
 

@@ -1,7 +1,6 @@
 package userinteraction_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -58,51 +57,5 @@ func TestValidateIssue28(t *testing.T) {
 				t.Fatalf("Validate() = %q, want a message containing %q", err, tt.want)
 			}
 		})
-	}
-}
-
-// TestProviderFailedEscapesText is item 10 of issue 28: a provider's error
-// text, which may come from a remote client, reaches neither the model nor
-// a log with its escape sequences raw, and Error() holds it once.
-func TestProviderFailedEscapesText(t *testing.T) {
-	tests := []struct {
-		cause, message, text string
-	}{
-		{
-			"client said \x1b[31mno\x1b[0m\r\n",
-			`provider failed: client said \x1b[31mno\x1b[0m\r\n`,
-			`PROVIDER_FAILED: provider failed: client said \x1b[31mno\x1b[0m\r\n`,
-		},
-		{
-			"bad \u202eyaml.exe \xff \u2028",
-			`provider failed: bad \u202eyaml.exe \xff \u2028`,
-			`PROVIDER_FAILED: provider failed: bad \u202eyaml.exe \xff \u2028`,
-		},
-		{
-			strings.Repeat("\x07", 300),
-			"provider failed: " + strings.Repeat(`\a`, 200) + "…",
-			"PROVIDER_FAILED: provider failed: " + strings.Repeat(`\a`, 300),
-		},
-		{
-			`quotes "and" \ stay, as does 日本`,
-			`provider failed: quotes "and" \ stay, as does 日本`,
-			`PROVIDER_FAILED: provider failed: quotes "and" \ stay, as does 日本`,
-		},
-	}
-	for _, tt := range tests {
-		cause := errors.New(tt.cause)
-		_, err := ui.Ask(scope(t, failing(cause)), question)
-		var he *ui.HarnessError
-		if !errors.As(err, &he) || he.Code != ui.CodeProviderFailed || he.Message != tt.message {
-			t.Fatalf("Ask() error = %v, want PROVIDER_FAILED with message %q", err, tt.message)
-		}
-		if err.Error() != tt.text || !errors.Is(err, cause) {
-			t.Errorf("Ask() error = %q, want %q, wrapping the cause", err, tt.text)
-		}
-	}
-	// Any cause that Error writes is escaped so.
-	he := &ui.HarnessError{Code: "X", Message: "m", Err: errors.New("a\x1b[2J\nb")}
-	if got, want := he.Error(), `X: m: a\x1b[2J\nb`; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

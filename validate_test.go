@@ -103,19 +103,7 @@ func TestValidateAllowlist(t *testing.T) {
 		{"scripts mix in prose", ui.Request{Question: "Уes?", Header: "Уes", Options: []ui.Option{{Label: "a", Description: "Уes"}}}, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.req.Validate()
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			wantCode(t, "Validate()", err, ui.CodeInvalidRequest)
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Validate() = %q, want a message containing %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantValidate(t, tt.req, tt.want) })
 	}
 }
 
@@ -166,19 +154,7 @@ func TestValidateSizes(t *testing.T) {
 		{"values are not shown", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose + prose + prose + prose + prose}}}, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.req.Validate()
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			wantCode(t, "Validate()", err, ui.CodeInvalidRequest)
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Validate() = %q, want a message containing %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantValidate(t, tt.req, tt.want) })
 	}
 }
 
