@@ -82,12 +82,8 @@ func answeredHereFirst(s *site, browser context.Context) error {
 		window.fetch = (u, o) => { if (o && o.method === "POST") window.posts++; return f(u, o); }; return true; })()`); err != nil {
 		return err
 	}
-	done, p, err := s.ask(s.session, ui.Request{Question: "Answered here?"})
+	done, id, err := s.askShown(t, ui.Request{Question: "Answered here?"})
 	if err != nil {
-		return err
-	}
-	id := p[0].ID
-	if err := t.until(shown(id)); err != nil {
 		return err
 	}
 	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r\r")); err != nil {
@@ -174,12 +170,8 @@ func rightToLeft(s *site, t *tab) error {
 		Question: "האם למחוק את הקובץ?",
 		Options:  []ui.Option{{Label: "כן", Recommended: true}, {Label: "لا", Description: "لن يتم حذف أي شيء."}},
 	}
-	done, p, err := s.ask(s.session, req)
+	done, id, err := s.askShown(t, req)
 	if err != nil {
-		return err
-	}
-	id := p[0].ID
-	if err := t.until(shown(id)); err != nil {
 		return err
 	}
 	got, err := eval[string](t, "Array.from(document.querySelectorAll('"+card(id)+" :is(.header, .question, .label, .desc)'))"+

@@ -82,6 +82,16 @@ type outcome struct {
 
 // ask asks reqs on a goroutine, one by Ask and several by AskAll, and waits
 // until they are open. Its channel receives the outcome.
+// askShown asks req of the site's session and waits until tab t shows it.
+// It returns the channel of the ask's outcome and the question's ID.
+func (s *site) askShown(t *tab, req ui.Request) (<-chan outcome, string, error) {
+	done, p, err := s.ask(s.session, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return done, p[0].ID, t.until(shown(p[0].ID))
+}
+
 func (s *site) ask(ctx context.Context, reqs ...ui.Request) (<-chan outcome, []ui.Pending, error) {
 	before := len(s.inbox.Pending())
 	done := make(chan outcome, 1)
@@ -294,12 +304,8 @@ var region = ui.Request{
 
 var scenarios = []scenario{
 	{"a click on an option", onOneTab(func(s *site, t *tab) error {
-		done, p, err := s.ask(s.session, region)
+		done, id, err := s.askShown(t, region)
 		if err != nil {
-			return err
-		}
-		id := p[0].ID
-		if err := t.until(shown(id)); err != nil {
 			return err
 		}
 		pre, err := eval[bool](t, "document.querySelector('"+card(id)+" input[value=Europe]').checked")
@@ -320,12 +326,8 @@ var scenarios = []scenario{
 			Options:     []ui.Option{{Label: "41"}, {Label: "42", Recommended: true}, {Label: "43"}},
 			MultiSelect: true,
 		}
-		done, p, err := s.ask(s.session, req)
+		done, id, err := s.askShown(t, req)
 		if err != nil {
-			return err
-		}
-		id := p[0].ID
-		if err := t.until(shown(id)); err != nil {
 			return err
 		}
 		if err := t.do(chromedp.Click(option(id, "41")), chromedp.Click(option(id, "42")), chromedp.Click(option(id, "43")),
@@ -363,12 +365,8 @@ var scenarios = []scenario{
 	})},
 	{"a refused answer shows its hint", onOneTab(func(s *site, t *tab) error {
 		req := ui.Request{Question: "Which checks?", Options: []ui.Option{{Label: "lint"}, {Label: "test"}}, MultiSelect: true, DisallowCustom: true}
-		done, p, err := s.ask(s.session, req)
+		done, id, err := s.askShown(t, req)
 		if err != nil {
-			return err
-		}
-		id := p[0].ID
-		if err := t.until(shown(id)); err != nil {
 			return err
 		}
 		if err := t.do(chromedp.Click(button(id, "Answer"))); err != nil {
@@ -444,12 +442,8 @@ var scenarios = []scenario{
 		return errors.Join(a.problems(), b.problems())
 	}},
 	{"a reload mid-question", onOneTab(func(s *site, t *tab) error {
-		done, p, err := s.ask(s.session, ui.Request{Question: "Why now?"})
+		done, id, err := s.askShown(t, ui.Request{Question: "Why now?"})
 		if err != nil {
-			return err
-		}
-		id := p[0].ID
-		if err := t.until(shown(id)); err != nil {
 			return err
 		}
 		if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "half an answer"), chromedp.Reload()); err != nil {
@@ -493,12 +487,8 @@ var scenarios = []scenario{
 			},
 			Agent: &ui.Agent{Name: "<iframe src=//attacker.example>", ID: "');alert(4);//"},
 		}
-		done, p, err := s.ask(s.session, req)
+		done, id, err := s.askShown(t, req)
 		if err != nil {
-			return err
-		}
-		id := p[0].ID
-		if err := t.until(shown(id)); err != nil {
 			return err
 		}
 		got, err := eval[string](t, "document.getElementById('q-"+id+"').textContent")
