@@ -347,6 +347,12 @@ type registration struct {
 // registration was disposed while it was answering.
 var errDisposed = errors.New("provider disposed")
 
+// errStopped is the error of a call that a provider made on a goroutine of
+// its own and that ended that goroutine without returning or panicking with
+// a value: runtime.Goexit, or panic(nil) under GODEBUG=panicnil=1. The
+// Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
+var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
+
 // errAnsweredElsewhere is the cause of the context of a UI that [FirstOf]
 // withdraws because another UI answered first. It lives with the registry,
 // which every provider builds on, since the Terminal tells the human.
@@ -961,11 +967,6 @@ type written struct {
 	panicked any // what the writer panicked with, as in line
 }
 
-// errStopped is the error of a read or write whose call ended its goroutine
-// without returning or panicking with a value. runtime.Goexit does that, and
-// so does panic(nil) under GODEBUG=panicnil=1.
-var errStopped = errors.New("userinteraction: the Terminal's reader or writer stopped its goroutine")
-
 // replyIndex finds the options that a reply names by label, in time linear
 // in the reply's length. Labels are compared by their labelKey.
 type replyIndex struct {
@@ -1401,7 +1402,7 @@ func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]a
 	done := make(chan elicited, 1)
 	go func() {
 		// Always sends. A panic, or runtime.Goexit, must not leave Ask waiting.
-		e := elicited{err: errors.New("elicit did not return")}
+		e := elicited{err: errStopped}
 		defer func() {
 			if v := recover(); v != nil {
 				e = elicited{panicked: v}
@@ -3181,11 +3182,6 @@ type runOutcome struct {
 	panicked any // the value of the provider's panic, or nil
 }
 
-// errProviderStopped is the error of a provider that ended its goroutine
-// without returning or panicking with a value. runtime.Goexit does so, and
-// so does panic(nil) under GODEBUG=panicnil=1. Such a provider drops out.
-var errProviderStopped = errors.New("userinteraction: a provider of FirstOf stopped its goroutine")
-
 // errPanicElsewhere is the cause of the context of a UI that FirstOf
 // withdraws because another UI panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
@@ -3200,7 +3196,7 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 	outcomes := make(chan runOutcome, len(f.providers))
 	for i, p := range f.providers {
 		go func(i int, p Provider) {
-			o := runOutcome{index: i, err: errProviderStopped}
+			o := runOutcome{index: i, err: errStopped}
 			defer func() { // always sends: a panic, or Goexit, must not leave the race waiting
 				if v := recover(); v != nil {
 					o = runOutcome{index: i, panicked: v}
