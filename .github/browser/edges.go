@@ -135,9 +135,14 @@ func manyBatches(s *site, t *tab) error {
 			done <- err
 		}(i)
 	}
-	for deadline := time.After(wait); len(s.inbox.Pending()) < n; {
+	// Changed before Pending, so that no change between the two is missed.
+	for deadline := time.After(wait); ; {
+		changed := s.inbox.Changed()
+		if len(s.inbox.Pending()) >= n {
+			break
+		}
 		select {
-		case <-s.inbox.Changed():
+		case <-changed:
 		case <-deadline:
 			return fmt.Errorf("the questions did not open")
 		}
