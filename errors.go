@@ -264,6 +264,30 @@ func aborted(ctx context.Context, stage string) error {
 	return NewError(CodeAskAborted, msg, err)
 }
 
+// codedError returns the {name, code, message} that stands for err where
+// only that travels, as in an [Outcome]'s JSON or a [Replay] record. That is
+// err's own when it carries a code, else the PROVIDER_FAILED that
+// Registry.Ask would return for it. It has no cause.
+func codedError(err error) *HarnessError {
+	var he *HarnessError
+	if isTypedNil(err) || CodeOf(err) == "" {
+		he = &providerFailed(err).HarnessError
+	} else {
+		errors.As(err, &he)
+	}
+	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
+}
+
+// asError returns e as the error it stands for: a *UserInteractionError
+// when it is named so, else a copy of e.
+func (e *HarnessError) asError() error {
+	if e.Name == errorName {
+		return NewError(e.Code, e.Message, nil)
+	}
+	he := *e
+	return &he
+}
+
 // invalidState returns the INVALID_STATE error for state that cause says
 // why OpenReplay refused. Its message tells the model what to do, and no
 // more of why.

@@ -307,3 +307,66 @@ func ExampleFromContext() {
 	// UI attached: true
 	// UI attached: false
 }
+
+// This example shows a host's audit trail: Registry.Ended sees how every
+// question ended, where it was answered, or the code that ended it.
+func ExampleRegistry_Ended() {
+	registry := &userinteraction.Registry{
+		Ended: func(req userinteraction.Request, o userinteraction.Outcome) {
+			if o.Err != nil {
+				fmt.Printf("audit: %q ended with %s\n", req.Question, userinteraction.CodeOf(o.Err))
+				return
+			}
+			fmt.Printf("audit: %q answered %q via %s\n", req.Question, o.Answer.Text, o.Answer.Via)
+		},
+	}
+	session := userinteraction.WithRegistry(context.Background(), registry)
+	dispose, _ := userinteraction.Register(session, userinteraction.ProviderFunc(
+		func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+			if req.Question == "Delete the branch?" {
+				return userinteraction.Answer{}, userinteraction.NewError(userinteraction.CodeAskDeclined, "the human declined", nil)
+			}
+			ans := req.Options[0].Answer()
+			ans.Via = "chat" // the UI names itself
+			return ans, nil
+		}))
+	defer dispose()
+
+	_, _ = userinteraction.Ask(session, userinteraction.Request{Question: "Merge it?", Options: []userinteraction.Option{{Label: "Merge", Value: "merge"}}})
+	_, _ = userinteraction.Ask(session, userinteraction.Request{Question: "Delete the branch?"})
+	// Output:
+	// audit: "Merge it?" answered "merge" via chat
+	// audit: "Delete the branch?" ended with ASK_DECLINED
+}
+
+// This example shows a UI that learns how a question it showed ended on
+// another UI: FirstOf withdrew it, and EndedElsewhere tells it the winner's
+// outcome, to tell its own human.
+func ExampleEndedElsewhere() {
+	shown := make(chan struct{})
+	slow := userinteraction.ProviderFunc(func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+		close(shown)
+		<-ctx.Done()
+		if o, ok := userinteraction.EndedElsewhere(ctx); ok {
+			fmt.Printf("chat says: answered %q in the %s\n", o.Answer.Text, o.Answer.Via)
+		}
+		return userinteraction.Answer{}, ctx.Err()
+	})
+	quick := userinteraction.ProviderFunc(func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+		<-shown // the human answers once both UIs show the question
+		ans := req.Options[1].Answer()
+		ans.Via = "terminal"
+		return ans, nil
+	})
+	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
+	dispose, _ := userinteraction.Register(session, userinteraction.FirstOf(slow, quick))
+	defer dispose()
+	ans, err := userinteraction.Ask(session, userinteraction.Request{
+		Question: "Delete the build cache?",
+		Options:  []userinteraction.Option{{Label: "Keep"}, {Label: "Delete"}},
+	})
+	fmt.Println(ans.Text, ans.Via, err)
+	// Output:
+	// chat says: answered "Delete" in the terminal
+	// Delete terminal <nil>
+}

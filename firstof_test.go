@@ -15,7 +15,7 @@ import (
 // The causes that FirstOf gives the context of a withdrawn UI, by their text:
 // the test package cannot name the package's own errors.
 const (
-	answeredElsewhere = "another UI answered the question"
+	answeredElsewhere = "the question ended on another UI"
 	panicElsewhere    = "another UI panicked"
 )
 

@@ -78,24 +78,33 @@ var _ Provider = ProviderFunc(nil)
 // human and records the outcome under ID, or responds with it.
 //
 // Batch is shared by the questions of one AskAll, so a UI can show them as
-// one dialog. It is empty for a lone Ask. Hint says why the last response
-// was refused, for the UI to lead with. Deadline is the asker's deadline,
-// when its context has one (Inbox only).
+// one dialog. It is empty for a lone Ask. Index is the question's place in
+// its batch, from 0, and Count the number of questions in the batch (0 for
+// a lone Ask), so a UI can say "Question 2 of 3". Hint says why the last
+// response was refused, for the UI to lead with. Deadline is the asker's
+// deadline, when its context has one (Inbox only).
 //
-// Its JSON is {"id", "request", "batch"?, "hint"?, "deadline"?}, with the
-// deadline in RFC 3339.
+// Its JSON is {"id", "request", "batch"?, "index"?, "count"?, "hint"?,
+// "deadline"?}, with the deadline in RFC 3339.
 type Pending struct {
 	ID       string
 	Request  Request
 	Batch    string
+	Index    int
+	Count    int
 	Hint     string
 	Deadline time.Time
 }
 
-// Elicitation returns [Request.Elicitation] of q's request. A non-empty Hint
-// leads its message, on a line of its own.
+// Elicitation returns [Request.Elicitation] of q's request. Its message is
+// led by the Hint, when there is one, and then by "Question 2 of 3." for a
+// batch of several questions, each on a line of its own. A client may show
+// a batch's forms in any order.
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
+	if q.Count > 1 {
+		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
+	}
 	if q.Hint != "" {
 		form.Message = q.Hint + "\n" + form.Message
 	}
@@ -109,6 +118,8 @@ type wirePending struct {
 	ID       string      `json:"id"`
 	Request  wireRequest `json:"request"`
 	Batch    string      `json:"batch,omitempty"`
+	Index    int         `json:"index,omitempty"`
+	Count    int         `json:"count,omitempty"`
 	Hint     string      `json:"hint,omitempty"`
 	Deadline *time.Time  `json:"deadline,omitempty"`
 }
@@ -120,7 +131,7 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 
 // wire returns q's JSON shape.
 func (q *Pending) wire() wirePending {
-	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Hint: q.Hint}
+	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
@@ -129,7 +140,7 @@ func (q *Pending) wire() wirePending {
 
 // pending returns the Pending that w is the JSON shape of.
 func (w *wirePending) pending() Pending {
-	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Hint: w.Hint}
+	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
 	if w.Deadline != nil {
 		q.Deadline = *w.Deadline
 	}
@@ -158,6 +169,14 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 // [CodeNoRegistry]. A Registry is safe for concurrent use and must not be
 // copied after first use.
 type Registry struct {
+	// Ended, when set, is called once for every question asked through the
+	// registry, once it ended and before Ask or AskAll returns, on the asking
+	// goroutine, with the request and the Outcome that Ask returns. An
+	// invalid request is a question that ended too. It is a host's audit
+	// trail. It must not modify req. A panic in it propagates to the caller
+	// of Ask. Set it before the registry is used.
+	Ended func(req Request, o Outcome)
+
 	// active is the registration of the active provider, or nil. Atomic so
 	// that Ask finds the provider without a registry-wide lock.
 	active atomic.Pointer[registration]
@@ -258,8 +277,17 @@ func (r *Registry) Provider() Provider {
 //
 // An answer is returned even when ctx ended or the provider was disposed
 // meanwhile. A panic in the provider propagates to the caller and leaves r
-// consistent.
+// consistent. Then r.Ended is called with the outcome, when set.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
+	ans, err := r.ask(ctx, req)
+	if r != nil && r.Ended != nil {
+		r.Ended(req, Outcome{Answer: ans, Err: err})
+	}
+	return ans, err
+}
+
+// ask is [Registry.Ask] before r.Ended is called.
+func (r *Registry) ask(ctx context.Context, req Request) (Answer, error) {
 	if err := checkCtx(ctx); err != nil {
 		return Answer{}, err
 	}
@@ -283,8 +311,24 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 // are mapped as by Ask, and a disposal aborts the rest of the batch.
 //
 // On an error, AskAll returns it with the answers given before it, a
-// possibly empty prefix of reqs.
+// possibly empty prefix of reqs. Then r.Ended is called for each request in
+// order, when set. The requests after the answered ones get the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	answers, err := r.askAll(ctx, reqs)
+	if r != nil && r.Ended != nil {
+		for i := range reqs {
+			o := Outcome{Err: err}
+			if i < len(answers) {
+				o = Outcome{Answer: answers[i]}
+			}
+			r.Ended(reqs[i], o)
+		}
+	}
+	return answers, err
+}
+
+// askAll is [Registry.AskAll] before r.Ended is called.
+func (r *Registry) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
@@ -353,10 +397,51 @@ var errDisposed = errors.New("provider disposed")
 // Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
-// errAnsweredElsewhere is the cause of the context of a UI that [FirstOf]
-// withdraws because another UI answered first. It lives with the registry,
-// which every provider builds on, since the Terminal tells the human.
-var errAnsweredElsewhere = errors.New("another UI answered the question")
+// EndedElsewhere reports how the question ended on another UI, when that
+// ended ctx: a provider's ask that [FirstOf] withdrew because another UI
+// answered or declined. The Outcome is the winner's, its Answer with its
+// Via. For a batch it is the decline or the last answer. It reports false
+// for any other end of ctx, and while ctx is not done.
+func EndedElsewhere(ctx context.Context) (Outcome, bool) {
+	if ctx == nil || ctx.Err() == nil {
+		return Outcome{}, false
+	}
+	var e *endedElsewhere
+	if errors.As(context.Cause(ctx), &e) {
+		return e.outcome, true
+	}
+	return Outcome{}, false
+}
+
+// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
+// because another UI won, with the winner's outcome.
+type endedElsewhere struct {
+	outcome Outcome
+}
+
+func (e *endedElsewhere) Error() string {
+	return "the question ended on another UI"
+}
+
+// A claimer decides a race between UIs for one question: [FirstOf]'s. claim
+// reports whether the UI whose ask's context holds it may take the
+// question's outcome o, and takes it when so.
+type claimer interface {
+	claim(o Outcome) bool
+}
+
+// claimKey is the context key of the claimer of an ask in a race.
+type claimKey struct{}
+
+// claim reports whether o, the answer or decline that a UI is about to
+// confirm to its human, is the question's outcome. It is, unless ctx is the
+// context of a UI in a FirstOf race that another UI has won. A UI that tells
+// its human "your answer was taken" calls it first, so that only the
+// winner's human is told so.
+func claim(ctx context.Context, o Outcome) bool {
+	c, _ := ctx.Value(claimKey{}).(claimer)
+	return c == nil || c.claim(o)
+}
 
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
@@ -713,11 +798,17 @@ func (t *Terminal) end(ctx context.Context, err error) {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
 			_ = t.write(ctx, "") // the input ended: the host's output starts on a fresh line
 		}
-	case errors.Is(context.Cause(ctx), errAnsweredElsewhere):
+	case isEndedElsewhere(ctx):
 		t.post(elsewhereNotice + "\n")
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		t.post(timeUpNotice + "\n")
 	}
+}
+
+// isEndedElsewhere reports whether another UI ended the question of ctx.
+func isEndedElsewhere(ctx context.Context) bool {
+	_, ok := EndedElsewhere(ctx)
+	return ok
 }
 
 // timeLeft returns the line that says how long the human has to answer, or
@@ -2351,7 +2442,7 @@ func (p *Replay) Pending() []Pending {
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
-		o = outcome{err: recordedError(err)}
+		o = outcome{err: codedError(err)}
 	}
 	if !utf8.ValidString(id) || (o.err != nil && o.err.Code == CodeInputRequired) {
 		return
@@ -2423,7 +2514,7 @@ func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hi
 	case !ok:
 		return Answer{}, false, "", nil
 	case o.err != nil:
-		return Answer{}, true, "", o.error()
+		return Answer{}, true, "", o.err.asError()
 	case o.refusal:
 		return Answer{}, false, o.hint, nil
 	}
@@ -2433,9 +2524,9 @@ func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hi
 	}
 	if o.refused+1 >= maxForms {
 		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
-		o = outcome{err: recordedError(invalidAnswer(why))}
+		o = outcome{err: codedError(invalidAnswer(why))}
 		p.record[id] = o
-		return Answer{}, true, "", o.error()
+		return Answer{}, true, "", o.err.asError()
 	}
 	p.record[id] = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
 	return Answer{}, false, broken.hint, nil
@@ -2717,29 +2808,6 @@ type refusal struct {
 type refusedAnswer struct {
 	Answer
 	Refused int `json:"refused"`
-}
-
-// recordedError returns the {name, code, message} that stands for err in a
-// record. That is err's own when it carries a code, else the PROVIDER_FAILED
-// that Registry.Ask would return for it.
-func recordedError(err error) *HarnessError {
-	var he *HarnessError
-	if isTypedNil(err) || CodeOf(err) == "" {
-		he = &providerFailed(err).HarnessError
-	} else {
-		errors.As(err, &he)
-	}
-	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
-}
-
-// error returns the recorded error as Ask returns it, a *UserInteractionError
-// when it is named so.
-func (o outcome) error() error {
-	if o.err.Name == errorName {
-		return NewError(o.err.Code, o.err.Message, nil)
-	}
-	he := *o.err
-	return &he
 }
 
 // decodeRecord decodes a record's JSON in one pass, key by key, so that it
@@ -3182,16 +3250,75 @@ type runOutcome struct {
 	panicked any // the value of the provider's panic, or nil
 }
 
+// outcome returns the question's Outcome that o stands for, once it won: the
+// decline, or the last answer of a batch.
+func (o *runOutcome) outcome() Outcome {
+	if o.err != nil || len(o.answers) == 0 {
+		return Outcome{Err: o.err}
+	}
+	return Outcome{Answer: o.answers[len(o.answers)-1]}
+}
+
 // errPanicElsewhere is the cause of the context of a UI that FirstOf
 // withdraws because another UI panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
 
+// A race is one Ask or AskAll of a FirstOf: its providers answer at once,
+// each under a member context of its own.
+type race struct {
+	ctx     context.Context // the ask's
+	members []*member       // one per provider, in argument order
+
+	mu     sync.Mutex // guards winner
+	winner *member    // the member whose outcome won, or nil
+}
+
+// A member is one provider's part of a race. Its context holds it as the
+// claimer of that provider's ask.
+type member struct {
+	race     *race
+	ctx      context.Context
+	withdraw context.CancelCauseFunc
+}
+
+// claim takes the race for m with the outcome o, unless another member took
+// it first. The others are then withdrawn, with o as the cause. A race
+// inside another, a FirstOf among FirstOf's providers, claims the outer
+// race first.
+func (m *member) claim(o Outcome) bool {
+	r := m.race
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.winner != nil {
+		return r.winner == m
+	}
+	if !claim(r.ctx, o) {
+		return false
+	}
+	r.winner = m
+	cause := &endedElsewhere{outcome: o}
+	for _, other := range r.members {
+		if other != m {
+			other.withdraw(cause)
+		}
+	}
+	return true
+}
+
 // race runs ask for every provider of f at once, each under a context of its
 // own derived from ctx, and returns the winning outcome once all returned.
 // ask returns an error unless every answer is there and keeps the rules.
+// A provider that confirms an answer to its human claims the race first
+// ([claim]). Any other winning outcome claims it when it arrives.
 func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) ([]Answer, error)) ([]Answer, error) {
-	members, withdraw := context.WithCancelCause(ctx)
-	defer withdraw(nil)
+	all, withdrawAll := context.WithCancelCause(ctx)
+	defer withdrawAll(nil)
+	r := &race{ctx: ctx, members: make([]*member, len(f.providers))}
+	for i := range f.providers {
+		m := &member{race: r}
+		m.ctx, m.withdraw = context.WithCancelCause(context.WithValue(all, claimKey{}, claimer(m)))
+		r.members[i] = m
+	}
 	// Buffered, so that no provider's goroutine waits to report its outcome.
 	outcomes := make(chan runOutcome, len(f.providers))
 	for i, p := range f.providers {
@@ -3203,7 +3330,7 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 				}
 				outcomes <- o
 			}()
-			o.answers, o.err = ask(members, p)
+			o.answers, o.err = ask(r.members[i].ctx, p)
 		}(i, p)
 	}
 	byIndex := make([]runOutcome, len(f.providers))
@@ -3211,15 +3338,15 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 	for range f.providers {
 		o := <-outcomes
 		byIndex[o.index] = o
+		r.members[o.index].withdraw(nil) // returned: its context is done with
 		switch {
 		case o.panicked != nil:
 			if panicked == nil {
 				panicked = &o
-				withdraw(errPanicElsewhere)
+				withdrawAll(errPanicElsewhere)
 			}
-		case win == nil && panicked == nil && wins(o.err):
+		case win == nil && panicked == nil && wins(o.err) && r.members[o.index].claim(o.outcome()):
 			win = &o
-			withdraw(errAnsweredElsewhere)
 		}
 	}
 	switch {

@@ -138,8 +138,8 @@ func TestTerminalSaysAnsweredElsewhere(t *testing.T) {
 		cause error
 		want  string
 	}{
-		{cause: errAnsweredElsewhere, want: "> \nThis question was answered elsewhere.\n"},
-		{cause: fmt.Errorf("withdrawn: %w", errAnsweredElsewhere), want: "> \nThis question was answered elsewhere.\n"},
+		{cause: &endedElsewhere{}, want: "> \nThis question was answered elsewhere.\n"},
+		{cause: fmt.Errorf("withdrawn: %w", &endedElsewhere{}), want: "> \nThis question was answered elsewhere.\n"},
 		{cause: errors.New("the tool step ended"), want: "> \n"},
 	} {
 		in, typing := io.Pipe()

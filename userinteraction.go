@@ -22,6 +22,7 @@ package userinteraction
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -139,8 +140,11 @@ func cloneOptions(opts []Option) []Option {
 // Answer is the human's answer to a [Request]. Text is the model-facing
 // answer, the one consumers use. Option is the option picked in a
 // single-select request, or nil for the human's own words. Options are the
-// options picked in a MultiSelect request, in offered order. Its JSON is
-// {"answer", "option"?, "options"?}. An empty "options" decodes as nil.
+// options picked in a MultiSelect request, in offered order. Via names the
+// UI that answered, such as "terminal", "form" or "page". The shipped
+// providers set it, a custom provider sets its own, and the registry keeps
+// what it is given. Its JSON is {"answer", "option"?, "options"?, "via"?}.
+// An empty "options" decodes as nil.
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
 // request. A broken rule is [CodeInvalidAnswer].
@@ -160,6 +164,7 @@ type Answer struct {
 	Text    string   `json:"answer"`
 	Option  *Option  `json:"option,omitempty"`
 	Options []Option `json:"options,omitempty"`
+	Via     string   `json:"via,omitempty"`
 }
 
 // clone returns a copy of a that shares no memory with a.
@@ -170,6 +175,16 @@ func (a Answer) clone() Answer {
 	}
 	a.Options = cloneOptions(a.Options)
 	return a
+}
+
+// Outcome is how one question ended: its Answer, or the coded error Err in
+// its place, such as [CodeAskDeclined] or [CodeAskAborted]. Its JSON is
+// {"answer": {...}} or {"error": {"name", "code", "message"}}. An error
+// without a code is written as the [CodeProviderFailed] that [Registry.Ask]
+// would return for it.
+type Outcome struct {
+	Answer Answer
+	Err    error
 }
 
 // ----------------------------------------------------------------------------
@@ -811,10 +826,10 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 		return Answer{}, notAnOption(ans.Text)
 	}
 	if picked < 0 {
-		return Answer{Text: ans.Text}, nil
+		return Answer{Text: ans.Text, Via: ans.Via}, nil
 	}
 	o := req.Options[picked]
-	return Answer{Text: ans.Text, Option: &o}, nil
+	return Answer{Text: ans.Text, Option: &o, Via: ans.Via}, nil
 }
 
 func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
@@ -839,7 +854,7 @@ func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 	} else if i := textIndex(req.Options, ans.Text); i >= 0 {
 		picked[i] = true
 	}
-	var result Answer
+	result := Answer{Via: ans.Via}
 	var texts []string
 	for i, ok := range picked {
 		if ok {
@@ -1125,6 +1140,43 @@ type wireAnswer Answer
 func (w *wireAnswer) decode(data []byte) error {
 	type Answer wireAnswer
 	return json.Unmarshal(data, (*Answer)(w))
+}
+
+// wireOutcome is the JSON shape of an Outcome.
+type wireOutcome struct {
+	Answer *Answer       `json:"answer,omitempty"`
+	Error  *HarnessError `json:"error,omitempty"`
+}
+
+// MarshalJSON encodes o as described on [Outcome].
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	if o.Err != nil {
+		return json.Marshal(wireOutcome{Error: codedError(o.Err)})
+	}
+	return json.Marshal(wireOutcome{Answer: &o.Answer})
+}
+
+// UnmarshalJSON decodes the JSON object described on [Outcome] into o,
+// replacing every field. An error named "UserInteractionError" decodes as a
+// *UserInteractionError, any other as a *HarnessError. An object with both
+// an answer and an error, or neither, is an error.
+func (o *Outcome) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wireOutcome
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	switch {
+	case (w.Answer == nil) == (w.Error == nil):
+		return errors.New(`userinteraction: Outcome: want one of "answer" and "error"`)
+	case w.Error != nil:
+		*o = Outcome{Err: w.Error.asError()}
+	default:
+		*o = Outcome{Answer: *w.Answer}
+	}
+	return nil
 }
 
 // ----------------------------------------------------------------------------
