@@ -247,14 +247,17 @@ func isTypedNil(err error) bool {
 // before the question was stage ("asked" or "answered"). It wraps ctx.Err()
 // and, when the caller set a cause of its own, context.Cause(ctx) too, so
 // that errors.Is finds both, also when the cause itself wraps
-// context.Canceled or context.DeadlineExceeded. When the deadline passed, its
-// message says so, and the model learns that no answer came in time.
+// context.Canceled or context.DeadlineExceeded. Its message says whether the
+// deadline passed or the asker stopped, so the model learns which.
 func aborted(ctx context.Context, stage string) error {
 	err := ctx.Err()
 	if cause := context.Cause(ctx); cause != nil && cause != err {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	msg := "ask aborted before the question was " + stage
+	msg := "ask aborted: the asker stopped before the question was " + stage
+	if stage == "answered" {
+		msg = "ask aborted: the asker stopped waiting before the question was answered"
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		msg = "ask aborted: the deadline passed before the question was " + stage
 		if stage == "answered" {

@@ -74,16 +74,16 @@ func TestFormOutcomes(t *testing.T) {
 		wantErr error // found by errors.Is, when set
 	}{
 		{"pick", pickEnv, accept(map[string]any{"choice": "Production"}),
-			ui.Answer{Text: "Production", Option: &pickEnv.Options[1]}, "", nil},
+			ui.Answer{Text: "Production", Option: &pickEnv.Options[1], Via: "form"}, "", nil},
 		{"the default pick", pickEnv, accept(map[string]any{"choice": "Staging", "text": ""}),
-			ui.Answer{Text: "stg", Option: &pickEnv.Options[0]}, "", nil},
+			ui.Answer{Text: "stg", Option: &pickEnv.Options[0], Via: "form"}, "", nil},
 		{"picks", pickSteps, accept(map[string]any{"choice": []any{"build", "lint"}}),
-			ui.Answer{Text: "lint, build", Options: []ui.Option{pickSteps.Options[0], pickSteps.Options[2]}}, "", nil},
+			ui.Answer{Text: "lint, build", Options: []ui.Option{pickSteps.Options[0], pickSteps.Options[2]}, Via: "form"}, "", nil},
 		{"picks and text", pickSteps, accept(map[string]any{"choice": []any{"test"}, "text": "and the logs"}),
-			ui.Answer{Text: "unit, and the logs", Options: []ui.Option{pickSteps.Options[1]}}, "", nil},
+			ui.Answer{Text: "unit, and the logs", Options: []ui.Option{pickSteps.Options[1]}, Via: "form"}, "", nil},
 		{"text beside options", pickEnv, accept(map[string]any{"choice": "Staging", "text": "the canary"}),
-			ui.Answer{Text: "the canary"}, "", nil},
-		{"text", freeForm, accept(map[string]any{"text": "feature/x"}), ui.Answer{Text: "feature/x"}, "", nil},
+			ui.Answer{Text: "the canary", Via: "form"}, "", nil},
+		{"text", freeForm, accept(map[string]any{"text": "feature/x"}), ui.Answer{Text: "feature/x", Via: "form"}, "", nil},
 		{"decline", pickEnv, response{action: "decline"}, ui.Answer{}, ui.CodeAskDeclined, nil},
 		{"cancel", pickSteps, response{action: "cancel"}, ui.Answer{}, ui.CodeAskCancelled, nil},
 		{"elicit error", pickEnv, response{err: elicitErr}, ui.Answer{}, ui.CodeProviderFailed, elicitErr},
@@ -121,7 +121,9 @@ func TestFormOutcomes(t *testing.T) {
 func TestFormDirect(t *testing.T) {
 	client := &formClient{responses: []response{accept(map[string]any{"choice": "Staging"})}}
 	ans, err := ui.NewForm(client.elicit).Ask(context.Background(), pickEnv)
-	if want := pickEnv.Options[0].Answer(); err != nil || !reflect.DeepEqual(ans, want) {
+	want := pickEnv.Options[0].Answer()
+	want.Via = "form"
+	if err != nil || !reflect.DeepEqual(ans, want) {
 		t.Fatalf("Ask() = %s, %v, want %s", show(ans), err, show(want))
 	}
 

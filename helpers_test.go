@@ -112,6 +112,9 @@ func show(a ui.Answer) string {
 	if a.Options != nil {
 		s += fmt.Sprintf(" options %+v", a.Options)
 	}
+	if a.Via != "" {
+		s += " via " + a.Via
+	}
 	return s + "}"
 }
 

@@ -1437,8 +1437,8 @@ func NewForm(elicit ElicitFunc) *Form {
 }
 
 // Ask sends req as a form and returns the human's answer, completed as
-// [Registry.Ask] completes it. An invalid req is [CodeInvalidRequest] and is
-// not sent.
+// [Registry.Ask] completes it, with Via "form". An invalid req is
+// [CodeInvalidRequest] and is not sent.
 //
 // When ctx is done, Ask returns ctx.Err() at once, even while elicit waits
 // for a client that ignores ctx. A response that comes later is dropped. An
@@ -1474,6 +1474,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		if err != nil {
 			return Answer{}, err
 		}
+		given.Via = "form"
 		ans, broken := resolve(&req, given) // step 6 of Registry.Ask
 		switch {
 		case broken == nil:
