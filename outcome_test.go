@@ -1,0 +1,295 @@
+package userinteraction_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// TestOutcomeJSON: an Outcome is {"answer": ...} or {"error": {name, code,
+// message}}, and decodes back to what it encoded. An uncoded error is
+// written as the PROVIDER_FAILED that Ask would return for it.
+func TestOutcomeJSON(t *testing.T) {
+	staging := ui.Option{Label: "Staging", Value: "stg"}
+	declined := ui.NewError(ui.CodeAskDeclined, "the human declined", errors.New("a cause stays on the Go side"))
+	other := &ui.HarnessError{Name: "ToolError", Code: "TOOL_GONE", Message: "the tool went away"}
+	for _, tt := range []struct {
+		name string
+		o    ui.Outcome
+		json string
+		back ui.Outcome // what the JSON decodes to
+	}{
+		{"answer", ui.Outcome{Answer: ui.Answer{Text: "stg", Option: &staging, Via: "page"}},
+			`{"answer":{"answer":"stg","option":{"label":"Staging","value":"stg"},"via":"page"}}`,
+			ui.Outcome{Answer: ui.Answer{Text: "stg", Option: &staging, Via: "page"}}},
+		{"coded error", ui.Outcome{Err: declined},
+			`{"error":{"name":"UserInteractionError","code":"ASK_DECLINED","message":"the human declined"}}`,
+			ui.Outcome{Err: ui.NewError(ui.CodeAskDeclined, "the human declined", nil)}},
+		{"another family's error", ui.Outcome{Err: other},
+			`{"error":{"name":"ToolError","code":"TOOL_GONE","message":"the tool went away"}}`,
+			ui.Outcome{Err: other}},
+		{"uncoded error", ui.Outcome{Err: errors.New("socket closed\x1b[2J")},
+			`{"error":{"name":"UserInteractionError","code":"PROVIDER_FAILED","message":"provider failed: socket closed\\x1b[2J"}}`,
+			ui.Outcome{Err: ui.NewError(ui.CodeProviderFailed, `provider failed: socket closed\x1b[2J`, nil)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(marshal(t, tt.o))
+			if got != tt.json {
+				t.Fatalf("json.Marshal(Outcome) = %s, want %s", got, tt.json)
+			}
+			var back ui.Outcome
+			if err := json.Unmarshal([]byte(got), &back); err != nil {
+				t.Fatalf("json.Unmarshal(%s) error = %v", got, err)
+			}
+			if !reflect.DeepEqual(back, tt.back) {
+				t.Fatalf("json.Unmarshal(%s) = %#v, want %#v", got, back, tt.back)
+			}
+		})
+	}
+	for _, bad := range []string{`{}`, `{"answer":{"answer":"a"},"error":{"code":"X"}}`, `[]`, `{"answer":7}`} {
+		var o ui.Outcome
+		if err := json.Unmarshal([]byte(bad), &o); err == nil {
+			t.Errorf("json.Unmarshal(%s) = %+v, want an error", bad, o)
+		}
+	}
+	o := ui.Outcome{Answer: ui.Answer{Text: "kept"}}
+	if err := json.Unmarshal([]byte("null"), &o); err != nil || o.Answer.Text != "kept" {
+		t.Errorf("json.Unmarshal(null) = %+v, %v, want the Outcome unchanged", o, err)
+	}
+}
+
+// ended is a Registry.Ended that records what it is called with.
+type ended struct {
+	reqs     []ui.Request
+	outcomes []ui.Outcome
+}
+
+func (e *ended) record(req ui.Request, o ui.Outcome) {
+	e.reqs = append(e.reqs, req)
+	e.outcomes = append(e.outcomes, o)
+}
+
+// codes returns the code of each recorded outcome, or its answer's text.
+func (e *ended) codes() []string {
+	var out []string
+	for _, o := range e.outcomes {
+		if o.Err != nil {
+			out = append(out, ui.CodeOf(o.Err))
+		} else {
+			out = append(out, o.Answer.Text+" via "+o.Answer.Via)
+		}
+	}
+	return out
+}
+
+// TestRegistryEnded: Ended is called once for every question asked through
+// the registry, before Ask returns, with the request and what Ask returns,
+// whatever ended it. AskAll calls it once a request, and the requests after
+// the failed one get its error.
+func TestRegistryEnded(t *testing.T) {
+	pick := ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging", Value: "stg"}, {Label: "Production"}}}
+	declines := failing(ui.NewError(ui.CodeAskDeclined, "no", nil))
+	bySet := ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		if req.Question == "Decline?" {
+			return ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "no", nil)
+		}
+		ans := ui.Answer{Text: "stg", Via: "chat"}
+		return ans, nil
+	})
+	for _, tt := range []struct {
+		name     string
+		provider ui.Provider // nil: none registered
+		ask      func(ctx context.Context) ([]ui.Answer, error)
+		want     []string
+	}{
+		{"answered, with its via", bySet, func(ctx context.Context) ([]ui.Answer, error) {
+			ans, err := ui.Ask(ctx, pick)
+			return []ui.Answer{ans}, err
+		}, []string{"stg via chat"}},
+		{"declined", declines, func(ctx context.Context) ([]ui.Answer, error) {
+			ans, err := ui.Ask(ctx, pick)
+			return []ui.Answer{ans}, err
+		}, []string{ui.CodeAskDeclined}},
+		{"invalid request", bySet, func(ctx context.Context) ([]ui.Answer, error) {
+			ans, err := ui.Ask(ctx, ui.Request{Question: " "})
+			return []ui.Answer{ans}, err
+		}, []string{ui.CodeInvalidRequest}},
+		{"no provider", nil, func(ctx context.Context) ([]ui.Answer, error) {
+			ans, err := ui.Ask(ctx, pick)
+			return []ui.Answer{ans}, err
+		}, []string{ui.CodeNoProvider}},
+		{"invalid answer", answering("Neither"), func(ctx context.Context) ([]ui.Answer, error) {
+			ans, err := ui.Ask(ctx, ui.Request{Question: "Pick", Options: pick.Options, DisallowCustom: true})
+			return []ui.Answer{ans}, err
+		}, []string{ui.CodeInvalidAnswer}},
+		{"a batch, stopped by a decline", bySet, func(ctx context.Context) ([]ui.Answer, error) {
+			return ui.AskAll(ctx, []ui.Request{pick, {Question: "Decline?"}, pick})
+		}, []string{"stg via chat", ui.CodeAskDeclined, ui.CodeAskDeclined}},
+		{"a batch with an invalid request", bySet, func(ctx context.Context) ([]ui.Answer, error) {
+			return ui.AskAll(ctx, []ui.Request{pick, {Question: ""}})
+		}, []string{ui.CodeInvalidRequest, ui.CodeInvalidRequest}},
+		{"an empty batch", bySet, func(ctx context.Context) ([]ui.Answer, error) {
+			return ui.AskAll(ctx, nil)
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var e ended
+			r := &ui.Registry{Ended: e.record}
+			ctx := ui.WithRegistry(context.Background(), r)
+			if tt.provider != nil {
+				dispose, err := r.Register(tt.provider)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer dispose()
+			}
+			answers, err := tt.ask(ctx)
+			if got := e.codes(); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Ended saw %q, want %q", got, tt.want)
+			}
+			// Each outcome is what the call returned for that request.
+			for i, o := range e.outcomes {
+				if i < len(answers) && err == nil && !reflect.DeepEqual(o.Answer, answers[i]) {
+					t.Errorf("Ended outcome %d = %s, want the answer returned, %s", i, show(o.Answer), show(answers[i]))
+				}
+				if o.Err != nil && o.Err != err {
+					t.Errorf("Ended outcome %d error = %v, want the error returned, %v", i, o.Err, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRegistryEndedSeesTheRequest: Ended gets the request as asked, and a
+// panic in it reaches the caller of Ask.
+func TestRegistryEndedSeesTheRequest(t *testing.T) {
+	var e ended
+	ctx := scopeWith(t, &ui.Registry{Ended: e.record}, answering("yes"))
+	req := ui.Request{Question: "Go on?", Header: "Step", Agent: &ui.Agent{Name: "cleanup-bot"}}
+	if _, err := ui.Ask(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.reqs) != 1 || !reflect.DeepEqual(e.reqs[0], req) {
+		t.Fatalf("Ended saw requests %+v, want [%+v]", e.reqs, req)
+	}
+
+	boom := ui.Registry{Ended: func(ui.Request, ui.Outcome) { panic("audit down") }}
+	ctx = scopeWith(t, &boom, answering("yes"))
+	defer func() {
+		if v := recover(); v != "audit down" {
+			t.Fatalf("recover() = %v, want the panic of Ended", v)
+		}
+	}()
+	_, _ = ui.Ask(ctx, req)
+	t.Fatal("Ask returned, want the panic of Ended")
+}
+
+// scopeWith returns a context carrying r with p registered until the test
+// ends.
+func scopeWith(t *testing.T, r *ui.Registry, p ui.Provider) context.Context {
+	t.Helper()
+	dispose, err := r.Register(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dispose)
+	return ui.WithRegistry(context.Background(), r)
+}
+
+// TestPendingElicitationPlace: a batch question's form is led by the hint,
+// then by its place in the batch; a lone question and a batch of one say no
+// place.
+func TestPendingElicitationPlace(t *testing.T) {
+	req := ui.Request{Question: "Which directory?"}
+	for _, tt := range []struct {
+		q    ui.Pending
+		want string
+	}{
+		{ui.Pending{Request: req}, "Which directory?"},
+		{ui.Pending{Request: req, Batch: "b", Index: 0, Count: 1}, "Which directory?"},
+		{ui.Pending{Request: req, Batch: "b", Index: 1, Count: 3}, "Question 2 of 3.\nWhich directory?"},
+		{ui.Pending{Request: req, Batch: "b", Index: 2, Count: 3, Hint: "Type your answer."}, "Type your answer.\nQuestion 3 of 3.\nWhich directory?"},
+		{ui.Pending{Request: req, Hint: "Type your answer."}, "Type your answer.\nWhich directory?"},
+	} {
+		if got := tt.q.Elicitation().Message; got != tt.want {
+			t.Errorf("Pending%+v.Elicitation().Message = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+	q := ui.Pending{ID: "x", Request: req, Batch: "b", Index: 1, Count: 3}
+	got := string(marshal(t, q))
+	if want := `{"id":"x","request":{"question":"Which directory?"},"batch":"b","index":1,"count":3}`; got != want {
+		t.Fatalf("json.Marshal(Pending) = %s, want %s", got, want)
+	}
+	var back ui.Pending
+	if err := json.Unmarshal([]byte(got), &back); err != nil || !reflect.DeepEqual(back, q) {
+		t.Fatalf("json.Unmarshal(%s) = %+v, %v, want %+v", got, back, err, q)
+	}
+}
+
+// TestEndedElsewhere: a UI that FirstOf withdrew learns the winner's
+// outcome, its answer with its Via, or its decline; for a batch, the last
+// answer. It learns nothing from any other end of its ctx.
+func TestEndedElsewhere(t *testing.T) {
+	req := ui.Request{Question: "Delete?", Options: []ui.Option{{Label: "Keep"}, {Label: "Delete", Value: "rm"}}}
+	declined := ui.NewError(ui.CodeAskDeclined, "the human declined", nil)
+	for _, tt := range []struct {
+		name   string
+		winner func(r ui.Request) (ui.Answer, error)
+		batch  bool
+		want   string // the loser's view: an answer's text and via, or a code
+	}{
+		{"answered", func(ui.Request) (ui.Answer, error) { return ui.Answer{Text: "rm", Via: "terminal"}, nil }, false, "rm via terminal"},
+		{"declined", func(ui.Request) (ui.Answer, error) { return ui.Answer{}, declined }, false, ui.CodeAskDeclined},
+		{"a batch answered", func(r ui.Request) (ui.Answer, error) { return ui.Answer{Text: r.Question, Via: "page"}, nil }, true, "Why? via page"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			shown := make(chan struct{})
+			seen := make(chan string, 1)
+			loser := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+				close(shown)
+				<-ctx.Done()
+				o, ok := ui.EndedElsewhere(ctx)
+				switch {
+				case !ok:
+					seen <- "nothing"
+				case o.Err != nil:
+					seen <- ui.CodeOf(o.Err)
+				default:
+					seen <- o.Answer.Text + " via " + o.Answer.Via
+				}
+				return ui.Answer{}, ctx.Err()
+			})
+			winner := ui.ProviderFunc(func(ctx context.Context, r ui.Request) (ui.Answer, error) {
+				<-shown // the loser shows the question (the first of a batch) first
+				return tt.winner(r)
+			})
+			ctx := scope(t, ui.FirstOf(loser, winner))
+			if tt.batch {
+				_, _ = ui.AskAll(ctx, []ui.Request{req, {Question: "Why?"}})
+			} else {
+				_, _ = ui.Ask(ctx, req)
+			}
+			if got := <-seen; got != tt.want {
+				t.Fatalf("EndedElsewhere() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+
+	// Any other end of ctx is not "elsewhere", and neither is a live ctx.
+	cancelled, cancel := context.WithCancelCause(context.Background())
+	if _, ok := ui.EndedElsewhere(cancelled); ok {
+		t.Error("EndedElsewhere(live ctx) = true, want false")
+	}
+	cancel(errors.New("the tool step ended"))
+	if _, ok := ui.EndedElsewhere(cancelled); ok {
+		t.Error("EndedElsewhere(cancelled ctx) = true, want false")
+	}
+	//lint:ignore SA1012 a nil ctx is refused, not dereferenced
+	if _, ok := ui.EndedElsewhere(nil); ok {
+		t.Error("EndedElsewhere(nil) = true, want false")
+	}
+}
