@@ -40,7 +40,8 @@ import (
 // Label is what the human sees, and it identifies the option. No two labels
 // of a request are the same. Labels count as the same when they differ only
 // in case, in default-ignorable code points such as U+200D ZERO WIDTH
-// JOINER, or in white space at their ends or its kind and length inside.
+// JOINER, in white space at their ends or its kind and length inside, or
+// in fullwidth forms of ASCII characters.
 //
 // The option's value is what the model receives. It is Value, or Label when
 // Value is empty. Two options may share a value. Description is extra
@@ -214,11 +215,15 @@ type Outcome struct {
 // mark. No word of a label mixes scripts, beyond what UTS #39's "Highly
 // Restrictive" level allows. It allows Latin with Han and Japanese kana,
 // with Han and Bopomofo, or with Han and Hangul. So "Уes", whose У is
-// Cyrillic, is refused. Values are not shown and need only be valid UTF-8.
+// Cyrillic, is refused. A label holds no letter or digit in another dress:
+// mathematical alphanumeric symbols, number forms such as Roman numerals,
+// and the letterlike symbols that are letters. So "𝖸es" and "Ⅽancel" are
+// refused. Fullwidth forms are valid, and compare as the ASCII they draw.
+// Values are not shown and need only be valid UTF-8.
 //
 // A request has at most 1,000 options. A label, the header, and the agent's
-// ID and Name each hold at most 256 bytes. The question and each
-// description hold at most 16 KiB. All the shown text of a request is at
+// ID and Name each hold at most 256 bytes. The question, each description
+// and each value hold at most 16 KiB. All the shown text of a request is at
 // most 64 KiB.
 func (r Request) Validate() error {
 	return validate(&r)
@@ -326,7 +331,10 @@ func optionProblem(o *Option) string {
 	if msg := labelProblem(o.Label); msg != "" {
 		return ".label " + msg
 	}
-	if !utf8.ValidString(o.Value) {
+	switch {
+	case len(o.Value) > maxProseBytes:
+		return fmt.Sprintf(".value is longer than %d bytes", maxProseBytes)
+	case !utf8.ValidString(o.Value):
 		return ".value is not valid UTF-8"
 	}
 	if msg := textProblem(o.Description, prose); msg != "" {
@@ -477,7 +485,27 @@ func labelProblem(label string) string {
 	if c := firstRune(strings.TrimLeftFunc(label, unicode.IsSpace)); unicode.Is(unicode.M, c) {
 		return fmt.Sprintf("starts with the combining mark %U", c)
 	}
+	if i := strings.IndexFunc(label, inDisguise); i >= 0 {
+		c, _ := utf8.DecodeRuneInString(label[i:])
+		return fmt.Sprintf("holds %U, which draws as a letter or digit in another dress", c)
+	}
 	return scriptProblem(label)
+}
+
+// inDisguise reports whether c draws as an ASCII letter or digit in another
+// dress: a mathematical alphanumeric symbol (𝖸), a number form such as a
+// Roman numeral (Ⅽ), or a letterlike symbol that is a letter (ℂ, K, Å).
+// They are Common, so the script rule does not see them, and "𝖸es" would
+// pass beside "Yes". Fullwidth forms are not here: labels compare them as
+// the ASCII they draw (nextKeyRune).
+func inDisguise(c rune) bool {
+	switch {
+	case 0x1D400 <= c && c <= 0x1D7FF, 0x2150 <= c && c <= 0x218F:
+		return true
+	case 0x2100 <= c && c <= 0x214F:
+		return unicode.IsLetter(c)
+	}
+	return false
 }
 
 // scriptProblem describes the first word of label whose letters come from
@@ -601,7 +629,7 @@ func duplicateLabel(opts []Option) (int, int) {
 // labelKey returns the key by which labels are compared: a human could not
 // tell apart two labels with equal keys. The key drops default-ignorable
 // code points and the white space at the ends, reads each run of white
-// space inside as one space, and folds case. It is the one comparison of
+// space inside as one space, reads fullwidth forms as ASCII, and folds case. It is the one comparison of
 // labels. Validate's duplicates and a label typed at the [Terminal] both
 // use it, so a typed label picks at most one option.
 func labelKey(label string) string {
@@ -636,7 +664,8 @@ func isDefaultIgnorable(c rune) bool {
 // nextKeyRune returns the case-folded form of the first rune of s that is
 // not default-ignorable, and the rest of s after it. It returns -1 and ""
 // when there is none. A run of white space is one ' ', because a human
-// cannot tell a no-break or an en space from a space, nor count them.
+// cannot tell a no-break or an en space from a space, nor count them. A
+// fullwidth form is the ASCII character it draws.
 func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
@@ -646,6 +675,9 @@ func nextKeyRune(s string) (rune, string) {
 		}
 		if unicode.IsSpace(c) {
 			return ' ', strings.TrimLeftFunc(s, showsNothing)
+		}
+		if 0xFF01 <= c && c <= 0xFF5E { // a fullwidth form, such as Ｙ, reads as the ASCII it draws
+			c -= 0xFF01 - '!'
 		}
 		return foldRune(c), s
 	}

@@ -229,9 +229,9 @@ func TestRequestValidate(t *testing.T) {
 			want: "options[0] and options[1] have the same label",
 		},
 		{
-			name: "same label but for the Kelvin sign",
+			name: "the Kelvin sign is a letter in another dress",
 			req:  ui.Request{Question: "q", Options: []ui.Option{{Label: "\u212a"}, {Label: "k"}}},
-			want: "options[0] and options[1] have the same label",
+			want: "options[0].label holds U+212A, which draws as a letter or digit in another dress",
 		},
 		{
 			name: "same label but for case in a long list",

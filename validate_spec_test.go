@@ -28,10 +28,10 @@ func validByRules(r ui.Request) bool {
 	for i, o := range r.Options {
 		prose = append(prose, o.Description)
 		names = append(names, o.Label)
-		if !utf8.ValidString(o.Value) || o.Value != "" && strings.TrimSpace(o.Value) == "" {
+		if len(o.Value) > 16<<10 || !utf8.ValidString(o.Value) || o.Value != "" && strings.TrimSpace(o.Value) == "" {
 			return false
 		}
-		if shownLabel(o.Label) == "" || startsWithMark(o.Label) || mixesScripts(o.Label) {
+		if shownLabel(o.Label) == "" || startsWithMark(o.Label) || mixesScripts(o.Label) || strings.ContainsFunc(o.Label, inAnotherDress) {
 			return false
 		}
 		for _, earlier := range r.Options[:i] {
@@ -138,6 +138,19 @@ func shownProblem(s string, prose bool) string {
 	return ""
 }
 
+// inAnotherDress reports whether c is a mathematical alphanumeric symbol,
+// a number form, or a letterlike symbol that is a letter.
+func inAnotherDress(c rune) bool {
+	return unicode.Is(mathAlphanumerics, c) || unicode.Is(numberForms, c) || unicode.Is(letterlike, c) && unicode.IsLetter(c)
+}
+
+// The Unicode blocks of letters and digits in another dress.
+var (
+	mathAlphanumerics = &unicode.RangeTable{R32: []unicode.Range32{{Lo: 0x1D400, Hi: 0x1D7FF, Stride: 1}}}
+	numberForms       = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x2150, Hi: 0x218F, Stride: 1}}}
+	letterlike        = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x2100, Hi: 0x214F, Stride: 1}}}
+)
+
 // startsWithMark reports whether label's first character after white space
 // is a combining mark.
 func startsWithMark(label string) bool {
@@ -192,12 +205,15 @@ func mixesScripts(label string) bool {
 }
 
 // shownLabel returns label as a human tells it apart from others, before
-// case: without default-ignorable code points, its words separated by one
-// space.
+// case: without default-ignorable code points, fullwidth forms as the ASCII
+// they draw, its words separated by one space.
 func shownLabel(label string) string {
 	return strings.Join(strings.Fields(strings.Map(func(c rune) rune {
-		if defaultIgnorable(c) {
+		switch {
+		case defaultIgnorable(c):
 			return -1
+		case c >= '！' && c <= '～':
+			return c - '！' + '!'
 		}
 		return c
 	}, label)), " ")

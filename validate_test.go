@@ -101,6 +101,20 @@ func TestValidateAllowlist(t *testing.T) {
 		{"Korean with Han and Latin", label("K팝漢字"), ""},
 		{"digits and marks of common scripts", label("Ελλάδα 2024 ✓"), ""},
 		{"scripts mix in prose", ui.Request{Question: "Уes?", Header: "Уes", Options: []ui.Option{{Label: "a", Description: "Уes"}}}, ""},
+		// No letter or digit of a label in another dress; fullwidth forms
+		// are the ASCII they draw.
+		{"mathematical sans-serif Y", label("𝖸es"), "options[0].label holds U+1D5B8, which draws as a letter or digit in another dress"},
+		{"mathematical bold digit", label("Port 𝟖080"), "options[0].label holds U+1D7D6"},
+		{"Roman numeral C", label("Ⅽancel"), "options[0].label holds U+216D"},
+		{"a fraction of the number forms", label("⅓ off"), "options[0].label holds U+2153"},
+		{"double-struck C", label("ℂlose"), "options[0].label holds U+2102"},
+		{"Kelvin sign", label("\u212aeep"), "options[0].label holds U+212A"},
+		{"Angstrom sign", label("\u212Bngström"), "options[0].label holds U+212B"},
+		{"letterlike symbols that are no letter", label("№ 5 ℃ ℅ ™"), ""},
+		{"in another dress in prose and the header", ui.Request{Question: "𝖸es?", Header: "Ⅽ", Options: []ui.Option{{Label: "a", Description: "ℂ"}}}, ""},
+		{"fullwidth letters", ui.Request{Question: "q", Options: []ui.Option{{Label: "Ｙｅｓ"}, {Label: "Ｎｏ"}}}, ""},
+		{"fullwidth duplicates ASCII", ui.Request{Question: "q", Options: []ui.Option{{Label: "Yes"}, {Label: "Ｙｅｓ"}}}, `options[0] and options[1] have the same label "Ｙｅｓ"`},
+		{"fullwidth digits and case", ui.Request{Question: "q", Options: []ui.Option{{Label: "port 8080"}, {Label: "PORT ８０８０"}}}, "options[0] and options[1] have the same label"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantValidate(t, tt.req, tt.want) })
@@ -151,7 +165,8 @@ func TestValidateSizes(t *testing.T) {
 			}},
 			"invalid request: shows 65537 bytes of text, at most 65536",
 		},
-		{"values are not shown", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose + prose + prose + prose + prose}}}, ""},
+		{"values are not shown, 16 KiB each", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose}, {Label: "b", Value: prose}, {Label: "c", Value: prose}, {Label: "d", Value: prose}, {Label: "e", Value: prose}}}, ""},
+		{"a value of 16 KiB and a byte", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose + "x"}}}, "invalid request: options[0].value is longer than 16384 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantValidate(t, tt.req, tt.want) })
