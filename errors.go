@@ -216,9 +216,13 @@ func invalidAnswer(why string) error {
 	return NewError(CodeInvalidAnswer, "invalid answer: "+why, nil)
 }
 
-// noProvider returns the NO_PROVIDER error of a registry where no UI is
-// registered.
-func noProvider() error {
+// noProvider returns the NO_PROVIDER error of an Ask. It says what to do
+// about it. A context without a registry, or with a nil one, is the host's
+// mistake. A registry without a provider means that no UI is registered.
+func noProvider(hasRegistry bool) error {
+	if !hasRegistry {
+		return NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
+	}
 	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
 }
 

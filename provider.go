@@ -494,18 +494,15 @@ type inflight struct {
 // returns NO_PROVIDER. A registration that is disposed before the ask is
 // recorded refuses it. Ask never waits for, or retries with, a newer one.
 func (r *Registry) begin(ctx context.Context) (inflight, error) {
-	if r == nil {
-		return inflight{}, NewError(CodeNoProvider, "no provider: the context carries no registry (the host must call WithRegistry)", nil)
-	}
 	reg := r.registration()
 	if reg == nil {
-		return inflight{}, noProvider()
+		return inflight{}, noProvider(r != nil)
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	n, ok := reg.track(cancel)
 	if !ok {
 		cancel(nil)
-		return inflight{}, noProvider()
+		return inflight{}, noProvider(true)
 	}
 	return inflight{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
 }
