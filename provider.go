@@ -3170,9 +3170,11 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // It is safe for concurrent use when each of providers is.
 //
 // The first answer that keeps the rules of [Answer] wins, and so does the
-// first [CodeAskDeclined]. The other providers are then withdrawn. Their ctx
-// ends with a cause that says another UI answered. Later answers are
-// dropped. Any other outcome, a broken answer included, drops that provider
+// first [CodeAskDeclined]. A shipped UI that tells its human the answer was
+// taken, such as an [Inbox], claims the win before it does, so only the
+// winner's human is told. The other providers are then withdrawn, and
+// [EndedElsewhere] of their ctx reports the winner's outcome. Later answers
+// are dropped. Any other outcome, a broken answer included, drops that provider
 // out, and the others go on. When all have dropped out, the outcome of
 // providers[0] is returned. When ctx ends, every provider is withdrawn. The
 // error is then ctx.Err(), unless an answer or decline still comes.
