@@ -354,7 +354,10 @@ func BenchmarkFeltSeal(b *testing.B) {
 	keyFunc := func(*jwt.Token) (any, error) { return key, nil }
 	steps := []func() error{
 		func() error { _, err := rp.Seal(key, binding, time.Hour); return err },
-		func() error { _, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key); return err },
+		func() error {
+			_, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+			return err
+		},
 		func() error { _, err := userinteraction.OpenReplay(key, binding, state); return err },
 		func() error { _, err := parser.ParseWithClaims(token, jwt.MapClaims{}, keyFunc); return err },
 	}
