@@ -2357,6 +2357,7 @@ type Replay struct {
 	pending []Pending          // questions of this run without an outcome, in the order asked
 	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
 	opened  bool               // pending holds the sealed questions, until the next run starts
+	run     *Registry          // the registry of the Run under way, which checks each request before p
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2365,7 +2366,8 @@ var _ BatchProvider = (*Replay)(nil)
 // recorded answer completed as [Registry.Ask] completes it. A question
 // without an outcome joins [Replay.Pending], and Ask returns
 // [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
-// asked. Ask never waits, and ignores ctx.
+// asked. Asked by the registry of p's own [Replay.Run], which has checked
+// req, Ask does not check it again. Ask never waits.
 //
 // A recorded answer that breaks the rules of [Answer] is no outcome, whoever
 // recorded it. The record drops it and counts it as refused. The question
@@ -2373,8 +2375,10 @@ var _ BatchProvider = (*Replay)(nil)
 // next form. The third refused response to a question is its outcome
 // [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := validate(&req); err != nil {
-		return Answer{}, err
+	if !p.checked(ctx) {
+		if err := validate(&req); err != nil {
+			return Answer{}, err
+		}
 	}
 	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
@@ -2387,13 +2391,27 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 // recorded error. It puts every question up to there without an outcome
 // into Pending at once, and then returns [CodeInputRequired]. Their Batch is
 // the ID of the first of reqs, their Index their place in reqs, and their
-// Count len(reqs). A question's ID is the same whether Ask or AskAll asks it. Requests that [Registry.AskAll] would refuse are
-// [CodeInvalidRequest], and none is asked.
+// Count len(reqs). A question's ID is the same whether Ask or AskAll asks it.
+// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
+// none is asked. As for Ask, the registry of p's Run checks them once.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
-		return nil, err
+	if !p.checked(ctx) {
+		if err := validateAll(reqs); err != nil {
+			return nil, err
+		}
 	}
 	return p.replay(reqs, true)
+}
+
+// checked reports whether ctx is of an ask by the registry of p's Run under
+// way, which has checked its requests. A second check would cost a tenth of
+// a served MCP round of ten questions (CONTRIBUTING, "The figures a user
+// feels").
+func (p *Replay) checked(ctx context.Context) bool {
+	r := FromContext(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return r != nil && r == p.run
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -2404,12 +2422,20 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // serve every run of a call, one run at a time. Runs that overlap on one
 // Replay forget each other's questions.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
-	p.mu.Lock()
-	p.startRun()
-	p.mu.Unlock()
 	r := &Registry{}
 	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
-	defer dispose()
+	p.mu.Lock()
+	p.startRun()
+	p.run = r
+	p.mu.Unlock()
+	defer func() {
+		dispose()
+		p.mu.Lock()
+		if p.run == r {
+			p.run = nil
+		}
+		p.mu.Unlock()
+	}()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
 }

@@ -989,3 +989,27 @@ func TestReplayAskAllAsksAgain(t *testing.T) {
 		t.Fatalf("Pending() = %+v, want %s again in batch %s, with its hint", pending, asked[1].ID, asked[0].ID)
 	}
 }
+
+// TestReplayChecksRequests: a Replay checks each request asked of it
+// directly, registered by a host or called after its Run, and leaves the
+// check to its Run's registry only inside that Run.
+func TestReplayChecksRequests(t *testing.T) {
+	invalid := ui.Request{Question: "Pick", Options: []ui.Option{{Label: "a"}, {Label: "A"}}}
+	rp := &ui.Replay{}
+	var inside context.Context
+	var viaRegistry error
+	rp.Run(context.Background(), func(ctx context.Context) {
+		inside = ctx
+		_, viaRegistry = ui.AskAll(ctx, []ui.Request{invalid})
+	})
+	wantCode(t, "AskAll() in Run", viaRegistry, ui.CodeInvalidRequest)
+	_, err := rp.Ask(inside, invalid)
+	wantCode(t, "Replay.Ask() after Run", err, ui.CodeInvalidRequest)
+	_, err = rp.AskAll(inside, []ui.Request{invalid})
+	wantCode(t, "Replay.AskAll() after Run", err, ui.CodeInvalidRequest)
+	_, err = rp.AskAll(scope(t, answering("x")), []ui.Request{invalid})
+	wantCode(t, "Replay.AskAll() with another registry", err, ui.CodeInvalidRequest)
+	if got := rp.Pending(); len(got) != 0 {
+		t.Fatalf("Pending() = %+v, want no invalid question", got)
+	}
+}

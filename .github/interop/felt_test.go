@@ -147,6 +147,9 @@ func handAnswer(r mcp.InputResponse) (string, error) {
 // answers.
 func handHost(questions []string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil { // no inputRequests it cannot fulfil
+			return text("not deployed: the client shows no forms"), nil
+		}
 		call := req.Params.Name + "\n" + string(req.Params.Arguments)
 		if req.Params.RequestState == "" {
 			inputs := mcp.InputRequestMap{}

@@ -93,8 +93,8 @@ func handler(tool Tool) mcp.ToolHandler {
 			}
 		}
 		version, caps, via := req.ProtocolVersion(), req.ClientCapabilities(), "" // "" and nil when unknown
-		if client := req.ClientInfo(); client != nil {
-			via = client.Name // each answer's Via
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			via = p.ClientInfo.Name // each answer's Via: the client's name, as it introduced itself
 		}
 		forms := version >= "2025-06-18" && caps != nil && caps.Elicitation != nil &&
 			(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil) // "elicitation": {} means forms
