@@ -2498,6 +2498,7 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 	if p.opened { // the first ask of a Replay registered without Run starts its run
 		p.startRun()
 	}
+	p.pending = slices.Grow(p.pending, len(reqs))
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
@@ -2571,7 +2572,7 @@ func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hi
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
 // held.
 func (p *Replay) id(req *Request) string {
-	canonical := string(appendCanonical(nil, req))
+	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
@@ -2586,9 +2587,12 @@ func (p *Replay) id(req *Request) string {
 
 // questionID returns the ID of the request whose canonical JSON is
 // canonical, asked n times before in its run.
-func questionID(canonical string, n int) string {
-	sum := sha256.Sum256([]byte(canonical + "\n" + strconv.Itoa(n)))
-	return hex.EncodeToString(sum[:16])
+func questionID(canonical []byte, n int) string {
+	h := sha256.New()
+	h.Write(canonical)
+	h.Write(strconv.AppendInt([]byte{'\n'}, int64(n), 10))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // startRun starts a new run on p. The record stays, and the asks and pending
