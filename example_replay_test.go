@@ -145,8 +145,9 @@ func ExampleReplay() {
 
 // This example shows a host whose human answers long after the question was
 // asked, with a restart in between: the sealed state is saved (in a database
-// row or a file), and the next process opens it, records the answer and runs
-// the call again.
+// row or a file). The next process opens it and runs the call again, which
+// asks the questions anew (the state holds only their IDs). It records the
+// human's answer and runs the call once more.
 func ExampleReplay_restart() {
 	ctx := context.Background()
 	key := []byte("the host's secret key, 32 bytes or more")
@@ -161,15 +162,15 @@ func ExampleReplay_restart() {
 		return
 	}
 
-	// Process 2, after the restart: the human answers in the web UI.
+	// Process 2, after the restart: a run asks again, and the human answers in the web UI.
 	rp, err = userinteraction.OpenReplay(key, "call 42", saved)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, q := range rp.Pending() {
+	for _, q := range rp.Run(ctx, func(ctx context.Context) { tool(ctx) }) {
 		fmt.Println("the human answers:", q.Request.Question)
-		rp.Record(q.ID, userinteraction.Answer{Text: "keep"}, nil)
+		rp.Record(q.ID, userinteraction.Answer{Text: "keep", Via: "web"}, nil)
 	}
 	var result string
 	rp.Run(ctx, func(ctx context.Context) { result = tool(ctx) })

@@ -2355,6 +2355,7 @@ type Replay struct {
 	pending []Pending          // questions of this run without an outcome, in the order asked
 	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
 	opened  bool               // pending holds the sealed questions, until the next run starts
+	run     *Registry          // the registry of the Run under way, which checks each request before p
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2363,7 +2364,8 @@ var _ BatchProvider = (*Replay)(nil)
 // recorded answer completed as [Registry.Ask] completes it. A question
 // without an outcome joins [Replay.Pending], and Ask returns
 // [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
-// asked. Ask never waits, and ignores ctx.
+// asked. Asked by the registry of p's own [Replay.Run], which has checked
+// req, Ask does not check it again. Ask never waits.
 //
 // A recorded answer that breaks the rules of [Answer] is no outcome, whoever
 // recorded it. The record drops it and counts it as refused. The question
@@ -2371,8 +2373,10 @@ var _ BatchProvider = (*Replay)(nil)
 // next form. The third refused response to a question is its outcome
 // [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := validate(&req); err != nil {
-		return Answer{}, err
+	if !p.checked(ctx) {
+		if err := validate(&req); err != nil {
+			return Answer{}, err
+		}
 	}
 	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
@@ -2384,14 +2388,28 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll answers reqs from the record as Ask does, in order, up to the first
 // recorded error. It puts every question up to there without an outcome
 // into Pending at once, and then returns [CodeInputRequired]. Their Batch is
-// the ID of the first of reqs. A question's ID is the same whether Ask or
-// AskAll asks it. Requests that [Registry.AskAll] would refuse are
-// [CodeInvalidRequest], and none is asked.
+// the ID of the first of reqs, their Index their place in reqs, and their
+// Count len(reqs). A question's ID is the same whether Ask or AskAll asks it.
+// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
+// none is asked. As for Ask, the registry of p's Run checks them once.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
-		return nil, err
+	if !p.checked(ctx) {
+		if err := validateAll(reqs); err != nil {
+			return nil, err
+		}
 	}
 	return p.replay(reqs, true)
+}
+
+// checked reports whether ctx is of an ask by the registry of p's Run under
+// way, which has checked its requests. A second check would cost a tenth of
+// a served MCP round of ten questions (CONTRIBUTING, "The figures a user
+// feels").
+func (p *Replay) checked(ctx context.Context) bool {
+	r := FromContext(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return r != nil && r == p.run
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -2402,28 +2420,42 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // serve every run of a call, one run at a time. Runs that overlap on one
 // Replay forget each other's questions.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
-	p.mu.Lock()
-	p.startRun()
-	p.mu.Unlock()
 	r := &Registry{}
 	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
-	defer dispose()
+	p.mu.Lock()
+	p.startRun()
+	p.run = r
+	p.mu.Unlock()
+	defer func() {
+		dispose()
+		p.mu.Lock()
+		if p.run == r {
+			p.run = nil
+		}
+		p.mu.Unlock()
+	}()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
 }
 
 // Pending returns the questions this run asked that had no recorded outcome
-// when asked, in the order asked. A later Record does not change it. After
-// [OpenReplay] it returns the questions pending when the state was sealed.
-// That lasts until the next run starts, with [Replay.Run] or with the first
-// Ask or AskAll of a Replay registered without Run. The result shares no
-// memory with p.
+// when asked, in the order asked. A later Record does not change it. The
+// questions of an AskAll have its Batch, their Index in it and its Count.
+//
+// After [OpenReplay] it returns the questions pending when the state was
+// sealed. Each has its ID, and the Hint of its refused response when the
+// record holds one. Their Request, Batch, Index and Count are zero, since
+// the state holds no requests. The next run asks the questions again, and
+// its Pending has them whole. The sealed questions last until that run
+// starts, with [Replay.Run] or with the first Ask or AskAll of a Replay
+// registered without Run. The result shares no memory with p.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]Pending, len(p.pending))
 	for i, q := range p.pending {
-		out[i] = Pending{ID: q.ID, Request: q.Request.clone(), Batch: q.Batch, Hint: q.Hint}
+		q.Request = q.Request.clone()
+		out[i] = q
 	}
 	return out
 }
@@ -2464,6 +2496,7 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 	if p.opened { // the first ask of a Replay registered without Run starts its run
 		p.startRun()
 	}
+	p.pending = slices.Grow(p.pending, len(reqs))
 	var answers []Answer // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
 	var failed error     // the first recorded error
@@ -2481,7 +2514,11 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 		}
 		if !answered {
 			missing = append(missing, id)
-			p.pending = append(p.pending, Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint})
+			q := Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint}
+			if batched {
+				q.Index, q.Count = i, len(reqs)
+			}
+			p.pending = append(p.pending, q)
 			continue
 		}
 		if len(missing) == 0 {
@@ -2533,7 +2570,7 @@ func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hi
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
 // held.
 func (p *Replay) id(req *Request) string {
-	canonical := string(appendCanonical(nil, req))
+	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
@@ -2548,9 +2585,12 @@ func (p *Replay) id(req *Request) string {
 
 // questionID returns the ID of the request whose canonical JSON is
 // canonical, asked n times before in its run.
-func questionID(canonical string, n int) string {
-	sum := sha256.Sum256([]byte(canonical + "\n" + strconv.Itoa(n)))
-	return hex.EncodeToString(sum[:16])
+func questionID(canonical []byte, n int) string {
+	h := sha256.New()
+	h.Write(canonical)
+	h.Write(strconv.AppendInt([]byte{'\n'}, int64(n), 10))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // startRun starts a new run on p. The record stays, and the asks and pending
@@ -2563,12 +2603,15 @@ func (p *Replay) startRun() {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// Seal returns the record and the pending questions of p as state for a
-// trip through a client, such as MCP's requestState. The state is base64url
-// and one '.', authenticated with HMAC-SHA256 under key. It is valid for
-// ttl, rounded up to the millisecond. A ttl that is not positive expires it
-// at once. The state is sealed, not encrypted, so the client can read its
-// answers. A key shorter than 32 bytes is an uncoded error.
+// Seal returns the record of p and the IDs of its pending questions as
+// state for a trip through a client, such as MCP's requestState. It holds
+// no request, since the next run asks the questions again and checks their
+// answers then. So the state of ten questions is a few hundred bytes. The
+// state is base64url and one '.', authenticated with HMAC-SHA256 under key.
+// It is valid for ttl, rounded up to the millisecond. A ttl that is not
+// positive expires it at once. The state is sealed, not encrypted, so the
+// client can read its answers. A key shorter than 32 bytes is an uncoded
+// error.
 //
 // The state is bound to binding, which identifies the call and must be the
 // same in every round. Build it from the principal, the tool's name, and its
@@ -2582,7 +2625,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entries()}
 	p.mu.Lock()
 	for i := range p.pending {
-		s.Pending = append(s.Pending, p.pending[i].wire())
+		s.Pending = append(s.Pending, p.pending[i].ID)
 	}
 	p.mu.Unlock()
 	payload, err := json.Marshal(s)
@@ -2593,9 +2636,9 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 }
 
 // OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding. It holds the record, and as Pending the questions pending
-// then, so the host records the responses to exactly those. An empty state
-// is the first round, and gives a new, empty Replay.
+// and for binding. It holds the record, and as Pending the IDs of the
+// questions pending then, so the host records the responses to exactly
+// those. An empty state is the first round, and gives a new, empty Replay.
 //
 // State that is tampered with, expired, malformed, or sealed for another
 // binding or under another key is [CodeInvalidState]. A state has one
@@ -2638,8 +2681,8 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 		return nil, invalidState(err)
 	}
 	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
-	for i := range s.Pending {
-		rp.pending[i] = s.Pending[i].pending()
+	for i, id := range s.Pending {
+		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint, else ""
 	}
 	return rp, nil
 }
@@ -2653,15 +2696,15 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 // golang-jwt's sign of the same content, the contract's bound
 // (CONTRIBUTING, "Against golang-jwt").
 type sealed[Record any] struct {
-	Version int           `json:"v"`
-	Expires int64         `json:"exp"`  // Unix milliseconds, see expiry
-	Binding string        `json:"bind"` // digest of the binding
-	Record  Record        `json:"record"`
-	Pending []wirePending `json:"pending,omitempty"`
+	Version int      `json:"v"`
+	Expires int64    `json:"exp"`  // Unix milliseconds, see expiry
+	Binding string   `json:"bind"` // digest of the binding
+	Record  Record   `json:"record"`
+	Pending []string `json:"pending,omitempty"` // the IDs of the pending questions
 }
 
 const (
-	sealVersion = 3  // 2: the MAC key is derived from the key (see mac); 3: refusals, Batch and Hint
+	sealVersion = 4  // 2: the MAC key is derived from the key (see mac); 3: refusals; 4: pending IDs alone, answers' Via
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
@@ -2731,8 +2774,8 @@ func digest(binding string) string {
 
 // MarshalJSON encodes the record, not the pending questions, as a JSON
 // object that maps question IDs to entries. An answer is encoded as [Answer]
-// encodes it, with "refused" when responses to its question were refused
-// before. An error is encoded as [HarnessError] is. A question whose
+// encodes it, {"answer", "option"?, "options"?, "via"?}, with "refused" when
+// responses to its question were refused before. An error is encoded as [HarnessError] is. A question whose
 // responses were all refused has {"refused", "hint"}, their count and why
 // the last was refused.
 func (p *Replay) MarshalJSON() ([]byte, error) {
@@ -2890,13 +2933,13 @@ func surrogate(hex []byte) rune {
 
 // Keys of a record's objects.
 var (
-	outcomeKeys = []string{"answer", "option", "options", "refused", "name", "code", "message", "hint"}
+	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "name", "code", "message", "hint"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
 )
 
 // read reads an outcome's JSON object from r, strictly, as decodeRecord
-// says. An answer has an "answer", and a "refused" count when it follows
-// refused responses. An error has a "code". A refusal has a "refused" count
+// says. An answer has an "answer", maybe a "via", and a "refused" count
+// when it follows refused responses. An error has a "code". A refusal has a "refused" count
 // and a "hint" alone. Each has only the keys of its kind.
 func (o *outcome) read(r *recordReader) error {
 	if r.peek() != '{' {
@@ -2914,6 +2957,8 @@ func (o *outcome) read(r *recordReader) error {
 			n.answer.Option, err = r.option()
 		case "options":
 			n.answer.Options, err = r.options()
+		case "via":
+			n.answer.Via, err = r.string(key)
 		case "refused":
 			n.refused, err = r.count(key)
 		case "hint":
@@ -2935,7 +2980,7 @@ func (o *outcome) read(r *recordReader) error {
 	case seen["answer"] && seen["code"], !seen["answer"] && !seen["code"] && !seen["refused"]:
 		return errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
 	case seen["answer"]:
-		kind = []string{"answer", "option", "options", "refused"}
+		kind = []string{"answer", "option", "options", "via", "refused"}
 	case seen["code"]:
 		kind = []string{"name", "code", "message"}
 		n = outcome{err: &he}

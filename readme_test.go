@@ -197,10 +197,13 @@ func usesSDK(block string) bool {
 var snippetImports = map[string]string{
 	"context":         "context",
 	"errors":          "errors",
+	"flag":            "flag",
 	"fmt":             "fmt",
 	"hex":             "encoding/hex",
 	"http":            "net/http",
 	"json":            "encoding/json",
+	"jsonrpc":         "github.com/modelcontextprotocol/go-sdk/jsonrpc",
+	"log":             "log",
 	"mcp":             "github.com/modelcontextprotocol/go-sdk/mcp",
 	"net":             "net",
 	"os":              "os",

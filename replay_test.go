@@ -747,7 +747,7 @@ func TestReplayAsksAgainThroughSealedState(t *testing.T) {
 					result, pending, hint)
 			}
 			opened, err := ui.OpenReplay(sealKey, "call", state)
-			if err != nil || !reflect.DeepEqual(opened.Pending(), pending) {
+			if want := []ui.Pending{{ID: id, Hint: hint}}; err != nil || !reflect.DeepEqual(opened.Pending(), want) {
 				t.Fatalf("OpenReplay() = %+v, %v, want the question pending with its hint", opened.Pending(), err)
 			}
 			result, pending, _ = serveForms(t, state, map[string]response{id: accept(tt.fixed)}, tool)
@@ -818,7 +818,7 @@ func TestReplayRefusalsCounted(t *testing.T) {
 }
 
 // TestReplayBatch: the questions of one AskAll share a Batch, distinct per
-// call; a lone Ask has none. The value lasts through sealed state.
+// call; a lone Ask has none. A run of the opened Replay gives the same.
 func TestReplayBatch(t *testing.T) {
 	tool := func(ctx context.Context) string {
 		_, _ = ui.Ask(ctx, question)
@@ -846,8 +846,79 @@ func TestReplayBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	opened, err := ui.OpenReplay(sealKey, "call", state)
-	if err != nil || !reflect.DeepEqual(opened.Pending(), pending) {
-		t.Fatalf("OpenReplay().Pending() = %+v, %v, want %+v", opened.Pending(), err, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, again := run(opened, tool); !reflect.DeepEqual(again, pending) {
+		t.Fatalf("Pending() of the opened Replay's run = %+v, want %+v", again, pending)
+	}
+}
+
+// TestReplayBatchPlace: Replay's AskAll gives each pending question its
+// place in the batch and the batch's size, as the Inbox does, also when
+// questions before it are answered; a lone Ask has neither.
+func TestReplayBatchPlace(t *testing.T) {
+	tool := func(ctx context.Context) string {
+		_, _ = ui.Ask(ctx, question)
+		_, _ = ui.AskAll(ctx, three)
+		return ""
+	}
+	rp := &ui.Replay{}
+	_, pending := run(rp, tool)
+	type place struct{ index, count int }
+	var got []place
+	for _, q := range pending {
+		got = append(got, place{q.Index, q.Count})
+	}
+	if want := []place{{0, 0}, {0, 3}, {1, 3}, {2, 3}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("places of the pending questions = %v, want %v", got, want)
+	}
+	if msg := pending[2].Elicitation().Message; !strings.HasPrefix(msg, "Question 2 of 3.\n") {
+		t.Fatalf("Elicitation().Message = %q, want it led by its place", msg)
+	}
+	rp.Record(pending[0].ID, ui.Answer{Text: "yes"}, nil)
+	rp.Record(pending[1].ID, ui.Answer{Text: "production"}, nil)
+	_, pending = run(rp, tool)
+	if len(pending) != 2 || pending[0].Index != 1 || pending[1].Index != 2 || pending[0].Count != 3 {
+		t.Fatalf("Pending() after the first answer = %+v, want questions 2 and 3 of 3", pending)
+	}
+}
+
+// TestReplayVia: the record keeps the Via each answer was recorded with, in
+// its JSON and through Seal and OpenReplay, and the next run answers with it.
+func TestReplayVia(t *testing.T) {
+	rp := &ui.Replay{}
+	_, pending := run(rp, asking(deleteIt))
+	rp.Record(pending[0].ID, ui.Answer{Text: "Keep", Via: "claude-code"}, nil)
+	want := `{"` + pending[0].ID + `":{"answer":"Keep","via":"claude-code"}}`
+	if got := marshal(t, rp); string(got) != want {
+		t.Fatalf("record = %s, want %s", got, want)
+	}
+	state, err := rp.Seal(sealKey, "call", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := ui.OpenReplay(sealKey, "call", state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rp := range map[string]*ui.Replay{"read from JSON": replayFrom(t, []byte(want)), "opened": opened} {
+		var ans ui.Answer
+		run(rp, func(ctx context.Context) string { ans, _ = ui.Ask(ctx, deleteIt); return "" })
+		if ans.Via != "claude-code" || ans.Text != "Keep" {
+			t.Errorf("%s: Ask() = %+v, want Keep via claude-code", name, ans)
+		}
+	}
+	for _, bad := range []string{
+		`{"z":{"code":"ASK_DECLINED","via":"x"}}`,
+		`{"z":{"refused":1,"hint":"h","via":"x"}}`,
+		`{"z":{"answer":"x","via":5}}`,
+		`{"z":{"answer":"x","via":"a","via":"b"}}`,
+		`{"z":{"answer":"x","Via":"a"}}`,
+	} {
+		if err := (&ui.Replay{}).UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) error = nil, want an error", bad)
+		}
 	}
 }
 
@@ -916,5 +987,29 @@ func TestReplayAskAllAsksAgain(t *testing.T) {
 	if len(pending) != 1 || pending[0].ID != asked[1].ID || pending[0].Batch != asked[0].ID ||
 		pending[0].Hint != "Pick each option only once." {
 		t.Fatalf("Pending() = %+v, want %s again in batch %s, with its hint", pending, asked[1].ID, asked[0].ID)
+	}
+}
+
+// TestReplayChecksRequests: a Replay checks each request asked of it
+// directly, registered by a host or called after its Run, and leaves the
+// check to its Run's registry only inside that Run.
+func TestReplayChecksRequests(t *testing.T) {
+	invalid := ui.Request{Question: "Pick", Options: []ui.Option{{Label: "a"}, {Label: "A"}}}
+	rp := &ui.Replay{}
+	var inside context.Context
+	var viaRegistry error
+	rp.Run(context.Background(), func(ctx context.Context) {
+		inside = ctx
+		_, viaRegistry = ui.AskAll(ctx, []ui.Request{invalid})
+	})
+	wantCode(t, "AskAll() in Run", viaRegistry, ui.CodeInvalidRequest)
+	_, err := rp.Ask(inside, invalid)
+	wantCode(t, "Replay.Ask() after Run", err, ui.CodeInvalidRequest)
+	_, err = rp.AskAll(inside, []ui.Request{invalid})
+	wantCode(t, "Replay.AskAll() after Run", err, ui.CodeInvalidRequest)
+	_, err = rp.AskAll(scope(t, answering("x")), []ui.Request{invalid})
+	wantCode(t, "Replay.AskAll() with another registry", err, ui.CodeInvalidRequest)
+	if got := rp.Pending(); len(got) != 0 {
+		t.Fatalf("Pending() = %+v, want no invalid question", got)
 	}
 }

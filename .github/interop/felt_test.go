@@ -1,38 +1,38 @@
 package main
 
-// The figures a user feels (issue 31): what the package adds to a served MCP
-// round, on go-sdk v1.8.0's in-memory transport, the fastest there is, so the
-// worst case for the package's share. Each benchmark is one tool call from
-// the SDK's client to the SDK's server and back:
+// The figures a user feels: what README's host adds to a served MCP round,
+// against a hand-written host of the same tool that signs its own state
+// with HMAC and uses no package, as a share of a plain tool call's round.
+// go-sdk v1.8.0's client and server talk over its in-memory transport, the
+// fastest there is, so the worst case for the share. Each benchmark runs
+// its variants in turn in every iteration, in one process, so that the
+// machine's drift and each variant's garbage fall on all of them alike; it
+// reports each variant's time a round (ns/round) and the shares (ratios.awk
+// prints them with their goals):
 //
-//	RoundPlain           a tool that answers at once, without the package
-//	RoundAnswer          the last round of a call with one question: OpenReplay,
-//	                     the recorded response, a run of the tool, the answer
-//	RoundAnswerBase      RoundAnswer's params, byte for byte, sent to a tool of
-//	                     the same name that ignores them and answers at once
-//	RoundAsk             the first round of that call: a run, Seal, inputRequests
-//	RoundAnswerAll10     the last round of a call that asks ten questions in
-//	                     one AskAll
-//	RoundAnswerAll10Base its params sent to a tool that ignores them
-//	RoundAskAll10        the first round of that call
-//	ElicitHand           protocol 2025-11-25: a tool that sends a hand-written
-//	                     elicitation/create and reads the response by hand
-//	ElicitForm           the same question through NewForm around the SDK's Elicit
-//
-// The package's own share of a round is (RoundAnswer - RoundAnswerBase) /
-// RoundPlain, and the same for AskAll10 (goals: at most 0.05 and 0.10): what
-// the package's code adds to a round, apart from the SDK's work on the
-// larger params. (RoundAnswer - RoundPlain) / RoundPlain adds that work on
-// the state and the responses. ElicitForm / ElicitHand has the goal at most
-// 1.05. CONTRIBUTING's figures section has the interleaved loop.
+//	FeltOne    one question: the first round (the question goes out with
+//	           the state) and the last (the answer comes in)
+//	FeltTen    ten questions in one AskAll, the same two rounds
+//	FeltForm   protocol 2025-11-25: a question through README's handler
+//	           (NewForm around Elicit) and a hand-written elicitation/create
+//	           of the same enum shape, read by hand
+//	FeltSeal   Seal and OpenReplay of ten answers, against golang-jwt's HS256
+//	           sign and parse of the same content
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-go/userinteraction"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,7 +41,7 @@ var whereTo = userinteraction.Request{Header: "Target", Question: "Deploy where?
 		{Label: "Production", Value: "production", Description: "the live site"}}}
 
 // askOne is a tool with one question.
-func askOne(ctx context.Context) string {
+func askOne(ctx context.Context, _ map[string]any) string {
 	ans, err := userinteraction.Ask(ctx, whereTo)
 	if err != nil {
 		return "not deployed: " + userinteraction.CodeOf(err)
@@ -61,7 +61,7 @@ var tenQuestions = func() []userinteraction.Request {
 }()
 
 // askTen is a tool that asks ten questions in one AskAll.
-func askTen(ctx context.Context) string {
+func askTen(ctx context.Context, _ map[string]any) string {
 	answers, err := userinteraction.AskAll(ctx, tenQuestions)
 	if err != nil {
 		return "not deployed: " + userinteraction.CodeOf(err)
@@ -73,78 +73,149 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// handKey is the hand-written host's own HMAC key.
+var handKey = []byte("the hand-written host's key, 32 bytes or more")
+
+// handState is the hand-written host's state: what it has asked, for which
+// call, until when, with the answers so far.
+type handState struct {
+	Call    string            `json:"call"`
+	Expires int64             `json:"exp"`
+	Answers map[string]string `json:"answers"`
+	Asked   []string          `json:"asked"`
+}
+
+// handSign returns s, signed: base64url JSON, a dot, and its HMAC-SHA256.
+func handSign(s handState) (string, error) {
+	payload, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	h := hmac.New(sha256.New, handKey)
+	h.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// handOpen returns the state that handSign signed in state, for call.
+func handOpen(state, call string) (handState, error) {
+	var s handState
+	payload, sum, _ := strings.Cut(state, ".")
+	data, err1 := base64.RawURLEncoding.DecodeString(payload)
+	got, err2 := base64.RawURLEncoding.DecodeString(sum)
+	h := hmac.New(sha256.New, handKey)
+	h.Write(data)
+	if err1 != nil || err2 != nil || !hmac.Equal(got, h.Sum(nil)) {
+		return s, errors.New("invalid state")
+	}
+	if err := json.Unmarshal(data, &s); err != nil || s.Call != call || time.Now().UnixMilli() > s.Expires {
+		return s, errors.New("invalid state")
+	}
+	return s, nil
+}
+
+// handForm is the form of one whereTo question, written by hand in the
+// shape NewForm sends.
+func handForm(question string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{Mode: "form", Message: question + "\nProduction: the live site",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"choice": map[string]any{"type": "string", "title": "Target", "enum": []any{"Staging", "Production"}, "default": "Staging"},
+			"text":   map[string]any{"type": "string", "title": "Other"},
+		}}}
+}
+
+// handAnswer reads the response to a whereTo form by hand.
+func handAnswer(r mcp.InputResponse) (string, error) {
+	res, ok := r.(*mcp.ElicitResult)
+	if !ok || res.Action != "accept" {
+		return "", errors.New("no answer")
+	}
+	if t, _ := res.Content["text"].(string); t != "" {
+		return t, nil
+	}
+	switch res.Content["choice"] {
+	case "Staging":
+		return "staging", nil
+	case "Production":
+		return "production", nil
+	}
+	return "", fmt.Errorf("no such choice: %v", res.Content["choice"])
+}
+
+// handHost is what a server without the package writes for a tool that asks
+// questions in one round on 2026-07-28: the questions go out as
+// inputRequests with its own signed state, and the next round reads the
+// answers.
+func handHost(questions []string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil { // no inputRequests it cannot fulfil
+			return text("not deployed: the client shows no forms"), nil
+		}
+		call := req.Params.Name + "\n" + string(req.Params.Arguments)
+		if req.Params.RequestState == "" {
+			inputs := mcp.InputRequestMap{}
+			s := handState{Call: call, Expires: time.Now().Add(10 * time.Minute).UnixMilli(), Answers: map[string]string{}}
+			for i, q := range questions {
+				id := fmt.Sprint("q", i)
+				inputs[id] = handForm(q)
+				s.Asked = append(s.Asked, id)
+			}
+			state, err := handSign(s)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{InputRequests: inputs, RequestState: state}, nil
+		}
+		s, err := handOpen(req.Params.RequestState, call)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range s.Asked {
+			ans, err := handAnswer(req.Params.InputResponses[id])
+			if err != nil {
+				return nil, err
+			}
+			s.Answers[id] = ans
+		}
+		return text("deployed to " + s.Answers[s.Asked[len(s.Asked)-1]]), nil
+	}
+}
+
 // benchTools are the tools the benchmarks call.
 var benchTools = map[string]mcp.ToolHandler{
 	"plain": func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("deployed to production"), nil
 	},
-	"one": func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return serveRound(ctx, req, askOne)
-	},
-	"ten": func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return serveRound(ctx, req, askTen)
-	},
-	// form is README's handle with askOne as the tool.
-	"form": func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		form := userinteraction.NewForm(func(ctx context.Context, f userinteraction.Elicitation) (string, map[string]any, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: f.Mode, Message: f.Message, RequestedSchema: f.RequestedSchema})
-			if err != nil {
-				return "", nil, err
-			}
-			return res.Action, res.Content, nil
-		})
-		ctx = userinteraction.WithRegistry(ctx, &userinteraction.Registry{})
-		dispose, err := userinteraction.Register(ctx, form)
+	"one":      handler(askOne),
+	"ten":      handler(askTen),
+	"one-hand": handHost([]string{whereTo.Question}),
+	"ten-hand": handHost(func() (qs []string) {
+		for _, r := range tenQuestions {
+			qs = append(qs, r.Question)
+		}
+		return qs
+	}()),
+	// elicit-hand asks whereTo with a hand-written form and reads the
+	// response by hand: what a server without the package writes.
+	"elicit-hand": func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, handForm(whereTo.Question))
 		if err != nil {
 			return nil, err
 		}
-		defer dispose()
-		return text(askOne(ctx)), nil
-	},
-	// hand asks whereTo with a hand-written form and reads the response by
-	// hand: what a server without the package writes.
-	"hand": func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Deploy where?\nProduction: the live site",
-			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
-				"choice": map[string]any{"type": "string", "title": "Target", "enum": []any{"Staging", "Production"}, "default": "Staging"},
-				"text":   map[string]any{"type": "string", "title": "Other"},
-			}}})
+		ans, err := handAnswer(res)
 		if err != nil {
 			return nil, err
 		}
-		if res.Action != "accept" {
-			return text("not deployed: " + res.Action), nil
-		}
-		if t, _ := res.Content["text"].(string); t != "" {
-			return text("deployed to " + t), nil
-		}
-		switch res.Content["choice"] {
-		case "Staging":
-			return text("deployed to staging"), nil
-		case "Production":
-			return text("deployed to production"), nil
-		}
-		return nil, fmt.Errorf("no such choice: %v", res.Content["choice"])
+		return text("deployed to " + ans), nil
 	},
 }
 
-// baseTools answer as the last rounds of benchTools' "one" and "ten" do,
-// under the same names, without the package: they ignore the params. A
-// round of one of them with a last round's params measures what the SDK
-// spends on those params, the state and the responses, so that the rest of
-// that round is the package's own code.
-var baseTools = map[string]mcp.ToolHandler{
-	"one": benchTools["plain"],
-	"ten": benchTools["plain"],
-}
-
-// benchSession connects the SDK's client to a server of tools on version,
-// in memory, and closes both when b ends. The client answers every form
-// with Production and leaves the rounds to the caller.
-func benchSession(b *testing.B, version string, tools map[string]mcp.ToolHandler) *mcp.ClientSession {
+// benchSession connects the SDK's client to a server of benchTools on
+// version, in memory, and closes both when b ends. The client answers every
+// form with Production and leaves the rounds to the caller.
+func benchSession(b *testing.B, version string) *mcp.ClientSession {
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "bench-server", Version: "v0"}, nil)
-	for name, h := range tools {
+	for name, h := range benchTools {
 		server.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v0"}, &mcp.ClientOptions{
@@ -169,102 +240,133 @@ func benchSession(b *testing.B, version string, tools map[string]mcp.ToolHandler
 	return cs
 }
 
-// call calls tool with params and checks that the result's text is want, or
-// that it asks questions when want is "".
-func call(b *testing.B, cs *mcp.ClientSession, params *mcp.CallToolParams, want string) *mcp.CallToolResult {
-	res, err := cs.CallTool(context.Background(), params)
+// A variant is one round that a benchmark times: a tool call with params,
+// whose result's text must be want, or which must ask questions when want
+// is "".
+type variant struct {
+	name   string
+	params *mcp.CallToolParams
+	want   string
+}
+
+// roundTrip calls v's tool once and checks its result.
+func roundTrip(b *testing.B, cs *mcp.ClientSession, v variant) *mcp.CallToolResult {
+	res, err := cs.CallTool(context.Background(), v.params)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if want == "" {
+	if v.want == "" {
 		if len(res.InputRequests) == 0 {
-			b.Fatalf("CallTool(%s) asked no question", params.Name)
+			b.Fatalf("CallTool(%s) asked no question", v.name)
 		}
 		return res
 	}
-	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != want {
-		b.Fatalf("CallTool(%s) = %+v, want %q", params.Name, res.Content, want)
+	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != v.want {
+		b.Fatalf("CallTool(%s) = %+v, want %q", v.name, res.Content, v.want)
 	}
 	return res
 }
 
-// benchRound measures one round of tool: the first when first is set, else
-// the last, whose questions are all answered with Production. When base is
-// set, the round goes to baseTools with the same params, byte for byte.
-func benchRound(b *testing.B, tool string, first, base bool, want string) {
-	cs := benchSession(b, "2026-07-28", benchTools)
-	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
-	if !first {
-		asked := call(b, cs, params, "")
-		responses := mcp.InputResponseMap{}
-		for id := range asked.InputRequests {
-			responses[id] = accept(map[string]any{"choice": "Production"})
-		}
-		params = &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, InputResponses: responses, RequestState: asked.RequestState}
+// rounds returns the first and the last round of a call of tool, whose
+// questions are all answered with Production.
+func rounds(b *testing.B, cs *mcp.ClientSession, tool string) (first, last variant) {
+	first = variant{tool + "-ask", &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}, ""}
+	asked := roundTrip(b, cs, first)
+	responses := mcp.InputResponseMap{}
+	for id := range asked.InputRequests {
+		responses[id] = accept(map[string]any{"choice": "Production"})
 	}
-	if base {
-		cs = benchSession(b, "2026-07-28", baseTools)
-	}
-	call(b, cs, params, want)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		call(b, cs, params, want)
-	}
+	last = variant{tool + "-answer", &mcp.CallToolParams{Name: tool, Arguments: map[string]any{},
+		InputResponses: responses, RequestState: asked.RequestState}, "deployed to production"}
+	return first, last
 }
 
-func BenchmarkRoundPlain(b *testing.B) { benchRound(b, "plain", true, false, "deployed to production") }
-func BenchmarkRoundAnswer(b *testing.B) {
-	benchRound(b, "one", false, false, "deployed to production")
-}
-func BenchmarkRoundAnswerBase(b *testing.B) {
-	benchRound(b, "one", false, true, "deployed to production")
-}
-func BenchmarkRoundAsk(b *testing.B) { benchRound(b, "one", true, false, "") }
-func BenchmarkRoundAnswerAll10(b *testing.B) {
-	benchRound(b, "ten", false, false, "deployed to production")
-}
-func BenchmarkRoundAnswerAll10Base(b *testing.B) {
-	benchRound(b, "ten", false, true, "deployed to production")
-}
-func BenchmarkRoundAskAll10(b *testing.B) { benchRound(b, "ten", true, false, "") }
-
-func benchElicit(b *testing.B, tool string) {
-	cs := benchSession(b, "2025-11-25", benchTools)
-	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
-	call(b, cs, params, "deployed to production")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		call(b, cs, params, "deployed to production")
-	}
-}
-
-func BenchmarkElicitHand(b *testing.B) { benchElicit(b, "hand") }
-func BenchmarkElicitForm(b *testing.B) { benchElicit(b, "form") }
-
-// benchServe measures the package's own part of the last round of tool, as
-// BenchmarkRoundAnswer runs it, without the SDK: README's serve with the
-// state and responses of that round.
-func benchServe(b *testing.B, tool func(context.Context) string, want string) {
-	ctx := context.Background()
-	const binding = `["","bench",{}]`
-	_, questions, state, err := serve(ctx, key, binding, "", nil, tool)
-	if err != nil || len(questions) == 0 {
-		b.Fatalf("serve() = %v, %v, want questions", questions, err)
-	}
-	responses := map[string]Response{}
-	for _, q := range questions {
-		responses[q.ID] = Response{Action: "accept", Content: map[string]any{"choice": "Production"}}
+// interleave runs each of variants once per iteration, in turn, and reports
+// the time of each a round, as "ns/<name>".
+func interleave(b *testing.B, run func(i int), names ...string) {
+	total := make([]time.Duration, len(names))
+	for i := range names {
+		run(i) // warm
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if got, _, _, err := serve(ctx, key, binding, state, responses, tool); got != want || err != nil {
-			b.Fatalf("serve() = %q, %v, want %q", got, err, want)
+	for n := 0; n < b.N; n++ {
+		for i := range names {
+			start := time.Now()
+			run(i)
+			total[i] += time.Since(start)
 		}
 	}
+	for i, name := range names {
+		b.ReportMetric(float64(total[i].Nanoseconds())/float64(b.N), "ns/"+name)
+	}
 }
 
-func BenchmarkServeAnswer(b *testing.B)      { benchServe(b, askOne, "deployed to production") }
-func BenchmarkServeAnswerAll10(b *testing.B) { benchServe(b, askTen, "deployed to production") }
+// benchFelt interleaves a plain round with the first and last rounds of tool
+// through README's host and through the hand-written one.
+func benchFelt(b *testing.B, tool string) {
+	cs := benchSession(b, "2026-07-28")
+	plain := variant{"plain", &mcp.CallToolParams{Name: "plain", Arguments: map[string]any{}}, "deployed to production"}
+	ask, answer := rounds(b, cs, tool)
+	handAsk, handAnswer := rounds(b, cs, tool+"-hand")
+	variants := []variant{plain, ask, handAsk, answer, handAnswer}
+	interleave(b, func(i int) { roundTrip(b, cs, variants[i]) }, "plain", "ask", "hand-ask", "answer", "hand-answer")
+}
+
+func BenchmarkFeltOne(b *testing.B) { benchFelt(b, "one") }
+func BenchmarkFeltTen(b *testing.B) { benchFelt(b, "ten") }
+
+// BenchmarkFeltForm interleaves a question through README's handler on
+// 2025-11-25, where it waits on NewForm around Elicit, with the
+// hand-written elicitation of the same form.
+func BenchmarkFeltForm(b *testing.B) {
+	cs := benchSession(b, "2025-11-25")
+	variants := []variant{
+		{"one", &mcp.CallToolParams{Name: "one", Arguments: map[string]any{}}, "deployed to production"},
+		{"elicit-hand", &mcp.CallToolParams{Name: "elicit-hand", Arguments: map[string]any{}}, "deployed to production"},
+	}
+	interleave(b, func(i int) { roundTrip(b, cs, variants[i]) }, "form", "hand")
+}
+
+// BenchmarkFeltSeal interleaves Seal and OpenReplay of a record of ten
+// answers with golang-jwt v5's HS256 sign and parse of the same content:
+// the sealed payload as claims.
+func BenchmarkFeltSeal(b *testing.B) {
+	const binding = `["alice","deploy",{}]`
+	rp := &userinteraction.Replay{}
+	for i := 0; i < 10; i++ {
+		var ask userinteraction.Replay
+		_, _ = ask.Ask(context.Background(), userinteraction.Request{Question: fmt.Sprint("Question ", i)})
+		rp.Record(ask.Pending()[0].ID, userinteraction.Answer{Text: "production",
+			Option: &userinteraction.Option{Label: "Production", Value: "production"}, Via: "bench-client"}, nil)
+	}
+	state, err := rp.Seal(key, binding, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(state, ".")[0])
+	var claims jwt.MapClaims
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		b.Fatal(err)
+	}
+	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}))
+	keyFunc := func(*jwt.Token) (any, error) { return key, nil }
+	steps := []func() error{
+		func() error { _, err := rp.Seal(key, binding, time.Hour); return err },
+		func() error {
+			_, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+			return err
+		},
+		func() error { _, err := userinteraction.OpenReplay(key, binding, state); return err },
+		func() error { _, err := parser.ParseWithClaims(token, jwt.MapClaims{}, keyFunc); return err },
+	}
+	interleave(b, func(i int) {
+		if err := steps[i](); err != nil {
+			b.Fatal(err)
+		}
+	}, "seal", "jwt-sign", "open", "jwt-parse")
+}

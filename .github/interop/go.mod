@@ -4,6 +4,8 @@ go 1.25.0
 
 require github.com/dsh-go/userinteraction v0.0.0
 
+require github.com/golang-jwt/jwt/v5 v5.3.1
+
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0
