@@ -514,6 +514,9 @@ func inDisguise(c rune) bool {
 // script, Common and Inherited aside, or of one set in highlyRestrictive.
 // So "Уes" is refused, and "Москва (Moscow)" is two words, each valid.
 func scriptProblem(label string) string {
+	if isASCII(label) { // Latin and Common only: the fast path of asciiKey
+		return ""
+	}
 	var scripts []string // the scripts of the word so far
 	start := 0           // the word's first byte
 	for i, c := range label {
@@ -629,10 +632,14 @@ func duplicateLabel(opts []Option) (int, int) {
 // labelKey returns the key by which labels are compared: a human could not
 // tell apart two labels with equal keys. The key drops default-ignorable
 // code points and the white space at the ends, reads each run of white
-// space inside as one space, reads fullwidth forms as ASCII, and folds case. It is the one comparison of
-// labels. Validate's duplicates and a label typed at the [Terminal] both
-// use it, so a typed label picks at most one option.
+// space inside as one space, reads fullwidth forms as ASCII, and folds
+// case. It is the one comparison of labels. Validate's duplicates and a
+// label typed at the [Terminal] both use it, so a typed label picks at
+// most one option.
 func labelKey(label string) string {
+	if isASCII(label) {
+		return asciiKey(label)
+	}
 	var b strings.Builder
 	label = trimLabel(label)
 	b.Grow(len(label)) // folding keeps most labels' length
@@ -643,6 +650,42 @@ func labelKey(label string) string {
 		}
 		b.WriteRune(c)
 	}
+}
+
+// asciiKey is labelKey of an ASCII label, read without Unicode's tables.
+// Most labels are ASCII, and Validate is a fifth of what the package adds
+// to a served round (.github/CONTRIBUTING.md). Case folds to upper case, as
+// foldRune folds an ASCII letter.
+func asciiKey(label string) string {
+	var b strings.Builder
+	b.Grow(len(label))
+	space := false // a run of white space since the last character written
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		switch {
+		case c == ' ' || '\t' <= c && c <= '\r':
+			space = b.Len() > 0
+			continue
+		case 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// isASCII reports whether s holds only ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // trimLabel returns label without the white space and default-ignorable code
