@@ -256,70 +256,89 @@ func TestInboxOutcomeKeepsTheLast1000(t *testing.T) {
 	}
 }
 
-// heldInbox asks its Inbox under a context that holds the race's values but
-// ends only when release is closed, so a test holds the moment between
-// another UI's win and the Inbox's giving up. withdrawn is closed when the
-// race withdraws it.
+// heldInbox asks its Inbox under a context that is the race's, but whose
+// Done channel is closed only when release is, so that a test holds the
+// moment between another UI's win and the Inbox's giving up: the context
+// says it was withdrawn, and the Inbox's asker has not woken. withdrawn is
+// closed when the race withdraws it.
 type heldInbox struct {
 	inbox     *ui.Inbox
 	release   chan struct{}
 	withdrawn chan struct{}
 }
 
-func (h *heldInbox) held(ctx context.Context) (context.Context, func()) {
-	inner, cancel := context.WithCancel(context.WithoutCancel(ctx))
+// lagging is ctx with a Done channel of its own.
+type lagging struct {
+	context.Context
+	done <-chan struct{}
+}
+
+func (l lagging) Done() <-chan struct{} { return l.done }
+
+func (h *heldInbox) held(ctx context.Context) context.Context {
 	go func() {
 		<-ctx.Done()
 		close(h.withdrawn)
-		<-h.release
-		cancel()
 	}()
-	return inner, cancel
+	return lagging{ctx, h.release}
 }
 
 func (h *heldInbox) Ask(ctx context.Context, req ui.Request) (ui.Answer, error) {
-	inner, cancel := h.held(ctx)
-	defer cancel()
-	return h.inbox.Ask(inner, req)
+	return h.inbox.Ask(h.held(ctx), req)
 }
 
 func (h *heldInbox) AskAll(ctx context.Context, reqs []ui.Request) ([]ui.Answer, error) {
-	inner, cancel := h.held(ctx)
-	defer cancel()
-	return h.inbox.AskAll(inner, reqs)
+	return h.inbox.AskAll(h.held(ctx), reqs)
 }
 
 // TestInboxRespondAfterAnotherUIWon: in a FirstOf race, a Respond that comes
-// after another UI won, before the Inbox saw its ask withdrawn, is
-// NOT_PENDING: only the winner's UI is told its answer was taken. For a
-// batch, an answer to one question of several claims nothing, and the
-// answer to its last open question claims the batch.
+// after another UI won, before the Inbox's asker woke to it, is NOT_PENDING:
+// only the winner's UI is told its answer was taken. The question leaves
+// Pending then, with the winner's Outcome. In a batch, an answer to one
+// question of several claims nothing, and after the win it is NOT_PENDING
+// too.
 func TestInboxRespondAfterAnotherUIWon(t *testing.T) {
-	for _, batch := range []bool{false, true} {
-		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		batch   int // questions asked
+		before  int // answered here before the terminal wins
+		respond int // the question answered after the win
+	}{
+		{"one question", 1, 0, 0},
+		{"the last of a batch", 2, 1, 1},
+		{"one of a batch", 3, 1, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
 			inbox := &ui.Inbox{}
 			held := &heldInbox{inbox: inbox, release: make(chan struct{}), withdrawn: make(chan struct{})}
+			defer close(held.release)
 			term := newTerminalPlayer(ui.Answer{Text: "Keep", Via: "terminal"}, nil)
 			ctx := scope(t, ui.FirstOf(held, term))
-			reqs := []ui.Request{deleteIt}
-			if batch {
-				reqs = append(reqs, freeForm)
+			reqs := make([]ui.Request, tt.batch)
+			for i := range reqs {
+				reqs[i] = deleteIt
 			}
 			done := askInbox(ctx, reqs...)
 			pending := waitPending(t, inbox, len(reqs))
 			termCtx := <-term.asked
-			if batch {
-				respond(t, inbox, pending[0].ID, ui.Answer{Text: "Delete"}, nil)
-				if termCtx.Err() != nil {
-					t.Fatal("the terminal was withdrawn by an answer to one question of two, want the race open")
-				}
+			for _, p := range pending[:tt.before] {
+				respond(t, inbox, p.ID, ui.Answer{Text: "Delete"}, nil)
+			}
+			if termCtx.Err() != nil {
+				t.Fatal("the terminal was withdrawn by an answer to one question of several, want the race open")
 			}
 			close(term.now)
-			<-held.withdrawn // the terminal won; the Inbox has not seen it yet
-			last := pending[len(pending)-1]
-			err := inbox.Respond(last.ID, ui.Answer{Text: "Delete"}, nil)
-			close(held.release)
+			<-held.withdrawn // the terminal won; the Inbox's asker has not woken
+			err := inbox.Respond(pending[tt.respond].ID, ui.Answer{Text: "Delete"}, nil)
 			wantCode(t, "Respond() after another UI won", err, ui.CodeNotPending)
+			if p := inbox.Pending(); len(p) != 0 {
+				t.Fatalf("Pending() = %d questions after the refused Respond, want none: the race is over", len(p))
+			}
+			for i, p := range pending {
+				if got, ok := inbox.Outcome(p.ID); !ok || got.Answer.Via != "terminal" {
+					t.Errorf("Outcome(question %d) = %s, %v, want the terminal's answer", i, showOutcome(got), ok)
+				}
+			}
 			o := receive(t, done)
 			if o.err != nil || o.answers[len(o.answers)-1].Via != "terminal" {
 				t.Fatalf("Ask() = %v, want the terminal's answers", o)

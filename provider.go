@@ -1705,7 +1705,7 @@ func (b *Inbox) Changed() <-chan struct{} {
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	o, ok := b.ended.byID[id]
+	o, ok := b.ended.get(id)
 	o.Answer = o.Answer.clone()
 	return o, ok
 }
@@ -1887,12 +1887,18 @@ func (b *Inbox) giveUp(a *inboxAsk) {
 }
 
 // closeAsk closes the open questions of a, whose ctx is done, and reports
-// whether there were any. Each records how the ctx ended. b.mu is held.
+// whether there were any. Each records how the ctx ended. When another UI
+// won, every question of a reports the winner's outcome at once, also one
+// answered here. b.mu is held.
 func (b *Inbox) closeAsk(a *inboxAsk) bool {
 	r, o := result{err: a.ctx.Err()}, endedBy(a.ctx)
+	_, elsewhere := EndedElsewhere(a.ctx)
 	changed := false
 	for _, q := range a.questions {
 		changed = b.deliver(q, r, o) || changed
+		if elsewhere {
+			b.ended.set(q.entry.ID, o)
+		}
 	}
 	return changed
 }
@@ -1920,7 +1926,7 @@ func (b *Inbox) settle(a *inboxAsk, n int) {
 	from := 0
 	if !elsewhere {
 		var kept bool
-		if o, kept = b.ended.byID[a.questions[n].entry.ID]; !kept {
+		if o, kept = b.ended.get(a.questions[n].entry.ID); !kept {
 			return // forgotten already, as are the questions after it
 		}
 		from = n + 1
@@ -1967,31 +1973,55 @@ const maxEnded = 1000
 
 // endings holds how the last maxEnded questions that left an Inbox ended.
 type endings struct {
-	byID  map[string]Outcome
-	order []string // the IDs of byID, in a ring whose oldest is at next once full
-	next  int
+	ring  []ending       // in the order they left; once full, the oldest is at next
+	next  int            // where the next one goes, once ring is full
+	index map[string]int // the place of each in ring
+}
+
+// An ending is how one question that left an Inbox ended.
+type ending struct {
+	id      string
+	outcome Outcome
 }
 
 // add records that question id ended with o, forgetting the oldest once
 // maxEnded are kept.
 func (e *endings) add(id string, o Outcome) {
-	if e.byID == nil {
-		e.byID = make(map[string]Outcome)
+	if len(e.ring) < maxEnded {
+		if e.index == nil {
+			e.index = make(map[string]int)
+		}
+		e.index[id] = len(e.ring)
+		e.ring = append(e.ring, ending{id, o})
+		return
 	}
-	if len(e.order) < maxEnded {
-		e.order = append(e.order, id)
-	} else {
-		delete(e.byID, e.order[e.next])
-		e.order[e.next] = id
-		e.next = (e.next + 1) % maxEnded
+	delete(e.index, e.ring[e.next].id)
+	e.ring[e.next] = ending{id, o}
+	e.index[id] = e.next
+	if e.next = (e.next + 1) % maxEnded; e.next == 0 {
+		// A Go map that deletes and adds keys may keep buckets it no
+		// longer needs. Once per turn of the ring, a new one holds the
+		// same IDs.
+		e.index = make(map[string]int, maxEnded)
+		for i, end := range e.ring {
+			e.index[end.id] = i
+		}
 	}
-	e.byID[id] = o
+}
+
+// get returns how question id ended, and whether it is kept.
+func (e *endings) get(id string) (Outcome, bool) {
+	i, ok := e.index[id]
+	if !ok {
+		return Outcome{}, false
+	}
+	return e.ring[i].outcome, true
 }
 
 // set replaces how question id ended, when it is still kept.
 func (e *endings) set(id string, o Outcome) {
-	if _, ok := e.byID[id]; ok {
-		e.byID[id] = o
+	if i, ok := e.index[id]; ok {
+		e.ring[i].outcome = o
 	}
 }
 
@@ -2541,7 +2571,7 @@ function end(card, outcome) {
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (!cards.delete(card.id)) return;
   const group = card.form.parentElement;
-  if (card.form.nextElementSibling) still = Date.now() + 600; // the rows below move up: a click meant for them waits
+  if (card.form.nextElementSibling || group !== box && group.nextElementSibling) still = Date.now() + 600; // the rows below move up: a click meant for them waits
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
   const [why, answer] = describe(card, outcome);
@@ -2552,7 +2582,7 @@ function end(card, outcome) {
   for (const c of card.form.elements) c.disabled = true;
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
-  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.split("\n")[0]);
+  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
   more.append(el("summary", "", "Show the question"), card.body);
   card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
   closed.hidden = false;
@@ -2560,7 +2590,7 @@ function end(card, outcome) {
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
   if (card.batch && !card.sent && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
     for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").textContent = "Not used: the batch was " + (outcome.answer ? "answered " + where(outcome.answer.via) : "declined") + ".";
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
 }
 
 // describe returns the line that says how a question ended, and the
@@ -2578,12 +2608,12 @@ function describe(card, o) {
   const a = o.answer, via = a.via || "";
   if (card.sent) return [["You answered: ", said(picked(a))], a];
   if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
-    return [["The batch was answered " + where(via) + "."], null];
-  return [["Answered " + where(via) + ": ", said(picked(a))], a];
+    return [["The batch was answered ", ...where(via), "."], null];
+  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
 }
 
-function where(via) {
-  return via === "page" ? "on another page" : via === "terminal" ? "in the terminal" : !via || via === "inbox" ? "elsewhere" : "in " + via.replace(/\s+/g, " ").slice(0, 40);
+function where(via) { // the UI that answered, in the page's words, or framed as the host named it
+  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
 }
 
 function said(text) {

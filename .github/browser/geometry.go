@@ -28,6 +28,7 @@ func init() {
 		scenario{"Shutdown returns with a tab open", onOneTab(shutdownWithTab)},
 		scenario{"on a phone: tap targets 44 px high, apart", onOneTab(tapTargets)},
 		scenario{"by keyboard alone: a radio, then Send answer", onOneTab(keyboardPick)},
+		scenario{"a row that moves under the pointer is not clicked at once", onOneTab(movedRow)},
 	)
 }
 
@@ -260,4 +261,53 @@ func keyboardPick(s *site, t *tab) error {
 		return err
 	}
 	return want(done, "us")
+}
+
+// movedRow: the question above another leaves just as the human clicks one
+// of its rows. The other question moves up under the pointer, and the click
+// ticks nothing there; a click once the page is still ticks what it hits.
+func movedRow(s *site, t *tab) error {
+	step, stop := context.WithCancel(s.session)
+	defer stop()
+	req := ui.Request{Question: "Deploy build 41?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true}
+	gone, p, err := s.ask(step, req)
+	if err != nil {
+		return err
+	}
+	req.Question = "Deploy build 42?"
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	at, err := eval[[]float64](t, `(() => { const r = document.querySelector('`+card(p[0].ID)+` label').getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	if err != nil {
+		return err
+	}
+	stop()
+	if err := want(gone, ui.CodeAskAborted); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
+		return fmt.Errorf("a click meant for the question that left ticked %q of the one below (%v), want nothing", got, err)
+	}
+	if err := t.until("Date.now() >= still"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if err := t.until(checked(id) + " === 'Deploy'"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Deploy")
 }
