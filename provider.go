@@ -2,6 +2,7 @@ package userinteraction
 
 import (
 	"bufio"
+	"bytes"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -2252,16 +2253,17 @@ func (h *inboxHandler) current() (*snapshot, error) {
 		return h.last, nil
 	}
 	pending := h.inbox.Pending()
-	data, err := json.Marshal(pending)
-	if err != nil {
+	var list bytes.Buffer
+	list.WriteString("event: questions\ndata: ")
+	if err := json.NewEncoder(&list).Encode(pending); err != nil { // one line, as json.Marshal writes it, and "\n"
 		return nil, err
 	}
-	s := &snapshot{changed: changed, ids: make([]string, len(pending)), open: make(map[string]bool, len(pending))}
+	list.WriteString("\n")
+	s := &snapshot{changed: changed, ids: make([]string, len(pending)), open: make(map[string]bool, len(pending)), list: list.Bytes()}
 	for i := range pending {
 		s.ids[i] = pending[i].ID
 		s.open[pending[i].ID] = true
 	}
-	s.list = append(append([]byte("event: questions\ndata: "), data...), "\n\n"...)
 	if h.last != nil {
 		s.seq = h.last.seq + 1
 		s.ended = h.endedEvents(h.last.ids, s.open)

@@ -39,6 +39,7 @@ var forged = ui.Request{
 	Options: []ui.Option{
 		{Label: "Delete all branches", Value: "delete", Description: "irreversible" + strings.Repeat("\n", 40) + "◯  Keep all branches (recommended)"},
 		{Label: "Cancel", Description: "nothing changes"},
+		{Label: "Archive" + strings.Repeat("\u2003", 40) + "◯ Keep all branches"},
 	},
 	DisallowCustom: true,
 }
@@ -47,6 +48,7 @@ var forged = ui.Request{
 // clicks it. Nothing is ticked: on 09eee6f the description sat inside the
 // label of "Delete all branches", and the click ticked it. The description
 // also cannot push the real rows away: it is no taller than a few lines.
+// A label padded with em spaces stays on one line.
 func forgedRow(s *site, t *tab) error {
 	done, id, err := s.askShown(t, forged)
 	if err != nil {
@@ -75,6 +77,12 @@ func forgedRow(s *site, t *tab) error {
 	}
 	if at[2] > 160 {
 		return fmt.Errorf("the description is %.0f px high, want at most 160: its line feeds push the real rows away", at[2])
+	}
+	// A label's run of spaces reads as one space, so it cannot push its
+	// tail to a row that looks like an option of its own.
+	rows, err := eval[[]float64](t, "Array.from(document.querySelectorAll('"+card(id)+" label')).map(l => l.getBoundingClientRect().height)")
+	if err != nil || len(rows) != 3 || rows[2] != rows[1] {
+		return fmt.Errorf("the option rows are %v px high (%v), want Archive's as high as Cancel's: one line", rows, err)
 	}
 	if err := t.do(chromedp.Click(option(id, "Cancel")), chromedp.Click(button(id, "Send answer"))); err != nil {
 		return err
