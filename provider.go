@@ -1702,7 +1702,8 @@ func (b *Inbox) Changed() <-chan struct{} {
 // decline, or the answer to the batch's last question, for each of its
 // questions. When an error ended a batch, each question after the one it
 // ended reports that error, as [Registry.AskAll] does, also when it had an
-// answer.
+// answer. A question dismissed here in a race reports the dismissal. The
+// Inbox has dropped out then, and does not learn which UI won.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
