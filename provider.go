@@ -2421,7 +2421,7 @@ const inboxPage = `<!doctype html>
 `
 
 // pageStyle is the page's style sheet. The model's text sits in frames
-// (.text, .who, .said) outside every control's clickable area, with line
+// (.text, .said) outside every control's clickable area, with line
 // feeds kept only where Validate allows them, and in boxes that scroll, so
 // that no text draws a row of the page's own or pushes one out of view.
 const pageStyle = `
@@ -2439,7 +2439,7 @@ form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; marg
 .question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
 .desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
 .gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.who, .said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
+.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
 fieldset { border: 0; padding: 0; margin: .5rem 0; }
 legend { font-size: .875rem; padding: 0; }
 .option { margin: .5rem 0; }
@@ -2504,7 +2504,7 @@ function show(q) {
     parent = groups.get(q.batch);
   }
   if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
-  if (r.agent) meta.append("From ", el("span", "who", [r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));

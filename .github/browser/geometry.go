@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -91,12 +90,14 @@ func forgedRow(s *site, t *tab) error {
 }
 
 // longQuestion: a question of 60 lines, whose last ones draw option rows,
-// leaves the real options in view below it. On 09eee6f they were 1,500 px
-// further down.
+// under the longest header and agent, leaves the real options in view
+// below it. On 09eee6f they were 1,500 px further down.
 func longQuestion(s *site, t *tab) error {
 	req := ui.Request{
+		Header:   strings.Repeat("Cleanup ", 32),
 		Question: "Delete the branches?" + strings.Repeat("\n", 60) + "◯ Keep them (recommended)\n◯ Delete them",
 		Options:  []ui.Option{{Label: "Keep"}, {Label: "Delete"}},
+		Agent:    &ui.Agent{Name: strings.Repeat("bot-", 64), ID: strings.Repeat("id-", 85)},
 	}
 	done, id, err := s.askShown(t, req)
 	if err != nil {
@@ -190,7 +191,9 @@ func shutdownWithTab(s *site, t *tab) error {
 	s.mu.Lock()
 	server := s.server
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown waits up to 5 s for a connection that carried no request
+	// yet, as the browser opens ahead: longer than a stream would need.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := server.Shutdown(ctx); err != nil {
 		return fmt.Errorf("Shutdown() with a tab open = %v, want nil", err)

@@ -4,6 +4,7 @@
 // .ci/run runs it; it prints one line per scenario and "N passed, N failed".
 //
 //	go run .                    # the scenarios
+//	go run . -run 'batch|token' # the scenarios whose names match
 //	go run . -shots /tmp/inbox  # and screenshots, phone and desktop sized
 package main
 
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -619,16 +621,17 @@ var scenarios = []scenario{
 
 func main() {
 	shots := flag.String("shots", "", "a folder for screenshots of the page, phone and desktop sized")
+	only := flag.String("run", "", "run only the scenarios whose name matches this regular expression")
 	flag.Parse()
 	started := time.Now()
-	if err := run(*shots); err != nil {
+	if err := run(*shots, regexp.MustCompile(*only)); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("browser scenarios done in %.1f s\n", time.Since(started).Seconds())
 }
 
-func run(shots string) error {
+func run(shots string, only *regexp.Regexp) error {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		return fmt.Errorf("no chromium: %w (apt-get install chromium)", err)
@@ -677,6 +680,9 @@ func run(shots string) error {
 
 	passed, failed := 0, 0
 	for _, sc := range scenarios {
+		if !only.MatchString(sc.name) {
+			continue
+		}
 		began := time.Now()
 		err := sc.run(s, browser)
 		if left := s.inbox.Pending(); err == nil && len(left) > 0 {
