@@ -2591,7 +2591,7 @@ function end(card, outcome) {
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !card.sent && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
     for (const other of closed.querySelectorAll("form[data-batch]"))
       if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
 }
@@ -2653,8 +2653,8 @@ async function send(card, body) {
   if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
   else if (res.status === 204) {
     card.sent = body.action;
-    if (card.batch && body.action !== "accept") sentIn.set(card.batch, body.action);
-    card.form.dataset.batch = card.batch || "";
+    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
   } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
@@ -2700,7 +2700,7 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
   if (token !== "") return connect();
-  if (source) source.close();
+  if (source) source.close(), clearTimeout(retry);
   statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
 }
 
