@@ -12,7 +12,8 @@ import (
 
 // This example serves a session's questions to a web page with the Inbox's
 // handler. The human would open the printed URL; here a POST in the shape of
-// an MCP elicitation result answers for them.
+// an MCP elicitation result answers for them. Then Outcome says how the
+// question ended, as the page tells a tab that was showing it.
 func ExampleInbox() {
 	inbox := &userinteraction.Inbox{}
 	token := "a-secret-of-16-bytes-or-more" // crypto/rand in a real host
@@ -41,8 +42,9 @@ func ExampleInbox() {
 	<-opened
 
 	// The page answers: the POST it sends when the human picks Deploy.
+	id := inbox.Pending()[0].ID
 	body := strings.NewReader(`{"action": "accept", "content": {"choice": "Deploy"}}`)
-	req, _ := http.NewRequest("POST", server.URL+"/ask/questions/"+inbox.Pending()[0].ID, body)
+	req, _ := http.NewRequest("POST", server.URL+"/ask/questions/"+id, body)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
@@ -53,7 +55,11 @@ func ExampleInbox() {
 	res.Body.Close()
 	fmt.Println(res.Status)
 	fmt.Println(<-result)
+	if o, ok := inbox.Outcome(id); ok {
+		fmt.Println("answered on the", o.Answer.Via+":", o.Answer.Option.Label)
+	}
 	// Output:
 	// 204 No Content
 	// deploy
+	// answered on the page: Deploy
 }

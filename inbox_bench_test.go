@@ -1,10 +1,16 @@
 package userinteraction_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -113,6 +119,131 @@ func BenchmarkInboxEvent(b *testing.B) {
 				}
 			}
 			waitBurst(b, done, n)
+		})
+	}
+}
+
+// eventWriter is a ResponseWriter of an event stream that reports each
+// "questions" event it is given on events, and keeps nothing.
+type eventWriter struct {
+	header http.Header
+	events chan<- struct{}
+}
+
+func (w *eventWriter) Header() http.Header { return w.header }
+func (w *eventWriter) WriteHeader(int)     {}
+func (w *eventWriter) Flush()              {}
+func (w *eventWriter) Write(p []byte) (int, error) {
+	for n := bytes.Count(p, []byte("event: questions\n")); n > 0; n-- {
+		w.events <- struct{}{}
+	}
+	return len(p), nil
+}
+
+// streamsOf serves n event streams of h, and returns a func that waits for
+// one "questions" event on each, and one that ends them.
+func streamsOf(tb testing.TB, h http.Handler, n int) (each func(), stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan struct{}, n)
+	var served sync.WaitGroup
+	for i := 0; i < n; i++ {
+		r := httptest.NewRequest("GET", "/events?token="+pageToken, nil).WithContext(ctx)
+		served.Add(1)
+		go func() {
+			defer served.Done()
+			h.ServeHTTP(&eventWriter{header: http.Header{}, events: events}, r)
+		}()
+	}
+	each = func() {
+		for i := 0; i < n; i++ {
+			select {
+			case <-events:
+			case <-time.After(inboxWait):
+				tb.Fatalf("%d of %d streams sent no event", n-i, n)
+			}
+		}
+	}
+	return each, func() {
+		cancel()
+		finished := make(chan struct{})
+		go func() { // a stream may wait to report an event
+			for {
+				select {
+				case <-events:
+				case <-finished:
+					return
+				}
+			}
+		}()
+		served.Wait()
+		close(finished)
+	}
+}
+
+// bigQuestions opens n questions of 4 KB each on inbox, and returns their
+// IDs and a func that answers them and waits for the asker.
+func bigQuestions(tb testing.TB, inbox *ui.Inbox, n int) ([]string, func()) {
+	reqs := make([]ui.Request, n)
+	for i := range reqs {
+		reqs[i] = ui.Request{Question: fmt.Sprint(i, strings.Repeat(" a long question", 256)), Options: []ui.Option{{Label: "Yes"}, {Label: "No"}}}
+	}
+	opened := inbox.Changed()
+	done := make(chan error, 1)
+	go func() {
+		_, err := inbox.AskAll(context.Background(), reqs)
+		done <- err
+	}()
+	<-opened
+	var ids []string
+	for _, p := range inbox.Pending() {
+		ids = append(ids, p.ID)
+	}
+	return ids, func() {
+		for _, id := range ids {
+			if err := inbox.Respond(id, ui.Answer{Text: "Yes"}, nil); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := <-done; err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInboxEvents is two changes of an Inbox with 50 questions of 4 KB
+// open, a question opened and answered, as 1 and as 8 event streams of one
+// Handler send them. The streams share one encoding of the list, so B/op
+// with 8 streams is about that with 1, not 8 times it.
+func BenchmarkInboxEvents(b *testing.B) {
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprint("streams=", n), func(b *testing.B) {
+			inbox := &ui.Inbox{}
+			_, answer := bigQuestions(b, inbox, 50)
+			each, stop := streamsOf(b, inbox.Handler(pageToken), n)
+			each() // the list at once
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				opened := inbox.Changed()
+				done := make(chan error, 1)
+				go func() {
+					_, err := inbox.Ask(context.Background(), question)
+					done <- err
+				}()
+				<-opened
+				each()
+				p := inbox.Pending()
+				if err := inbox.Respond(p[len(p)-1].ID, ui.Answer{Text: "yes"}, nil); err != nil {
+					b.Fatal(err)
+				}
+				each()
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			stop()
+			answer()
 		})
 	}
 }

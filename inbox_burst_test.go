@@ -44,12 +44,13 @@ func heap() uint64 {
 }
 
 // TestInboxMemoryAfterBurst: after a burst of 10,000 questions closes, an
-// Inbox holds what an empty one holds. A Go map keeps the buckets of its
-// largest size, some 600 KB for 10,000 IDs.
+// Inbox holds what it held after 1,000: no open question, and the Outcome
+// of the last 1,000 that left. A Go map keeps the buckets of its largest
+// size, some 600 KB for 10,000 IDs.
 func TestInboxMemoryAfterBurst(t *testing.T) {
 	inbox := &ui.Inbox{}
 	ctx, _ := inboxScope(t, inbox)
-	burst(t, ctx, inbox, 100) // the Inbox's fields exist, as after any use
+	burst(t, ctx, inbox, 1000) // the Inbox's fields exist, its outcomes at their limit
 	before := heap()
 	burst(t, ctx, inbox, 10000)
 	after := heap()
@@ -57,6 +58,34 @@ func TestInboxMemoryAfterBurst(t *testing.T) {
 		t.Fatalf("live heap after a burst of 10,000 questions = %d KB more than before, want at most 128 KB", (after-before)>>10)
 	}
 	runtime.KeepAlive(inbox)
+}
+
+// TestInboxBatchPlace: each question of a batch keeps its place and the
+// batch's size in Pending after others of the batch were answered, and its
+// form says so.
+func TestInboxBatchPlace(t *testing.T) {
+	inbox := &ui.Inbox{}
+	ctx, _ := inboxScope(t, inbox)
+	done := askInbox(ctx, ui.Request{Question: "q0"}, ui.Request{Question: "q1"}, ui.Request{Question: "q2"})
+	p := waitPending(t, inbox, 3)
+	if err := inbox.Respond(p[0].ID, ui.Answer{Text: "a0"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p = inbox.Pending()
+	for i, q := range p {
+		if q.Index != i+1 || q.Count != 3 {
+			t.Errorf("Pending()[%d] Index, Count = %d, %d, want %d, 3", i, q.Index, q.Count, i+1)
+		}
+	}
+	if got, want := p[0].Elicitation().Message, "Question 2 of 3.\nq1"; got != want {
+		t.Errorf("Pending()[0].Elicitation().Message = %q, want %q", got, want)
+	}
+	for _, q := range p {
+		if err := inbox.Respond(q.ID, ui.Answer{Text: "a"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	receive(t, done)
 }
 
 // TestInboxBatchAndDeadline: Pending marks the questions of one AskAll,
@@ -99,6 +128,11 @@ func TestInboxBatchAndDeadline(t *testing.T) {
 		}
 		if p[i].Hint != "" {
 			t.Errorf("Pending()[%d].Hint = %q, want none", i, p[i].Hint)
+		}
+	}
+	for i, want := range [][2]int{{0, 0}, {0, 2}, {1, 2}, {0, 1}, {0, 1}} {
+		if got := [2]int{p[i].Index, p[i].Count}; got != want {
+			t.Errorf("Pending()[%d] Index, Count = %v, want %v", i, got, want)
 		}
 	}
 	for _, q := range p {

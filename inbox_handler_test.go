@@ -7,9 +7,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -378,17 +384,21 @@ func TestInboxHandlerAnswer(t *testing.T) {
 			if w.Code != tt.status {
 				t.Fatalf("POST %s = %d %s, want %d", tt.body, w.Code, w.Body, tt.status)
 			}
-			if tt.status != 204 {
-				if isClosed(changed) || len(inbox.Pending()) != 1 {
-					t.Fatalf("POST %s = %d changed Pending, want the question open as it was", tt.body, w.Code)
+			if tt.status == 422 {
+				// The hint is the question's, in Pending, for every UI.
+				var refusal map[string]string
+				if err := json.Unmarshal(w.Body.Bytes(), &refusal); err != nil || refusal["code"] != ui.CodeInvalidAnswer ||
+					refusal["name"] != "UserInteractionError" || refusal["message"] == "" || refusal["hint"] == "" ||
+					w.Header().Get("Content-Type") != "application/json" {
+					t.Fatalf("POST %s = 422 %s, want the HarnessError JSON of INVALID_ANSWER with a hint", tt.body, w.Body)
 				}
-				if tt.status == 422 {
-					var refusal map[string]string
-					if err := json.Unmarshal(w.Body.Bytes(), &refusal); err != nil || refusal["code"] != ui.CodeInvalidAnswer ||
-						refusal["name"] != "UserInteractionError" || refusal["message"] == "" || refusal["hint"] == "" ||
-						w.Header().Get("Content-Type") != "application/json" {
-						t.Fatalf("POST %s = 422 %s, want the HarnessError JSON of INVALID_ANSWER with a hint", tt.body, w.Body)
-					}
+				if p := inbox.Pending(); !isClosed(changed) || len(p) != 1 || p[0].Hint != refusal["hint"] {
+					t.Fatalf("POST %s = 422: Pending() = %+v, changed %v, want the question open with hint %q", tt.body, p, isClosed(changed), refusal["hint"])
+				}
+			}
+			if tt.status != 204 {
+				if tt.status != 422 && (isClosed(changed) || len(inbox.Pending()) != 1) {
+					t.Fatalf("POST %s = %d changed Pending, want the question open as it was", tt.body, w.Code)
 				}
 				if err := inbox.Respond(id, ui.Answer{}, declined); err != nil {
 					t.Fatal(err)
@@ -403,6 +413,9 @@ func TestInboxHandlerAnswer(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Fatalf("Ask() = %s, want %s", got, tt.want)
+			}
+			if ended, ok := inbox.Outcome(id); !ok || o.err == nil && ended.Answer.Via != "page" {
+				t.Fatalf("Outcome() = %+v, %v, want the answer via page", ended, ok)
 			}
 			w = call(h, "POST", "/questions/"+id, tt.body, "Authorization", "Bearer "+pageToken, "Content-Type", ctype)
 			var refusal ui.HarnessError
@@ -516,8 +529,8 @@ func (w *streamWriter) Write(p []byte) (int, error) { return w.body.Write(p) }
 func (w *streamWriter) Flush()                      {}
 
 // events serves GET /events to a client whose ctx is the returned cancel's.
-// It returns the stream's events, one data line each, and a channel closed
-// when the handler returns.
+// It returns the stream's events, one data line each ("ended " before the
+// data of an ended event), and a channel closed when the handler returns.
 func events(t *testing.T, h http.Handler, target string) (<-chan string, context.CancelFunc, <-chan struct{}) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -542,8 +555,11 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 			line := scan.Text()
 			switch {
 			case line == "retry: 1000":
-			case line == "event: questions":
+			case line == "event: questions" || line == "event: ended":
 				event = line
+			case strings.HasPrefix(line, "data: ") && event == "event: ended":
+				got <- "ended " + strings.TrimPrefix(line, "data: ")
+				event = ""
 			case strings.HasPrefix(line, "data: ") && event != "":
 				got <- strings.TrimPrefix(line, "data: ")
 				event = ""
@@ -563,19 +579,56 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 	return got, cancel, returned
 }
 
-// next returns the next event's questions, by question text.
+// next returns the questions of the next "questions" event, by question
+// text. It skips "ended" events.
 func next(t *testing.T, got <-chan string) []string {
+	t.Helper()
+	for {
+		if q, ok := nextEvent(t, got); ok {
+			return q
+		}
+	}
+}
+
+// nextEvent returns the questions of the next event, and true when it is a
+// "questions" event.
+func nextEvent(t *testing.T, got <-chan string) ([]string, bool) {
 	t.Helper()
 	select {
 	case data, ok := <-got:
+		if strings.HasPrefix(data, "ended ") {
+			return nil, false
+		}
 		var pending []ui.Pending
 		if err := json.Unmarshal([]byte(data), &pending); !ok || err != nil {
 			t.Fatalf("event = %q, %v, want the questions' JSON", data, err)
 		}
-		return questions(pending)
+		return questions(pending), true
 	case <-time.After(inboxWait):
 		t.Fatal("no event")
-		return nil
+		return nil, false
+	}
+}
+
+// endedEvent is the data of an "ended" event.
+type endedEvent struct {
+	ID      string      `json:"id"`
+	Outcome *ui.Outcome `json:"outcome"`
+}
+
+// nextEnded returns the next event, which must be an "ended" one.
+func nextEnded(t *testing.T, got <-chan string) endedEvent {
+	t.Helper()
+	select {
+	case data := <-got:
+		var e endedEvent
+		if rest, ok := strings.CutPrefix(data, "ended "); !ok || json.Unmarshal([]byte(rest), &e) != nil {
+			t.Fatalf("event = %q, want an ended event", data)
+		}
+		return e
+	case <-time.After(inboxWait):
+		t.Fatal("no event")
+		return endedEvent{}
 	}
 }
 
@@ -766,6 +819,168 @@ func TestInboxFarDeadline(t *testing.T) {
 	for _, d := range []<-chan outcome{done, doneNear} {
 		if o := receive(t, d); o.err != nil {
 			t.Errorf("Ask() = %v, want yes", o)
+		}
+	}
+}
+
+// TestInboxHandlerEventsEnded: when a question leaves Pending, the stream
+// sends an "ended" event with its ID and its Outcome, then the list without
+// it. A client that names the questions it shows in ?open= learns at once
+// how those that left while it was away ended; one the Inbox does not know
+// has a null outcome.
+func TestInboxHandlerEventsEnded(t *testing.T) {
+	inbox, ctx, h := serve(t)
+	got, _, _ := events(t, h, "/events")
+	next(t, got)
+	done := askInbox(ctx, region)
+	if q := next(t, got); !reflect.DeepEqual(q, []string{region.Question}) {
+		t.Fatalf("event after an ask = %v, want the question", q)
+	}
+	id := inbox.Pending()[0].ID
+	if w := authed(h, "POST", "/questions/"+id, `{"action":"accept","content":{"choice":"America"}}`); w.Code != 204 {
+		t.Fatalf("POST = %d, want 204", w.Code)
+	}
+	e := nextEnded(t, got)
+	if e.ID != id || e.Outcome == nil || e.Outcome.Err != nil || e.Outcome.Answer.Text != "us" || e.Outcome.Answer.Via != "page" {
+		t.Fatalf("ended event = %+v, want %s answered us via page", e, id)
+	}
+	if q, ok := nextEvent(t, got); !ok || len(q) != 0 {
+		t.Fatalf("event after the ended one = %v, %v, want the empty list", q, ok)
+	}
+	receive(t, done)
+
+	unknown := strings.Repeat("0", 32)
+	away, _, _ := events(t, h, "/events?token="+pageToken+"&open="+id+","+unknown)
+	for _, want := range []string{id, unknown} {
+		e := nextEnded(t, away)
+		if e.ID != want || (e.Outcome != nil) != (want == id) {
+			t.Fatalf("ended event on connecting = %+v, want %s with an outcome only when known", e, want)
+		}
+	}
+	if q, ok := nextEvent(t, away); !ok || len(q) != 0 {
+		t.Fatalf("event after the ended ones = %v, %v, want the empty list", q, ok)
+	}
+}
+
+// TestInboxHandlerShutdown: http.Server.Shutdown ends the open event
+// streams and returns, instead of waiting for the tabs to close.
+func TestInboxHandlerShutdown(t *testing.T) {
+	_, _, h := serve(t)
+	server := httptest.NewServer(h)
+	defer server.Close()
+	var bodies []io.ReadCloser
+	for i := 0; i < 2; i++ { // two tabs on one server
+		res, err := http.Get(server.URL + "/events?token=" + pageToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		lines := bufio.NewReader(res.Body)
+		for _, want := range []string{"retry: 1000\n", "\n", "event: questions\n"} {
+			if line, err := lines.ReadString('\n'); line != want || err != nil {
+				t.Fatalf("stream line = %q, %v, want %q", line, err, want)
+			}
+		}
+		bodies = append(bodies, io.NopCloser(lines))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), inboxWait)
+	defer cancel()
+	if err := server.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown() with two streams open = %v, want nil", err)
+	}
+	for _, body := range bodies {
+		if _, err := io.ReadAll(body); err != nil {
+			t.Fatalf("reading the stream after Shutdown = %v, want its end", err)
+		}
+	}
+}
+
+// TestInboxHandlerEventsShareOneEncoding: the event streams of one Handler
+// share one encoding of the list per change, so 8 streams allocate about
+// what 1 does, not 8 times it (BenchmarkInboxEvents).
+func TestInboxHandlerEventsShareOneEncoding(t *testing.T) {
+	perChange := func(streams int) uint64 {
+		inbox := &ui.Inbox{}
+		ids, answer := bigQuestions(t, inbox, 50)
+		defer answer()
+		each, stop := streamsOf(t, inbox.Handler(pageToken), streams)
+		defer stop()
+		each()
+		const changes = 20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := 0; i < changes; i++ {
+			_ = inbox.Respond(ids[0], ui.Answer{}, nil) // refused: its hint is a change
+			each()
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / changes
+	}
+	one, eight := perChange(1), perChange(8)
+	if eight > 2*one {
+		t.Fatalf("a change allocates %d KB with 8 streams, %d KB with 1, want at most twice as much", eight>>10, one>>10)
+	}
+}
+
+// TestInboxHandlerUsesExportedNames: the handler and the page use only what
+// the package exports, so any UI can do what the page does. Each name of the
+// package used in provider.go's part "Inbox: the web page and its routes" is
+// exported or declared in that part.
+func TestInboxHandlerUsesExportedNames(t *testing.T) {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range []string{"errors.go", "userinteraction.go", "provider.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	pkg, err := (&types.Config{Importer: importer.Default()}).Check("github.com/dsh-go/userinteraction", fset, files, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("provider.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := 0, 0 // the part's lines
+	lines := strings.Split(string(src), "\n")
+	for i := 1; i < len(lines); i++ {
+		switch {
+		case lines[i] == "// Inbox: the web page and its routes" && strings.HasPrefix(lines[i-1], "// ----"):
+			first = i + 1
+		case first > 0 && last == 0 && strings.HasPrefix(lines[i], "// ----"):
+			last = i
+		}
+	}
+	if last == 0 {
+		last = len(lines)
+	}
+	inPart := func(pos token.Pos) bool {
+		p := fset.Position(pos)
+		return p.Filename == "provider.go" && p.Line >= first && p.Line <= last
+	}
+	exported := map[string]bool{}
+	var wrong []string
+	for id, obj := range info.Uses {
+		if _, imported := obj.(*types.PkgName); imported || !inPart(id.Pos()) || obj.Pkg() != pkg {
+			continue
+		}
+		switch {
+		case obj.Exported():
+			exported[obj.Name()] = true
+		case !inPart(obj.Pos()):
+			wrong = append(wrong, fmt.Sprintf("%s: the page's part uses %s, which the package does not export", fset.Position(id.Pos()), obj.Name()))
+		}
+	}
+	for _, w := range sorted(wrong) {
+		t.Error(w)
+	}
+	for _, name := range []string{"Pending", "Changed", "Respond", "Outcome", "ElicitationAnswer"} {
+		if !exported[name] {
+			t.Errorf("the page's part does not use %s, want its uses found", name)
 		}
 	}
 }

@@ -267,29 +267,36 @@ func TestInboxIDsDistinct(t *testing.T) {
 }
 
 // TestInboxRefusesBrokenAnswer: an answer that breaks the request's rules is
-// INVALID_ANSWER, and the question stays open, unchanged, for another try.
+// INVALID_ANSWER, and the question stays open for another try, with the
+// line that tells the human why as its Hint: a change, so that every UI
+// can show it.
 func TestInboxRefusesBrokenAnswer(t *testing.T) {
 	inbox := &ui.Inbox{}
 	ctx, _ := inboxScope(t, inbox)
 	done := askInbox(ctx, region)
 	pending := waitPending(t, inbox, 1)
 	id := pending[0].ID
-	for _, ans := range []ui.Answer{
-		{},
-		{Text: "  "},
-		{Text: "Asia"},
-		{Option: &ui.Option{Label: "Asia"}},
-		{Text: "us", Option: &ui.Option{Label: "Europe"}},
-		{Options: []ui.Option{{Label: "Europe"}, {Label: "America"}}},
+	for _, tt := range []struct {
+		ans  ui.Answer
+		hint string
+	}{
+		{ui.Answer{}, "Pick an option."},
+		{ui.Answer{Text: "  "}, "Pick an option."},
+		{ui.Answer{Text: "Asia"}, "Pick from the options: this question takes no answer of your own."},
+		{ui.Answer{Option: &ui.Option{Label: "Asia"}}, `"Asia" is not one of the options: pick one of those listed.`},
+		{ui.Answer{Text: "us", Option: &ui.Option{Label: "Europe"}}, "Pick an option."},
+		{ui.Answer{Options: []ui.Option{{Label: "Europe"}, {Label: "America"}}}, "Pick only one option."},
 	} {
 		changed := inbox.Changed()
-		err := inbox.Respond(id, ans, nil)
-		wantCode(t, fmt.Sprintf("Respond(%s)", show(ans)), err, ui.CodeInvalidAnswer)
-		if isClosed(changed) {
-			t.Fatalf("Changed() closed by a refused Respond(%s), want it open", show(ans))
+		err := inbox.Respond(id, tt.ans, nil)
+		wantCode(t, fmt.Sprintf("Respond(%s)", show(tt.ans)), err, ui.CodeInvalidAnswer)
+		if !isClosed(changed) {
+			t.Fatalf("Changed() open after a refused Respond(%s), want it closed: the hint is a change", show(tt.ans))
 		}
-		if got := inbox.Pending(); !reflect.DeepEqual(got, pending) {
-			t.Fatalf("Pending() after a refused Respond(%s) = %v, want %v", show(ans), got, pending)
+		want := append([]ui.Pending(nil), pending...)
+		want[0].Hint = tt.hint
+		if got := inbox.Pending(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Pending() after a refused Respond(%s) = %+v, want %+v", show(tt.ans), got, want)
 		}
 	}
 	if err := inbox.Respond(id, ui.Answer{Text: "eu"}, nil); err != nil {

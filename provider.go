@@ -2,6 +2,7 @@ package userinteraction
 
 import (
 	"bufio"
+	"bytes"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -1527,22 +1528,15 @@ type elicited struct {
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. The UI answers by ID whenever it
-// connects. Ask opens a question and waits. The UI reads [Inbox.Pending],
-// asks the human, and delivers each outcome with [Inbox.Respond].
-// [Inbox.Changed] tells it when to read Pending again. [Inbox.Handler]
-// serves such a UI to a web browser.
+// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks
+// the human, and delivers each outcome by ID with [Inbox.Respond], whenever
+// it connects. [Inbox.Changed] tells it when to read Pending again, and
+// [Inbox.Outcome] how a question that left it ended. [Inbox.Handler] serves
+// such a UI to a web browser.
 //
 // A question's ID is 128 bits from crypto/rand, in 32 lower-case hex digits.
-// Another session's UI cannot guess it, and no ID repeats. A question is
-// open from its Ask until Respond delivers its outcome, or until the asker's
-// ctx is done. The questions of one AskAll share a Batch. Each question
-// carries the asker's deadline, unless it is past year 9999, which RFC 3339
-// cannot write. Hint stays empty, since Respond tells its own caller why it
-// refused.
-//
-// A UI shows each text as it is, escaping only for its own markup, such as
-// HTML ([Request]).
+// Another session's UI cannot guess it, and no ID repeats. A UI shows each
+// text as it is, escaping only for its own markup, such as HTML ([Request]).
 //
 // The zero value is an empty Inbox ready to use. An Inbox is safe for
 // concurrent use and must not be copied after first use. Its methods need a
@@ -1552,15 +1546,16 @@ type Inbox struct {
 	open    list.List            // the open questions (*question), oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is open
 	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
+	ended   endings              // how the last questions that left ended
 }
 
 var _ BatchProvider = (*Inbox)(nil)
 
 // Ask opens req as a question and waits for the outcome that
-// [Inbox.Respond] delivers. When ctx is done first, the question leaves
-// Pending and Ask returns ctx.Err(). An outcome delivered before that is
-// returned all the same. An invalid req is [CodeInvalidRequest] and is not
-// opened.
+// [Inbox.Respond] delivers. The question is open from then until its
+// outcome is delivered, or until ctx is done. Then it leaves Pending, and
+// Ask returns ctx.Err(). An outcome delivered before that is returned all
+// the same. An invalid req is [CodeInvalidRequest] and is not opened.
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1572,10 +1567,10 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return answers[0], nil
 }
 
-// AskAll opens reqs at once, consecutive in Pending under one Batch. It
-// returns their answers in request order. At the first error in request
-// order, once the questions before it are answered, it returns their
-// answers and the error.
+// AskAll opens reqs at once, consecutive in Pending under one Batch, each
+// with its Index and the Count of reqs. It returns their answers in request
+// order. At the first error in request order, once the questions before it
+// are answered, it returns their answers and the error.
 // An error outcome closes the questions after it at once, and a done ctx
 // closes every open one, since their answers could not be returned.
 // Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
@@ -1588,8 +1583,10 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Pending returns the open questions, oldest first. A batch's questions are
-// consecutive, in request order. The result shares no memory with b. It
-// costs a copy of the list, whatever opened and closed before.
+// consecutive, in request order. Each carries its asker's deadline, unless
+// it is past year 9999, which RFC 3339 cannot write. The result shares no
+// memory with b. It costs a copy of the list, whatever opened and closed
+// before.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1623,22 +1620,61 @@ func (b *Inbox) Pending() []Pending {
 }
 
 // Respond delivers the outcome of the open question id, as a live provider
-// returns it. The outcome is err, or ans when err is nil. Respond returns
-// nil when the outcome is delivered and the question closed. An ans that
-// breaks a rule of [Answer] for the question's request is refused with
-// [CodeInvalidAnswer], and the question stays open for another try. An id
-// that is not open (never asked, already answered, or given up) is refused
-// with [CodeNotPending], so the first Respond of a question wins. A refused
-// Respond changes nothing.
+// returns it. The outcome is err, or ans when err is nil. An ans without Via
+// gets "inbox". Respond returns nil when the outcome is delivered and the
+// question closed.
+//
+// An ans that breaks a rule of [Answer] for the question's request is
+// refused with [CodeInvalidAnswer]. The question stays open for another
+// try, and its Hint becomes the line that tells the human why: a change of
+// Pending. An id that is not open (never asked, already answered, or given
+// up) is refused with [CodeNotPending], and nothing changes. So the first
+// Respond of a question wins.
+//
+// In a [FirstOf] race, Respond confirms an answer or a decline only when no
+// other UI won first. When one did, Respond is [CodeNotPending], and the
+// question leaves Pending with the winner's outcome. In a batch, an answer
+// to one question of several decides nothing. The race is decided by the
+// error, or the answer to the last open question.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
-	_, refused := b.respond(id, ans, err)
-	return refused
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.byID[id]
+	if q == nil {
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+	}
+	r := result{err: err}
+	if err == nil {
+		var broken *brokenRule
+		if r.ans, broken = resolve(&q.entry.Request, ans); broken != nil {
+			q.entry.Hint = broken.hint
+			b.publish()
+			return invalidAnswer(broken.why)
+		}
+		if r.ans.Via == "" {
+			r.ans.Via = "inbox"
+		}
+	}
+	if !b.take(q, r) {
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: another UI answered it first", nil)
+	}
+	o := r.recorded()
+	b.deliver(q, r, o)
+	if err != nil {
+		// The call returns at q's error, so the questions after q leave now.
+		q.ask.err = err
+		for _, later := range q.ask.questions[q.index+1:] {
+			b.deliver(later, r, o)
+		}
+	}
+	b.publish()
+	return nil
 }
 
-// Changed returns a channel that is closed at the next change of Pending,
-// when a question opens, is answered or is given up. Then call Changed
-// again. Call it before Pending to miss no change. A channel that nobody
-// waits on holds no goroutine.
+// Changed returns a channel that is closed at the next change of Pending:
+// a question opens, is answered or given up, or gets a Hint. Then call
+// Changed again. Call it before Pending to miss no change. A channel that
+// nobody waits on holds no goroutine.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1648,16 +1684,55 @@ func (b *Inbox) Changed() <-chan struct{} {
 	return b.changed
 }
 
+// Outcome reports how question id ended, once it left Pending. It reports
+// false while the question is open, and for an id that b does not know. b
+// keeps the outcomes of the last 1,000 questions that left.
+//
+// The Outcome is what [Registry.Ask] returns for the question. An answer
+// through Respond keeps the Via it came with, "inbox" when none. An error
+// through Respond is kept as it came, or as [CodeProviderFailed] when it
+// has no code. When the asker's ctx ended first, it is [CodeAskAborted].
+// Its message says whether the deadline passed ("no answer came before the
+// deadline"), the asker stopped, or the Inbox was disposed.
+//
+// When [FirstOf] withdrew the question because another UI won, it is the
+// winner's outcome, as [EndedElsewhere] reports it. For a batch that is the
+// decline, or the answer to the batch's last question, for each of its
+// questions. When an error ended a batch, each question after the one it
+// ended reports that error, as [Registry.AskAll] does, also when it had an
+// answer. A question dismissed here in a race reports the dismissal. The
+// Inbox has dropped out then, and does not learn which UI won.
+func (b *Inbox) Outcome(id string) (Outcome, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.ended.get(id)
+	o.Answer = o.Answer.clone()
+	return o, ok
+}
+
 // A question is one request that an Inbox asks.
 type question struct {
-	entry Pending     // as Pending lists it, its Request a clone of the one asked
-	call  []*question // the questions of its Ask or AskAll, in request order
-	index int         // its place in call
+	entry Pending   // as Pending lists it, its Request a clone of the one asked
+	ask   *inboxAsk // the Ask or AskAll that opened it
+	index int       // its place in ask.questions
 	// outcome receives the question's outcome once, when it closes, so the
 	// asker always finds one. It is the responder's, or the asker's own
 	// giving up.
 	outcome chan result
-	elem    *list.Element // q in the Inbox's open questions; nil once closed. Guarded by the Inbox's mu
+	// The fields below are guarded by the Inbox's mu.
+	elem  *list.Element // q in the Inbox's open questions; nil once closed
+	given result        // the outcome it closed with
+}
+
+// An inboxAsk is one Ask or AskAll of an Inbox.
+type inboxAsk struct {
+	// ctx is the asker's. In a FirstOf race, a Respond claims with it
+	// before it confirms an answer ([claim]).
+	ctx       context.Context
+	questions []*question // in request order
+	// The fields below are guarded by the Inbox's mu.
+	open int   // the questions still open
+	err  error // the error that ends the call, once delivered
 }
 
 // result is the outcome of a question, an answer or the error in its place.
@@ -1666,31 +1741,56 @@ type result struct {
 	err error
 }
 
-// respond is [Inbox.Respond]. For an answer it refuses as broken, it also
-// returns the line that tells the human what to do instead.
-func (b *Inbox) respond(id string, ans Answer, err error) (hint string, refused error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	q := b.byID[id]
-	if q == nil {
-		return "", NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+// recorded returns the Outcome of r as [Registry.Ask] would return it, for
+// a Respond's outcome r.
+func (r result) recorded() Outcome {
+	if r.err == nil {
+		return Outcome{Answer: r.ans}
 	}
-	r := result{err: err}
-	if err == nil {
-		var broken *brokenRule
-		if r.ans, broken = resolve(&q.entry.Request, ans); broken != nil {
-			return broken.hint, invalidAnswer(broken.why)
+	if isTypedNil(r.err) || CodeOf(r.err) == "" {
+		return Outcome{Err: providerFailed(r.err)}
+	}
+	return Outcome{Err: r.err}
+}
+
+// take reports whether r, a Respond's outcome of q, may be confirmed to the
+// UI that gave it. It may, unless q's ask is in a FirstOf race that another
+// UI won. An outcome that decides the race claims it first: a decline, or
+// the answer to the last open question of a call that had no error. When
+// another UI won, the ask's open questions leave with its outcome. b.mu is
+// held, so that no Respond confirms an outcome while another takes the race.
+func (b *Inbox) take(q *question, r result) bool {
+	a := q.ask
+	decides := a.err == nil && (r.err != nil || a.open == 1)
+	wins := r.err == nil || !isTypedNil(r.err) && CodeOf(r.err) == CodeAskDeclined
+	if decides && wins {
+		o := Outcome{Err: r.err}
+		if r.err == nil { // the answer to the batch's last question, as FirstOf reports a batch
+			o.Answer = a.questions[len(a.questions)-1].given.ans
+			if q.index == len(a.questions)-1 {
+				o.Answer = r.ans
+			}
 		}
-	}
-	b.deliver(q, r)
-	if err != nil {
-		// The call returns at q's error, so the questions after q leave now.
-		for _, later := range q.call[q.index+1:] {
-			b.deliver(later, r)
+		if !claim(a.ctx, o) {
+			b.lost(a)
+			return false
 		}
+		return true
 	}
-	b.publish()
-	return "", nil
+	if _, elsewhere := EndedElsewhere(a.ctx); elsewhere {
+		b.lost(a)
+		return false
+	}
+	return true
+}
+
+// lost closes the open questions of a, whose race another UI won, once its
+// ctx says so. b.mu is held.
+func (b *Inbox) lost(a *inboxAsk) {
+	if _, elsewhere := EndedElsewhere(a.ctx); elsewhere {
+		b.closeAsk(a)
+		b.publish()
+	}
 }
 
 // askAll opens reqs, which are valid, and waits for their outcomes, as
@@ -1705,22 +1805,23 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 		// question, and the page would show none.
 		deadline = time.Time{}
 	}
-	call, err := b.openAll(reqs, batch, deadline)
+	a, err := b.openAll(ctx, reqs, batch, deadline)
 	if err != nil {
 		return nil, err
 	}
-	answers := make([]Answer, 0, len(call))
-	for _, q := range call {
+	answers := make([]Answer, 0, len(reqs))
+	for _, q := range a.questions {
 		var r result
 		select {
 		case r = <-q.outcome:
 		case <-ctx.Done():
 			// A Respond that closed q first has delivered its outcome
 			// under b.mu, so the human's answer is kept.
-			b.giveUp(call, ctx.Err())
+			b.giveUp(a)
 			r = <-q.outcome
 		}
 		if r.err != nil {
+			b.settle(a, len(answers))
 			return answers, r.err // every question after q is closed by now
 		}
 		answers = append(answers, r.ans)
@@ -1732,64 +1833,113 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 // under a Batch of their own when batch is set. An ID is not checked against
 // earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
 // about 2^-65. The Batch is random too, so that it names no question.
-func (b *Inbox) openAll(reqs []Request, batch bool, deadline time.Time) ([]*question, error) {
+func (b *Inbox) openAll(ctx context.Context, reqs []Request, batch bool, deadline time.Time) (*inboxAsk, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
 	if _, err := rand.Read(random); err != nil {
 		// Since Go 1.24 crypto/rand.Read never fails. Go 1.21 could.
 		// Registry.Ask makes this error PROVIDER_FAILED.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
+	a := &inboxAsk{ctx: ctx, questions: make([]*question, len(reqs)), open: len(reqs)}
 	var batchID string
 	if batch {
 		batchID = hex.EncodeToString(random[16*len(reqs):])
 	}
-	call := make([]*question, len(reqs))
 	for i, req := range reqs {
-		call[i] = &question{
+		q := &question{
 			entry: Pending{
 				ID:       hex.EncodeToString(random[16*i : 16*(i+1)]),
 				Request:  req.clone(),
 				Batch:    batchID,
 				Deadline: deadline,
 			},
-			call:    call,
+			ask:     a,
 			index:   i,
 			outcome: make(chan result, 1),
 		}
+		if batch {
+			q.entry.Index, q.entry.Count = i, len(reqs)
+		}
+		a.questions[i] = q
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byID == nil {
 		b.byID = make(map[string]*question)
 	}
-	for _, q := range call {
+	for _, q := range a.questions {
 		b.byID[q.entry.ID] = q
 	}
-	for _, q := range call {
+	for _, q := range a.questions {
 		q.elem = b.open.PushBack(q)
 	}
 	b.publish()
-	return call, nil
+	return a, nil
 }
 
-// giveUp closes the open questions of call with err, as their asker's ctx
-// is done.
-func (b *Inbox) giveUp(call []*question, err error) {
+// giveUp closes the open questions of a, as their asker's ctx is done.
+func (b *Inbox) giveUp(a *inboxAsk) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	changed := false
-	for _, q := range call {
-		changed = b.deliver(q, result{err: err}) || changed
-	}
-	if changed {
+	if b.closeAsk(a) {
 		b.publish()
 	}
 }
 
-// deliver closes q with the outcome r and reports true, or reports false when
-// q was closed already. b.mu is held. Each question receives exactly one
-// outcome, so the send never blocks.
-func (b *Inbox) deliver(q *question, r result) bool {
+// closeAsk closes the open questions of a, whose ctx is done, and reports
+// whether there were any. Each records how the ctx ended. When another UI
+// won, every question of a reports the winner's outcome at once, also one
+// answered here. b.mu is held.
+func (b *Inbox) closeAsk(a *inboxAsk) bool {
+	r, o := result{err: a.ctx.Err()}, endedBy(a.ctx)
+	_, elsewhere := EndedElsewhere(a.ctx)
+	changed := false
+	for _, q := range a.questions {
+		changed = b.deliver(q, r, o) || changed
+		if elsewhere {
+			b.ended.set(q.entry.ID, o)
+		}
+	}
+	return changed
+}
+
+// endedBy returns the Outcome of a question whose asker's ctx is done, as
+// Registry.Ask would return it.
+func endedBy(ctx context.Context) Outcome {
+	if o, elsewhere := EndedElsewhere(ctx); elsewhere {
+		return o
+	}
+	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
+		return Outcome{Err: NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was answered", cause)}
+	}
+	return Outcome{Err: aborted(ctx, "answered")}
+}
+
+// settle records, once a returns at the error of its question n, the
+// Outcome that Registry.AskAll reports for each request. The questions
+// after n report n's. When another UI won, every question reports the
+// winner's.
+func (b *Inbox) settle(a *inboxAsk, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, elsewhere := EndedElsewhere(a.ctx)
+	from := 0
+	if !elsewhere {
+		var kept bool
+		if o, kept = b.ended.get(a.questions[n].entry.ID); !kept {
+			return // forgotten already, as are the questions after it
+		}
+		from = n + 1
+	}
+	for _, q := range a.questions[from:] {
+		b.ended.set(q.entry.ID, o)
+	}
+}
+
+// deliver closes q with the outcome r, which Outcome reports as o, and
+// reports true, or reports false when q was closed already. b.mu is held.
+// Each question receives exactly one outcome, so the send never blocks.
+func (b *Inbox) deliver(q *question, r result, o Outcome) bool {
 	if q.elem == nil {
 		return false
 	}
@@ -1800,7 +1950,9 @@ func (b *Inbox) deliver(q *question, r result) bool {
 		b.byID = nil
 	}
 	b.open.Remove(q.elem)
-	q.elem = nil
+	q.elem, q.given = nil, r
+	q.ask.open--
+	b.ended.add(q.entry.ID, o)
 	q.outcome <- r
 	return true
 }
@@ -1811,6 +1963,65 @@ func (b *Inbox) publish() {
 	if b.changed != nil {
 		close(b.changed)
 		b.changed = nil
+	}
+}
+
+// maxEnded is the number of questions whose outcome an Inbox keeps after
+// they left: enough for a UI that was showing one to say how it ended, and
+// a bound on the memory of a long-lived Inbox.
+const maxEnded = 1000
+
+// endings holds how the last maxEnded questions that left an Inbox ended.
+type endings struct {
+	ring  []ending       // in the order they left; once full, the oldest is at next
+	next  int            // where the next one goes, once ring is full
+	index map[string]int // the place of each in ring
+}
+
+// An ending is how one question that left an Inbox ended.
+type ending struct {
+	id      string
+	outcome Outcome
+}
+
+// add records that question id ended with o, forgetting the oldest once
+// maxEnded are kept.
+func (e *endings) add(id string, o Outcome) {
+	if len(e.ring) < maxEnded {
+		if e.index == nil {
+			e.index = make(map[string]int)
+		}
+		e.index[id] = len(e.ring)
+		e.ring = append(e.ring, ending{id, o})
+		return
+	}
+	delete(e.index, e.ring[e.next].id)
+	e.ring[e.next] = ending{id, o}
+	e.index[id] = e.next
+	if e.next = (e.next + 1) % maxEnded; e.next == 0 {
+		// A Go map that deletes and adds keys may keep buckets it no
+		// longer needs. Once per turn of the ring, a new one holds the
+		// same IDs.
+		e.index = make(map[string]int, maxEnded)
+		for i, end := range e.ring {
+			e.index[end.id] = i
+		}
+	}
+}
+
+// get returns how question id ended, and whether it is kept.
+func (e *endings) get(id string) (Outcome, bool) {
+	i, ok := e.index[id]
+	if !ok {
+		return Outcome{}, false
+	}
+	return e.ring[i].outcome, true
+}
+
+// set replaces how question id ended, when it is still kept.
+func (e *endings) set(id string, o Outcome) {
+	if i, ok := e.index[id]; ok {
+		e.ring[i].outcome = o
 	}
 }
 
@@ -1829,20 +2040,26 @@ func (b *Inbox) publish() {
 //   - GET / is the page. It holds no question and needs no token.
 //   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
 //   - GET /events streams server-sent events. A "questions" event carries
-//     the same JSON at once and at every change. The stream ends when the
-//     client goes away, or at the server's WriteTimeout. The page then
-//     reconnects.
+//     the same JSON at once and at every change. Before it, an "ended"
+//     event tells how each question that left since the last one ended:
+//     {"id": ..., "outcome": ...}, the [Inbox.Outcome] or null. The query
+//     parameter open lists the IDs a client shows, joined by commas. Then
+//     the first events tell how those of them that left ended.
 //   - POST /questions/{id} responds to question id. Its body is an MCP
 //     elicitation result, read by [ElicitationAnswer]. It is
 //     {"action":"accept","content":{"choice":...,"text":...}},
-//     {"action":"decline"} or {"action":"cancel"}.
+//     {"action":"decline"} or {"action":"cancel"}. An answer's Via is
+//     "page".
+//
+// A stream ends when its client goes away, when a write fails (as at the
+// server's WriteTimeout), and when the server shuts down:
+// [http.Server.Shutdown] does not wait for open tabs. The page reconnects.
 //
 // A POST is 204 when the outcome is delivered. An answer that breaks the
 // request's rules is 422, and the question stays open. A question that is
 // not open is 409. Both carry the [HarnessError] JSON, and a 422 adds
-// "hint", the line that tells the human what to do instead. A body that is
-// no such result is 400, one over 1 MiB is 413, and one that is not
-// application/json is 415.
+// "hint", the question's Hint. A body that is no such result is 400, one
+// over 1 MiB is 413, and one that is not application/json is 415.
 //
 // Every route but the page needs token, as "Authorization: Bearer" or as the
 // query parameter token, which an EventSource can send. Without it a request
@@ -1850,11 +2067,14 @@ func (b *Inbox) publish() {
 // wrong method 405. The handler checks no Host, so a phone may reach it by
 // any name. Make token from crypto/rand. Handler panics when it is shorter
 // than 16 bytes. A token in the query may reach an access log, and the page
-// puts it there only for /events.
+// puts it there only for /events. The page reads the token after #token=
+// up to an "&", percent-decoded, and a "+" stays a "+".
 //
 // The page loads nothing from outside. Its Content-Security-Policy allows
 // only its own script and style. It writes every text as text, never as
-// HTML.
+// HTML. The model's text sits in frames of the page's own, outside the
+// controls' clickable areas. The handler and the page use only what the
+// package exports, so another UI can do all they do.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -1865,6 +2085,7 @@ func (b *Inbox) Handler(token string) http.Handler {
 const (
 	minToken = 16      // bytes of a Handler's token, at least
 	maxBody  = 1 << 20 // bytes of a response's body, at most
+	maxOpen  = 1000    // IDs of the query parameter open that count, at most
 )
 
 // inboxHandler is the handler that [Inbox.Handler] returns.
@@ -1872,6 +2093,25 @@ type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
 	csp   string   // the page's Content-Security-Policy
+
+	mu   sync.Mutex // guards the fields below
+	last *snapshot  // the open questions as the streams last sent them
+	// servers holds, for each server that served a stream, a channel
+	// closed when it shuts down. A server is kept after it shut down: a
+	// stream that starts then ends at once.
+	servers map[*http.Server]chan struct{}
+}
+
+// A snapshot is the open questions at one change, as every event stream
+// sends them: the list is encoded once per change, whatever the number of
+// streams.
+type snapshot struct {
+	changed <-chan struct{} // closed at the next change
+	seq     uint64          // one more than the snapshot before it
+	ids     []string        // the open questions' IDs, in order
+	open    map[string]bool // the same IDs
+	ended   []byte          // the "ended" events of the questions that left since the snapshot before
+	list    []byte          // the "questions" event
 }
 
 // ServeHTTP routes by path and method, as Go 1.21's ServeMux cannot.
@@ -1955,33 +2195,126 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter) {
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes a "questions" event with the open questions now and at
-// every change, until the client goes away. Changes that come while an event
-// is written are sent as one.
+// serveEvents writes the events of the open questions now and at every
+// change, until the client goes away or the server shuts down. Changes that
+// come while an event is written are sent as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
+	shutdown := h.shutdown(r)
 	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil { // reconnect after a second, not three
 		return
 	}
+	shown := strings.Split(r.URL.Query().Get("open"), ",")
+	if len(shown) > maxOpen {
+		shown = shown[:maxOpen]
+	}
+	var sent *snapshot
 	for {
-		changed := h.inbox.Changed()
-		data, err := json.Marshal(h.inbox.Pending())
+		s, err := h.current()
 		if err != nil {
 			return
 		}
-		if _, err := fmt.Fprintf(w, "event: questions\ndata: %s\n\n", data); err != nil {
+		ended := s.ended
+		switch {
+		case sent == nil:
+			ended = h.endedEvents(shown, s.open)
+		case s.seq != sent.seq+1: // this stream missed a change
+			ended = h.endedEvents(sent.ids, s.open)
+		}
+		if _, err := w.Write(ended); err != nil { // shared: never appended to
+			return
+		}
+		if _, err := w.Write(s.list); err != nil {
 			return
 		}
 		if err := flush(); err != nil {
 			return
 		}
+		sent = s
 		select {
-		case <-changed:
+		case <-s.changed:
 		case <-r.Context().Done():
+			return
+		case <-shutdown:
 			return
 		}
 	}
+}
+
+// current returns the snapshot of the open questions now, which every
+// stream shares.
+func (h *inboxHandler) current() (*snapshot, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	changed := h.inbox.Changed() // before Pending, so that no change is missed
+	if h.last != nil && h.last.changed == changed {
+		return h.last, nil
+	}
+	pending := h.inbox.Pending()
+	var list bytes.Buffer
+	list.WriteString("event: questions\ndata: ")
+	if err := json.NewEncoder(&list).Encode(pending); err != nil { // one line, as json.Marshal writes it, and "\n"
+		return nil, err
+	}
+	list.WriteString("\n")
+	s := &snapshot{changed: changed, ids: make([]string, len(pending)), open: make(map[string]bool, len(pending)), list: list.Bytes()}
+	for i := range pending {
+		s.ids[i] = pending[i].ID
+		s.open[pending[i].ID] = true
+	}
+	if h.last != nil {
+		s.seq = h.last.seq + 1
+		s.ended = h.endedEvents(h.last.ids, s.open)
+	}
+	h.last = s
+	return s, nil
+}
+
+// endedEvents returns an "ended" event for each of ids that is not open,
+// with its Outcome, or null when the Inbox does not know it.
+func (h *inboxHandler) endedEvents(ids []string, open map[string]bool) []byte {
+	var events []byte
+	for _, id := range ids {
+		if id == "" || open[id] {
+			continue
+		}
+		var outcome *Outcome
+		if o, ok := h.inbox.Outcome(id); ok {
+			outcome = &o
+		}
+		data, err := json.Marshal(struct {
+			ID      string   `json:"id"`
+			Outcome *Outcome `json:"outcome"`
+		}{id, outcome})
+		if err != nil {
+			continue
+		}
+		events = append(append(append(events, "event: ended\ndata: "...), data...), "\n\n"...)
+	}
+	return events
+}
+
+// shutdown returns a channel that is closed when the server that serves r
+// shuts down, or nil when r names no server. It registers with each server
+// once.
+func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if srv == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	done, ok := h.servers[srv]
+	if !ok {
+		if h.servers == nil {
+			h.servers = make(map[*http.Server]chan struct{})
+		}
+		done = make(chan struct{})
+		h.servers[srv] = done
+		srv.RegisterOnShutdown(func() { close(done) })
+	}
+	return done
 }
 
 // serveAnswer responds to question id with the elicitation result in r's
@@ -2017,11 +2350,18 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request, id st
 		http.Error(w, "the body is not an elicitation result: "+outcome.Error(), http.StatusBadRequest)
 		return
 	}
-	hint, refused := h.inbox.respond(id, ans, outcome)
+	ans.Via = "page"
+	refused := h.inbox.Respond(id, ans, outcome)
 	switch CodeOf(refused) {
 	case "":
 		w.WriteHeader(http.StatusNoContent)
 	case CodeInvalidAnswer:
+		hint := ""
+		for _, p := range h.inbox.Pending() { // the refusal set the question's Hint
+			if p.ID == id {
+				hint = p.Hint
+			}
+		}
 		writeRefusal(w, http.StatusUnprocessableEntity, refused, hint)
 	default:
 		writeRefusal(w, http.StatusConflict, refused, "")
@@ -2032,7 +2372,7 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request, id st
 // [HarnessError], with hint beside it when there is one.
 func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
 	var e *HarnessError
-	errors.As(refused, &e) // every refusal of respond is one
+	errors.As(refused, &e) // every refusal of Respond is one
 	data, _ := json.Marshal(struct {
 		*HarnessError
 		Hint string `json:"hint,omitempty"`
@@ -2071,54 +2411,63 @@ const inboxPage = `<!doctype html>
 <h1>Questions from your agent</h1>
 <p id="status" role="status">Connecting…</p>
 <div id="questions"></div>
+<section id="ended" hidden><h2>Closed</h2></section>
 </main>
 <script>` + pageScript + `</script>
 </body>
 </html>
 `
 
-// pageStyle is the page's style sheet.
+// pageStyle is the page's style sheet. The model's text sits in frames
+// (.text, .said) outside every control's clickable area, with line
+// feeds kept only where Validate allows them, and in boxes that scroll, so
+// that no text draws a row of the page's own or pushes one out of view.
 const pageStyle = `
-:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; }
+:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
 body { margin: 0; }
 main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.25rem; margin: 0; }
+h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 #status { margin: .25rem 0 1rem; }
 .batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
 form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
-form.gone > :not(.buttons) { opacity: .6; }
-.meta, .header, .deadline { font-size: .875rem; margin: 0; }
-.deadline { font-weight: 600; }
-.header { font-weight: 700; text-transform: uppercase; letter-spacing: .03em; }
-.question { font-size: 1.0625rem; font-weight: 600; margin: .25rem 0 .5rem; }
-.question, .label, .desc { white-space: pre-wrap; overflow-wrap: anywhere; }
-fieldset { border: 0; padding: 0; margin: 0 0 .5rem; }
+.meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
+.header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
+.question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
+.desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
+.gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; }
 legend { font-size: .875rem; padding: 0; }
-label.option { display: flex; gap: .6rem; padding: .45rem .25rem; border-radius: .375rem; }
-label.option:hover { background: #8882; }
-label.option input { width: 1.2rem; height: 1.2rem; margin: .15rem 0 0; flex: none; }
-.desc { display: block; font-size: .875rem; opacity: .8; }
-.rec { font-size: .8125rem; font-style: italic; }
-label.own { display: block; font-size: .875rem; margin: .25rem 0; }
-label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; margin-top: .25rem; }
-.buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .75rem; }
+.option { margin: .5rem 0; }
+label.pick { display: flex; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
+label.pick:hover { background: #8882; }
+label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
+label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
+.label { overflow-wrap: anywhere; }
+.badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
+label.own { display: block; font-size: .875rem; margin: .5rem 0; }
+label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
+.buttons { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: .75rem; }
 button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
-button[type=submit] { background: #2f5fb3; border-color: #2f5fb3; color: #fff; font-weight: 600; }
+button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
 button:disabled { opacity: .5; }
-.note { font-weight: 600; margin: .5rem 0 0; }
-.note:empty { display: none; }
+.note, .why { font-weight: 600; margin: .5rem 0 0; }
+.note:empty, .why:empty { display: none; }
 .refused { color: #c0262d; }
+summary { line-height: 2.75rem; cursor: pointer; }
 :focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
 `
 
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
-const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
-const statusLine = document.getElementById("status");
-const box = document.getElementById("questions");
-const cards = new Map(); // question ID -> the card that shows it
-const batches = new Map(); // batch -> {group, total, shown}
+const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
+const cards = new Map(); // open question ID -> the card that shows it
+const groups = new Map(); // batch -> the section of its open questions
+const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
+let token = "", source = null, retry = 0, still = 0;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -2131,69 +2480,59 @@ function el(tag, cls, text) {
 }
 
 function render(list) {
-  const open = new Set(list.map(q => q.id)), sizes = new Map(); // batch -> its number of questions
-  for (const q of list) if (q.batch) sizes.set(q.batch, (sizes.get(q.batch) || 0) + 1);
-  for (const [id, card] of cards) if (!open.has(id)) leave(id, card);
-  for (const q of list) if (!cards.has(q.id)) show(q, sizes);
+  const open = new Set(list.map(q => q.id));
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const q of list) {
+    const card = cards.get(q.id);
+    if (!card) show(q);
+    else if (q.hint && !card.sending) refuse(card, q.hint);
+  }
   tick(); // once a render, not once a question: the work of a render follows the list
-  statusLine.textContent = list.length === 0 ? "No open questions." :
-    list.length === 1 ? "1 open question." : list.length + " open questions.";
+  const n = list.length;
+  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
+  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
 }
 
-function show(q, sizes) {
-  const r = q.request, opts = r.options || [];
-  const multi = !!r.multiSelect && opts.length > 0;
-  const form = el("form");
+function show(q) {
+  const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
+  const form = el("form"), body = el("div"), meta = el("p", "meta");
   let parent = box;
   if (q.batch) {
-    let b = batches.get(q.batch);
-    if (!b) {
-      b = {group: el("section", "batch"), total: sizes.get(q.batch), shown: 0, open: 0};
-      batches.set(q.batch, b);
-      box.append(b.group);
-    }
-    b.shown++;
-    b.open++;
-    if (b.total > 1) form.append(el("p", "meta", "Question " + b.shown + " of " + b.total));
-    parent = b.group;
+    if (!groups.has(q.batch)) box.append(groups.set(q.batch, el("section", "batch")).get(q.batch));
+    parent = groups.get(q.batch);
   }
-  if (r.header) form.append(el("p", "header", r.header));
-  if (r.agent) form.append(el("p", "meta", "From " + [r.agent.name, r.agent.id].filter(Boolean).join(", ")));
-  const text = el("p", "question", r.question);
+  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
+  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
+  if (meta.childNodes.length > 0) body.append(meta);
+  if (r.header) body.append(el("div", "text header", r.header));
+  const text = el("div", "text question", r.question);
   text.id = "q-" + q.id;
   form.setAttribute("aria-labelledby", text.id);
-  form.append(text);
-  if (q.deadline) {
-    const d = el("p", "deadline");
-    d.dataset.deadline = q.deadline;
-    form.append(d);
-  }
+  body.append(text);
   if (opts.length > 0) {
     const set = el("fieldset");
     set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
     for (const o of opts) {
-      const label = el("label", "option"), input = el("input"), words = el("span");
+      const row = el("div", "option"), label = el("label", "pick"), input = el("input");
       input.type = multi ? "checkbox" : "radio";
       input.name = "choice";
       input.value = o.label;
       input.checked = !!o.recommended;
-      words.append(el("span", "label", o.label));
-      if (o.recommended) words.append(el("span", "rec", " (recommended)"));
-      if (o.description) words.append(el("span", "desc", o.description));
-      label.append(input, words);
-      set.append(label);
+      label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
+      if (o.recommended) label.append(el("span", "badge", "Recommended"));
+      row.append(label);
+      if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
+      set.append(row);
     }
-    form.append(set);
+    body.append(set);
   }
   let own = null;
   if (opts.length === 0 || r.allowCustom !== false) {
     const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
-    own = el("input");
-    own.type = "text";
-    own.autocomplete = "off";
-    own.dir = "auto";
+    own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
     label.append(own);
-    form.append(label);
+    body.append(label);
     if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
       own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
       for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
@@ -2201,67 +2540,107 @@ function show(q, sizes) {
   }
   const note = el("p", "note"), buttons = el("div", "buttons");
   note.setAttribute("role", "alert");
-  const submit = el("button", "", "Answer"), decline = el("button", "", "Decline"), cancel = el("button", "", "Cancel");
+  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
   submit.type = "submit";
-  decline.type = cancel.type = "button";
-  buttons.append(submit, decline, cancel);
-  form.append(note, buttons);
-  const card = {form, note, batch: q.batch, sent: false, sending: false, left: false};
+  decline.type = dismiss.type = "button";
+  buttons.append(submit, decline, dismiss);
+  body.append(note, buttons);
+  form.append(el("p", "why"), body);
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
     if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
     if (own && own.value.trim() !== "") content.text = own.value;
-    send(q.id, card, {action: "accept", content});
+    send(card, {action: "accept", content});
   });
-  decline.addEventListener("click", () => send(q.id, card, {action: "decline"}));
-  cancel.addEventListener("click", () => send(q.id, card, {action: "cancel"}));
+  decline.addEventListener("click", () => send(card, {action: "decline"}));
+  dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
   cards.set(q.id, card);
   parent.append(form);
+  if (q.hint) refuse(card, q.hint);
 }
 
 function picks(form, checked) {
   return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
 }
 
-// leave takes a question that is no longer open off the page: gone quietly
-// when this page answered it, else marked.
-function leave(id, card) {
-  if (cards.delete(id) && card.batch && --batches.get(card.batch).open === 0) batches.delete(card.batch);
-  if (card.sent) return drop(card.form);
-  if (card.sending) { // the stream may tell before the POST's response does: that response tells how it left
-    card.left = true;
-    return;
-  }
-  close(card, "Answered elsewhere, or withdrawn: this question is no longer open.");
-  const dismiss = el("button", "", "Dismiss");
-  dismiss.type = "button";
-  dismiss.addEventListener("click", () => drop(card.form));
-  card.form.querySelector(".buttons").replaceChildren(dismiss);
-}
-
-function drop(form) {
-  const group = form.parentElement;
-  form.remove();
-  if (group !== box && group.childElementCount === 0) group.remove();
-}
-
-function close(card, why) {
-  card.form.classList.add("gone");
+// end shows how a question ended: the outcome from the stream, or null
+// when the Inbox no longer knows. Its controls show what was answered, and
+// the card moves below the open ones, collapsed.
+function end(card, outcome) {
+  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
+  if (!cards.delete(card.id)) return;
+  const group = card.form.parentElement;
+  if (card.form.nextElementSibling || group !== box && group.nextElementSibling) still = Date.now() + 600; // the rows below move up: a click meant for them waits
+  card.form.remove();
+  if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
+  const [why, answer] = describe(card, outcome);
+  for (const i of picks(card.form, false)) i.checked = false;
+  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
+  const own = card.form.querySelector("input[type=text]");
+  if (own) own.value = answer ? ownWords(answer) : "";
   for (const c of card.form.elements) c.disabled = true;
-  card.note.classList.remove("refused");
-  card.note.textContent = why;
-  const d = card.form.querySelector(".deadline");
-  if (d) d.remove();
+  for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
+  card.form.querySelector(".why").replaceChildren(...why);
+  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
+  more.append(el("summary", "", "Show the question"), card.body);
+  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
+  closed.hidden = false;
+  closed.insertBefore(card.form, closed.children[1] || null);
+  if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
+  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+    for (const other of closed.querySelectorAll("form[data-batch]"))
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
 }
 
-async function send(id, card, body) {
-  if (card.sending || card.form.classList.contains("gone")) return; // one answer at a time: a second Enter sends nothing
+// describe returns the line that says how a question ended, and the
+// answer its controls show, if any.
+function describe(card, o) {
+  if (!o) return [["This question is no longer open."], null];
+  if (o.error) {
+    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
+    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
+    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
+    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
+    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
+    return [["Closed: ", said(o.error.message)], null];
+  }
+  const a = o.answer, via = a.via || "";
+  if (card.sent) return [["You answered: ", said(picked(a))], a];
+  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
+    return [["The batch was answered ", ...where(via), "."], null];
+  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
+}
+
+function where(via) { // the UI that answered, in the page's words, or framed as the host named it
+  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
+}
+
+function said(text) {
+  text = text.replace(/\s+/g, " ");
+  return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
+}
+
+function picked(a) { // what the human picked or typed, as they saw it
+  const own = ownWords(a);
+  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
+}
+
+function ownWords(a) {
+  const chosen = a.options || (a.option ? [a.option] : []);
+  if (chosen.length === 0) return a.answer;
+  const join = chosen.map(o => o.value || o.label).join(", ");
+  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
+}
+
+async function send(card, body) {
+  if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
   card.sending = true;
   card.note.textContent = "";
   let res = null, refusal = {};
   try {
-    res = await fetch("questions/" + encodeURIComponent(id), {
+    res = await fetch("questions/" + encodeURIComponent(card.id), {
       method: "POST",
       headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
       body: JSON.stringify(body),
@@ -2269,22 +2648,16 @@ async function send(id, card, body) {
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
-  if (res === null) {
-    refuse(card, "Not sent: the connection is lost. Try again.");
-  } else if (res.status === 204) {
-    card.sent = true;
-    if (card.left) return drop(card.form);
-    close(card, body.action === "accept" ? "Answered." : body.action === "decline" ? "Declined." : "Cancelled.");
-  } else if (res.status === 422) {
-    refuse(card, refusal.hint || refusal.message || "This answer was refused.");
-  } else if (res.status === 409) {
-    leave(id, card);
-    card.note.textContent = "Too late: this question was answered elsewhere, or withdrawn.";
-    return;
-  } else {
-    refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
-  }
-  if (card.left) leave(id, card);
+  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
+  else if (res.status === 204) {
+    card.sent = body.action;
+    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    else if (card.batch) sentIn.set(card.batch, body.action);
+    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
+  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
+  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  if (card.left !== undefined) end(card, card.left);
 }
 
 function refuse(card, why) {
@@ -2300,34 +2673,39 @@ function tick() {
   }
 }
 
-// connect follows the event stream. An EventSource reconnects by itself; one
-// that gave up (the server said no) is opened again after a check.
+// connect follows the event stream, naming the questions shown, so that
+// the stream tells how those that closed meanwhile ended. It reconnects
+// itself, a second after an error, once a check says the token is right.
 function connect() {
-  const source = new EventSource("events?token=" + encodeURIComponent(token));
+  clearTimeout(retry);
+  if (source) source.close();
+  const open = Array.from(cards.keys()).join(",");
+  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
   source.addEventListener("questions", e => render(JSON.parse(e.data)));
-  source.onerror = () => {
-    statusLine.textContent = "Connection lost: reconnecting…";
-    if (source.readyState === EventSource.CLOSED) setTimeout(recheck, 1000);
-  };
+  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
+  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
 }
 
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
-    if (res.status === 401) {
-      statusLine.textContent = "This link's token is wrong: open the link the host printed.";
-      return;
-    }
+    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
   } catch (e) {}
   connect();
 }
 
-if (token === "") {
+function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
+  if (token !== "") return connect();
+  if (source) source.close(), clearTimeout(retry);
   statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
-} else {
-  connect();
-  setInterval(tick, 1000);
 }
+
+box.addEventListener("click", e => { if (e.detail > 0 && Date.now() < still) e.preventDefault(); }, true);
+addEventListener("hashchange", start);
+setInterval(tick, 1000);
+start();
 `
 
 // ----------------------------------------------------------------------------

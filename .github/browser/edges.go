@@ -52,9 +52,9 @@ func (x heldPosts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(rec.Body.Bytes())
 }
 
-// answeredHereFirst: a question this page answered leaves it quietly, also
-// when the event stream says it left before the POST's 204 arrives; it was
-// marked "answered elsewhere" on ccbce1c. A second Enter while the answer is
+// answeredHereFirst: a question this page answered says "You answered",
+// also when the event stream says it left before the POST's 204 arrives; it
+// was marked "answered elsewhere" on ccbce1c. A second Enter while the answer is
 // on its way sends nothing: on ccbce1c it sent a second POST, whose 409 could
 // tell the human who answered that they were too late.
 func answeredHereFirst(s *site, browser context.Context) error {
@@ -96,9 +96,9 @@ func answeredHereFirst(s *site, browser context.Context) error {
 		return err
 	}
 	close(release)
-	if err := t.until("!(" + shown(id) + ")"); err != nil {
-		note, _ := eval[string](t, noteOf(id))
-		return fmt.Errorf("%w: the card reads %q", err, note)
+	if err := t.until(endedAs(id, "You answered: yes")); err != nil {
+		why, _ := eval[string](t, whyOf(id))
+		return fmt.Errorf("%w: the card reads %q", err, why)
 	}
 	posts, err := eval[int](t, "window.posts")
 	if err != nil || posts != 1 {
@@ -185,7 +185,7 @@ func rightToLeft(s *site, t *tab) error {
 	if err != nil || got != dirs {
 		return fmt.Errorf("the texts read %q (%v), want %q", got, err, dirs)
 	}
-	if err := t.do(chromedp.Click(button(id, "Answer"))); err != nil {
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
 		return err
 	}
 	return want(done, "כן")

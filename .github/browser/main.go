@@ -4,6 +4,7 @@
 // .ci/run runs it; it prints one line per scenario and "N passed, N failed".
 //
 //	go run .                    # the scenarios
+//	go run . -run 'batch|token' # the scenarios whose names match
 //	go run . -shots /tmp/inbox  # and screenshots, phone and desktop sized
 package main
 
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -139,7 +141,7 @@ type tab struct {
 func (s *site) open(browser context.Context) (*tab, context.CancelFunc, error) {
 	ctx, cancel := chromedp.NewContext(browser)
 	t := &tab{ctx: ctx}
-	base := "http://" + s.addr + "/ask/"
+	base := "http://" + s.addr + "/"
 	if err := chromedp.Do(ctx); err != nil { // creates the tab; no timeout on this first run
 		cancel()
 		return nil, nil, err
@@ -185,6 +187,13 @@ func (t *tab) note(s string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.bad = append(t.bad, s)
+}
+
+// forget drops what the tab saw so far.
+func (t *tab) forget() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.bad = nil
 }
 
 // problems returns what the tab saw that it must not.
@@ -237,7 +246,7 @@ func shown(id string) string { return "document.querySelector('" + card(id) + "'
 
 // option is the XPath of the option labelled label on question id's card.
 func option(id, label string) chromedp.Search {
-	return chromedp.Search(`//form[@aria-labelledby="q-` + id + `"]//label[@class="option"][.//span[@class="label"][.="` + label + `"]]`)
+	return chromedp.Search(`//form[@aria-labelledby="q-` + id + `"]//label[.//span[@class="label"][.="` + label + `"]]`)
 }
 
 // button is the XPath of the button named name on question id's card.
@@ -248,6 +257,22 @@ func button(id, name string) chromedp.Search {
 // noteOf is the JavaScript text of the note on question id's card.
 func noteOf(id string) string {
 	return "((document.querySelector('" + card(id) + " .note') || {}).textContent || '')"
+}
+
+// whyOf is the JavaScript text of the line that says how question id ended.
+func whyOf(id string) string {
+	return "((document.querySelector('" + card(id) + " .why') || {}).textContent || '')"
+}
+
+// endedAs is the JavaScript test that question id's card sits with the
+// ended ones, collapsed, and says why.
+func endedAs(id, why string) string {
+	return "(document.querySelector('#ended " + card(id) + " details:not([open])') !== null && " + whyOf(id) + " === " + fmt.Sprintf("%q", why) + ")"
+}
+
+// checked is the JavaScript list of the ticked options of question id.
+func checked(id string) string {
+	return "Array.from(document.querySelectorAll('" + card(id) + " input[name=choice]:checked')).map(i => i.value).join('|')"
 }
 
 // scenario is one thing a human does on the page.
@@ -292,6 +317,8 @@ func want(done <-chan outcome, texts ...string) error {
 	return nil
 }
 
+var yesNo = []ui.Option{{Label: "Yes"}, {Label: "No", Recommended: true}}
+
 var region = ui.Request{
 	Header:   "Region",
 	Question: "Where should the bucket live?",
@@ -312,13 +339,16 @@ var scenarios = []scenario{
 		if err != nil || !pre {
 			return fmt.Errorf("the recommended option is not preselected (%v)", err)
 		}
-		if err := t.do(chromedp.Click(option(id, "America")), chromedp.Click(button(id, "Answer"))); err != nil {
+		if err := t.do(chromedp.Click(option(id, "America")), chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		if err := want(done, "us"); err != nil {
 			return err
 		}
-		return t.until("!(" + shown(id) + ")") // answered here: it leaves the page
+		if err := t.until(endedAs(id, "You answered: America")); err != nil {
+			return err
+		}
+		return t.until(checked(id) + " === 'America'")
 	})},
 	{"ticked boxes", onOneTab(func(s *site, t *tab) error {
 		req := ui.Request{
@@ -331,7 +361,7 @@ var scenarios = []scenario{
 			return err
 		}
 		if err := t.do(chromedp.Click(option(id, "41")), chromedp.Click(option(id, "42")), chromedp.Click(option(id, "43")),
-			chromedp.Click(button(id, "Answer"))); err != nil {
+			chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		return want(done, "41, 43")
@@ -358,10 +388,16 @@ var scenarios = []scenario{
 		if err := t.until(shown(p[0].ID)); err != nil {
 			return err
 		}
-		if err := t.do(chromedp.Click(button(p[0].ID, "Decline"))); err != nil {
+		if err := t.do(chromedp.Click(button(p[0].ID, "Decline to answer"))); err != nil {
 			return err
 		}
-		return want(done, ui.CodeAskDeclined)
+		if err := want(done, ui.CodeAskDeclined); err != nil {
+			return err
+		}
+		if err := t.until(endedAs(p[0].ID, "You declined to answer.")); err != nil {
+			return err
+		}
+		return t.until(checked(p[0].ID) + " === ''") // not the preselected Europe
 	})},
 	{"a refused answer shows its hint", onOneTab(func(s *site, t *tab) error {
 		req := ui.Request{Question: "Which checks?", Options: []ui.Option{{Label: "lint"}, {Label: "test"}}, MultiSelect: true, DisallowCustom: true}
@@ -369,16 +405,16 @@ var scenarios = []scenario{
 		if err != nil {
 			return err
 		}
-		if err := t.do(chromedp.Click(button(id, "Answer"))); err != nil {
+		if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		if err := t.until(noteOf(id) + " === 'Pick at least one option.'"); err != nil {
 			return err
 		}
-		if len(s.inbox.Pending()) != 1 {
-			return errors.New("the refused question left Pending")
+		if p := s.inbox.Pending(); len(p) != 1 || p[0].Hint != "Pick at least one option." {
+			return fmt.Errorf("Pending() = %+v after the refusal, want the question open with its hint", p)
 		}
-		if err := t.do(chromedp.Click(option(id, "test")), chromedp.Click(button(id, "Answer"))); err != nil {
+		if err := t.do(chromedp.Click(option(id, "test")), chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		return want(done, "test")
@@ -417,7 +453,7 @@ var scenarios = []scenario{
 				defer clicks.Done()
 				ctx, cancel := context.WithTimeout(t.ctx, 3*time.Second)
 				defer cancel()
-				_ = chromedp.Do(ctx, chromedp.Click(button(id, "Answer")))
+				_ = chromedp.Do(ctx, chromedp.Click(button(id, "Send answer")))
 			}(t)
 		}
 		clicks.Wait()
@@ -425,18 +461,19 @@ var scenarios = []scenario{
 		if err != nil || o.err != nil {
 			return fmt.Errorf("Ask() = %v, %v", o, err)
 		}
-		winner, loser := a, b
+		winner, loser, label := a, b, "America"
 		if o.answers[0].Text == "eu" {
-			winner, loser = b, a
+			winner, loser, label = b, a, "Europe"
 		}
-		if err := winner.until("!(" + shown(id) + ")"); err != nil {
+		if err := winner.until(endedAs(id, "You answered: "+label)); err != nil {
 			return err
 		}
-		if err := loser.until("/answered elsewhere/i.test(" + noteOf(id) + ")"); err != nil {
-			return err
+		if err := loser.until(endedAs(id, "Answered on another page: "+label)); err != nil {
+			why, _ := eval[string](loser, whyOf(id))
+			note, _ := eval[string](loser, noteOf(id))
+			return fmt.Errorf("%w: the loser's card reads %q, %q", err, why, note)
 		}
-		if err := loser.until("document.querySelector('" + card(id) + " button').textContent === 'Dismiss' || " +
-			"document.querySelector('" + card(id) + " button').disabled"); err != nil {
+		if err := loser.until(checked(id) + " === '" + label + "'"); err != nil {
 			return err
 		}
 		return errors.Join(a.problems(), b.problems())
@@ -457,7 +494,7 @@ var scenarios = []scenario{
 		}
 		return want(done, "the release is today")
 	})},
-	{"a question withdrawn while shown", onOneTab(func(s *site, t *tab) error {
+	{"the asker stopped while the question was shown", onOneTab(func(s *site, t *tab) error {
 		step, cancel := context.WithCancel(s.session)
 		defer cancel()
 		done, p, err := s.ask(step, region)
@@ -472,10 +509,10 @@ var scenarios = []scenario{
 		if err := want(done, ui.CodeAskAborted); err != nil {
 			return err
 		}
-		if err := t.until(noteOf(id) + ".includes('withdrawn')"); err != nil {
+		if err := t.until(endedAs(id, "The agent no longer needs an answer.")); err != nil {
 			return err
 		}
-		return t.until("document.querySelector('" + card(id) + " input').disabled")
+		return t.until("document.querySelector('" + card(id) + " input').disabled && " + checked(id) + " === ''")
 	})},
 	{"hostile text is shown as text", onOneTab(func(s *site, t *tab) error {
 		req := ui.Request{
@@ -499,7 +536,7 @@ var scenarios = []scenario{
 		if err != nil || n != 1 { // the page's own script
 			return fmt.Errorf("%d elements img, svg, iframe, b or script, want the page's one script (%v)", n, err)
 		}
-		if err := t.do(chromedp.Click(option(id, "<b>Yes</b>")), chromedp.Click(button(id, "Answer"))); err != nil {
+		if err := t.do(chromedp.Click(option(id, "<b>Yes</b>")), chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		return want(done, "<b>Yes</b>")
@@ -514,7 +551,7 @@ var scenarios = []scenario{
 				return err
 			}
 		}
-		got, err := eval[string](t, "Array.from(document.querySelectorAll('section.batch .meta')).map(e => e.textContent).join('|')")
+		got, err := eval[string](t, "Array.from(document.querySelectorAll('section.batch .place')).map(e => e.textContent).join('|')")
 		if err != nil || got != "Question 1 of 2|Question 2 of 2" {
 			return fmt.Errorf("the batch reads %q (%v), want Question 1 of 2|Question 2 of 2", got, err)
 		}
@@ -584,16 +621,17 @@ var scenarios = []scenario{
 
 func main() {
 	shots := flag.String("shots", "", "a folder for screenshots of the page, phone and desktop sized")
+	only := flag.String("run", "", "run only the scenarios whose name matches this regular expression")
 	flag.Parse()
 	started := time.Now()
-	if err := run(*shots); err != nil {
+	if err := run(*shots, regexp.MustCompile(*only)); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("browser scenarios done in %.1f s\n", time.Since(started).Seconds())
 }
 
-func run(shots string) error {
+func run(shots string, only *regexp.Regexp) error {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		return fmt.Errorf("no chromium: %w (apt-get install chromium)", err)
@@ -642,6 +680,9 @@ func run(shots string) error {
 
 	passed, failed := 0, 0
 	for _, sc := range scenarios {
+		if !only.MatchString(sc.name) {
+			continue
+		}
 		began := time.Now()
 		err := sc.run(s, browser)
 		if left := s.inbox.Pending(); err == nil && len(left) > 0 {
@@ -671,100 +712,241 @@ func run(shots string) error {
 	return nil
 }
 
-// screenshots opens a few questions of every kind, one refused, and saves the
-// page phone sized and desktop sized into dir.
+// screenshots saves the page phone sized and desktop sized into dir: open
+// questions of every kind with hostile text (hostile-*.png), and a question
+// that ended in each way, below one still open (ended-*.png, one of them
+// expanded).
 func screenshots(s *site, browser context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	step, cancel := context.WithTimeout(s.session, 10*time.Minute)
-	defer cancel()
-	batch := []ui.Request{
-		region,
-		{
-			Header:      "Checks",
-			Question:    "Which checks should run before the deploy?",
-			Options:     []ui.Option{{Label: "lint", Recommended: true}, {Label: "unit tests", Description: "about 2 minutes", Recommended: true}, {Label: "end-to-end", Description: "about 20 minutes"}},
-			MultiSelect: true,
-		},
-	}
-	var asks []<-chan outcome
-	done, _, err := s.ask(step, batch...)
-	if err != nil {
-		return err
-	}
-	asks = append(asks, done)
-	done, p, err := s.ask(s.session, ui.Request{
-		Question: "Name the release branch.\nIt is created from main.",
-		Agent:    &ui.Agent{Name: "release-bot", ID: "agent-7"},
-	})
-	if err != nil {
-		return err
-	}
-	asks = append(asks, done)
-	refusedID := p[0].ID
-	done, _, err = s.ask(s.session, ui.Request{Question: "<img src=x onerror=alert(1)> delete this?", Options: []ui.Option{{Label: "<b>Yes</b>"}, {Label: "No"}}})
-	if err != nil {
-		return err
-	}
-	asks = append(asks, done)
-	withdraw, cancelWithdrawn := context.WithCancel(s.session)
-	defer cancelWithdrawn()
-	done, p, err = s.ask(withdraw, ui.Request{Question: "Withdrawn while shown?"})
-	if err != nil {
-		return err
-	}
-	asks = append(asks, done)
-	withdrawnID := p[0].ID
 	for _, size := range []struct {
 		name          string
 		width, height int64
 		mobile        bool
 	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
-		t, closeTab, err := s.open(browser)
-		if err != nil {
-			return err
-		}
-		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-		if size.mobile {
-			opts = []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulatePortrait}
-		}
-		var png []byte
-		err = t.do(chromedp.EmulateViewport(size.width, size.height, opts...), chromedp.Reload())
-		if err == nil {
-			err = t.until(shown(refusedID))
-		}
-		if err == nil {
-			err = t.do(chromedp.Click(button(refusedID, "Answer")))
-		}
-		if err == nil {
-			err = t.until(noteOf(refusedID) + " !== ''")
-		}
-		if err == nil && size.mobile { // the phone shows one withdrawn
-			cancelWithdrawn()
-			err = t.until(noteOf(withdrawnID) + " !== ''")
-		}
-		if err == nil {
-			ctx, cancel := context.WithTimeout(t.ctx, wait)
-			png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			cancel()
-		}
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, size.name+".png"), png, 0o644)
-		}
-		closeTab()
-		if err != nil {
-			return err
-		}
-		fmt.Printf("screenshot %s\n", filepath.Join(dir, size.name+".png"))
-	}
-	for _, q := range s.inbox.Pending() {
-		_ = s.inbox.Respond(q.ID, ui.Answer{}, ui.NewError(ui.CodeAskCancelled, "screenshots taken", nil))
-	}
-	for _, done := range asks {
-		if _, err := result(done); err != nil {
-			return err
+		for _, shot := range []struct {
+			name string
+			show func(s *site, t *tab) (cleanup func(), err error)
+		}{{"hostile", showHostile}, {"ended", showEndings}} {
+			t, closeTab, err := s.open(browser)
+			if err != nil {
+				return err
+			}
+			opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+			if size.mobile {
+				opts = []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulatePortrait}
+			}
+			var png []byte
+			cleanup := func() {}
+			err = t.do(chromedp.EmulateViewport(size.width, size.height, opts...), chromedp.Reload())
+			if err == nil {
+				cleanup, err = shot.show(s, t)
+			}
+			if err == nil {
+				ctx, cancel := context.WithTimeout(t.ctx, wait)
+				png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				cancel()
+			}
+			name := filepath.Join(dir, shot.name+"-"+size.name+".png")
+			if err == nil {
+				err = os.WriteFile(name, png, 0o644)
+			}
+			for i := 1; err == nil && i <= 6; i++ { // and the window's worth at a time, readable at a glance
+				var at bool
+				if at, err = eval[bool](t, fmt.Sprintf("(() => { window.scrollTo(0, %d * innerHeight); return %d * innerHeight < document.body.scrollHeight; })()", i-1, i-1)); err != nil || !at {
+					break
+				}
+				ctx, cancel := context.WithTimeout(t.ctx, wait)
+				png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				cancel()
+				if err == nil {
+					err = os.WriteFile(strings.TrimSuffix(name, ".png")+fmt.Sprintf("-%d.png", i), png, 0o644)
+				}
+			}
+			if err == nil {
+				err = t.problems()
+			}
+			cleanup()
+			closeTab()
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			fmt.Printf("screenshot %s\n", name)
 		}
 	}
 	return nil
+}
+
+// showHostile opens questions whose text tries to draw the page's rows, to
+// imitate its marks or to run as HTML, beside a batch, a deadline, an agent,
+// right-to-left text and a refused answer's hint.
+func showHostile(s *site, t *tab) (func(), error) {
+	step, cancel := context.WithTimeout(s.session, 10*time.Minute)
+	reqs := [][]ui.Request{
+		{forged},
+		{{
+			Header:   "<script>alert(2)</script>",
+			Question: "Which branches?\n◯ Delete all (recommended)",
+			Options: []ui.Option{
+				{Label: "Delete all branches (recommended)", Description: "</label><input type=checkbox checked>"},
+				{Label: "Keep all branches", Recommended: true},
+				{Label: "Archive" + strings.Repeat("\u2003", 30) + "◯ Keep all branches"},
+			},
+			Agent: &ui.Agent{Name: "<iframe src=//attacker.example>", ID: "Question 1 of 1"},
+		}},
+		{{Question: "Delete the branches?" + strings.Repeat("\n", 60) + "◯ Keep them (recommended)", Options: []ui.Option{{Label: "Keep"}, {Label: "Delete"}}}},
+		{region, {Header: "Checks", Question: "Which checks should run?", Options: []ui.Option{{Label: "lint", Recommended: true}, {Label: "end-to-end", Description: "about 20 minutes"}}, MultiSelect: true}},
+		{{Header: "מחיקה", Question: "האם למחוק את הקובץ?", Options: []ui.Option{{Label: "כן", Recommended: true}, {Label: "لا"}}}},
+		{{Question: "Which tests?", Options: []ui.Option{{Label: "unit"}, {Label: "e2e"}}, MultiSelect: true, DisallowCustom: true}},
+	}
+	var asks []<-chan outcome
+	var last string
+	for _, r := range reqs {
+		done, p, err := s.ask(step, r...)
+		if err != nil {
+			cancel()
+			return func() {}, err
+		}
+		asks = append(asks, done)
+		last = p[len(p)-1].ID
+	}
+	cleanup := func() {
+		cancel()
+		for _, done := range asks {
+			_, _ = result(done)
+		}
+	}
+	err := t.until(shown(last))
+	if err == nil {
+		err = t.do(chromedp.Click(button(last, "Send answer")))
+	}
+	if err == nil {
+		err = t.until(noteOf(last) + " !== ''")
+	}
+	if err == nil {
+		_, err = eval[bool](t, "(() => { window.scrollTo(0, 0); return true; })()")
+	}
+	return cleanup, err
+}
+
+// showEndings shows a question ended in each way, below one still open.
+func showEndings(s *site, t *tab) (func(), error) {
+	var asks []<-chan outcome
+	var releases []func() // of the terminals that still ask
+	finish := func() {
+		for _, release := range releases {
+			release()
+		}
+		for _, q := range s.inbox.Pending() {
+			_ = s.inbox.Respond(q.ID, ui.Answer{Text: "later"}, nil)
+		}
+		for _, done := range asks {
+			_, _ = result(done)
+		}
+	}
+	ask := func(ctx context.Context, reqs ...ui.Request) ([]ui.Pending, error) {
+		done, p, err := s.ask(ctx, reqs...)
+		if err == nil {
+			asks = append(asks, done)
+			err = t.until(shown(p[len(p)-1].ID))
+		}
+		return p, err
+	}
+	race := func(ans ui.Answer, err error) (context.Context, chan struct{}, func(), error) {
+		term := &terminal{ans: ans, err: err, now: make(chan struct{})}
+		session, dispose, err := s.raced(term)
+		return session, term.now, dispose, err
+	}
+	var ids []string
+	step := func(f func() (string, error)) error {
+		id, err := f()
+		if err == nil {
+			ids = append(ids, id)
+			err = t.until("document.querySelector('#ended " + card(id) + "') !== null")
+		}
+		return err
+	}
+	steps := []func() (string, error){
+		func() (string, error) { // answered in the terminal
+			session, now, dispose, err := race(ui.Answer{Text: "delete", Via: "terminal"}, nil)
+			if err != nil {
+				return "", err
+			}
+			releases = append(releases, dispose)
+			p, err := ask(session, cleanup)
+			close(now)
+			return p[0].ID, err
+		},
+		func() (string, error) { // answered here
+			p, err := ask(s.session, region)
+			if err == nil {
+				err = t.do(chromedp.Click(option(p[0].ID, "America")), chromedp.Click(button(p[0].ID, "Send answer")))
+			}
+			return p[0].ID, err
+		},
+		func() (string, error) { // declined elsewhere
+			session, now, dispose, err := race(ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
+			if err != nil {
+				return "", err
+			}
+			releases = append(releases, dispose)
+			p, err := ask(session, cleanup)
+			close(now)
+			return p[0].ID, err
+		},
+		func() (string, error) { // time ran out
+			timed := &expiring{Context: s.session, done: make(chan struct{})}
+			p, err := ask(timed, ui.Request{Question: "Deploy before the window closes?", Options: yesNo})
+			close(timed.done)
+			return p[0].ID, err
+		},
+		func() (string, error) { // the asker stopped
+			stop, cancel := context.WithCancel(s.session)
+			p, err := ask(stop, ui.Request{Question: "Rotate the key now?", Options: yesNo})
+			cancel()
+			return p[0].ID, err
+		},
+		func() (string, error) { // dismissed here while the terminal still asks
+			session, now, dispose, err := race(ui.Answer{Text: "Keep", Via: "terminal"}, nil)
+			if err != nil {
+				return "", err
+			}
+			p, err := ask(session, cleanup)
+			if err == nil {
+				err = t.do(chromedp.Click(button(p[0].ID, "Dismiss here")))
+			}
+			releases = append(releases, func() { close(now); dispose() }) // it answers once the screenshot is taken
+			return p[0].ID, err
+		},
+		func() (string, error) { // a batch answered in the terminal, after its first question was answered here
+			session, now, dispose, err := race(ui.Answer{Text: "Keep", Via: "terminal"}, nil)
+			if err != nil {
+				return "", err
+			}
+			releases = append(releases, dispose)
+			tags := cleanup
+			tags.Question = "And the merged tags?"
+			p, err := ask(session, cleanup, tags)
+			if err == nil {
+				err = t.do(chromedp.Click(option(p[0].ID, "Delete")), chromedp.Click(button(p[0].ID, "Send answer")))
+			}
+			if err == nil {
+				err = t.until(endedAs(p[0].ID, "You answered: Delete"))
+			}
+			close(now)
+			return p[1].ID, err
+		},
+	}
+	if _, err := ask(s.session, ui.Request{Question: "Still open: name the release.", Agent: &ui.Agent{Name: "release-bot"}}); err != nil {
+		return finish, err
+	}
+	for _, f := range steps {
+		if err := step(f); err != nil {
+			return finish, err
+		}
+	}
+	// Expand the one answered in the terminal: its controls show Delete.
+	_, err := eval[bool](t, "(() => { document.querySelector('"+card(ids[0])+" details').open = true; window.scrollTo(0, 0); return true; })()")
+	return finish, err
 }

@@ -1,0 +1,272 @@
+package main
+
+// Scenarios of how a question ends while the page shows it: answered in the
+// terminal, declined elsewhere, time ran out, dismissed here while another
+// UI still asks, a batch answered elsewhere after the human answered part of
+// it here, and a reload mid-batch. The terminal is a provider of the
+// scenario's own, raced with the Inbox by FirstOf.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{"answered in the terminal: said, shown, below the open ones", onOneTab(answeredInTerminal)},
+		scenario{"declined elsewhere", onOneTab(declinedElsewhere)},
+		scenario{"time ran out", onOneTab(timeRanOut)},
+		scenario{"dismissed here while the terminal still asks", onOneTab(dismissedHere)},
+		scenario{"a batch answered in the terminal: the answers here were not used", onOneTab(batchWonElsewhere)},
+		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
+	)
+}
+
+// terminal plays a terminal raced with the page: it answers with ans, or
+// fails with err, once now is closed, and returns ctx.Err() when withdrawn.
+type terminal struct {
+	ans ui.Answer
+	err error
+	now chan struct{}
+}
+
+func (p *terminal) Ask(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+	select {
+	case <-p.now:
+		return p.ans, p.err
+	case <-ctx.Done():
+		return ui.Answer{}, ctx.Err()
+	}
+}
+
+// raced returns a session whose provider is FirstOf of term and the site's
+// Inbox, and its dispose func.
+func (s *site) raced(term ui.Provider) (context.Context, func(), error) {
+	ctx := ui.WithRegistry(context.Background(), &ui.Registry{})
+	dispose, err := ui.Register(ctx, ui.FirstOf(term, s.inbox))
+	return ctx, dispose, err
+}
+
+// cleanup is a request like the ones a cleanup agent asks.
+var cleanup = ui.Request{
+	Header:   "Cleanup",
+	Question: "Delete the merged branches?",
+	Options: []ui.Option{
+		{Label: "Delete", Value: "delete", Description: "12 branches, merged into main"},
+		{Label: "Keep", Recommended: true},
+	},
+	DisallowCustom: true,
+	Agent:          &ui.Agent{Name: "cleanup-bot"},
+}
+
+// answeredInTerminal: the human answers Delete in the terminal. The page
+// says so with the answer, ticks Delete (not the preselected Keep), and
+// moves the card, collapsed, below a question that is still open; the
+// tab's title counts the open one.
+func answeredInTerminal(s *site, t *tab) error {
+	term := &terminal{ans: ui.Answer{Text: "delete", Via: "terminal"}, now: make(chan struct{})}
+	session, dispose, err := s.raced(term)
+	if err != nil {
+		return err
+	}
+	defer dispose()
+	done, id, err := s.askInSession(t, session, cleanup)
+	if err != nil {
+		return err
+	}
+	still, stillID, err := s.askShown(t, ui.Request{Question: "Still open?"})
+	if err != nil {
+		return err
+	}
+	if err := t.until("document.title === '(2) Questions'"); err != nil {
+		return err
+	}
+	close(term.now)
+	if err := want(done, "delete"); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(id, "Answered in the terminal: Delete")); err != nil {
+		return err
+	}
+	if err := t.until(checked(id) + " === 'Delete' && document.title === '(1) Questions'"); err != nil {
+		return err
+	}
+	below, err := eval[bool](t, "document.querySelector('"+card(stillID)+"').getBoundingClientRect().bottom <= "+
+		"document.querySelector('"+card(id)+"').getBoundingClientRect().top")
+	if err != nil || !below {
+		return fmt.Errorf("the ended card is not below the open one (%v)", err)
+	}
+	if err := t.do(chromedp.SendKeys(card(stillID)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	return want(still, "yes")
+}
+
+// askInSession asks req in session and waits until tab t shows it.
+func (s *site) askInSession(t *tab, session context.Context, req ui.Request) (<-chan outcome, string, error) {
+	done, p, err := s.ask(session, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return done, p[0].ID, t.until(shown(p[0].ID))
+}
+
+// declinedElsewhere: the terminal declines; the page says "Declined." and
+// ticks nothing.
+func declinedElsewhere(s *site, t *tab) error {
+	term := &terminal{err: ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), now: make(chan struct{})}
+	session, dispose, err := s.raced(term)
+	if err != nil {
+		return err
+	}
+	defer dispose()
+	done, id, err := s.askInSession(t, session, cleanup)
+	if err != nil {
+		return err
+	}
+	close(term.now)
+	if err := want(done, ui.CodeAskDeclined); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(id, "Declined.")); err != nil {
+		return err
+	}
+	return t.until(checked(id) + " === ''")
+}
+
+// expiring is a context whose deadline passes when expire is called: the
+// page's countdown shows an hour, and the scenario does not wait for it.
+type expiring struct {
+	context.Context
+	done chan struct{}
+}
+
+func (e *expiring) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (e *expiring) Done() <-chan struct{}       { return e.done }
+func (e *expiring) Err() error {
+	select {
+	case <-e.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// timeRanOut: the asker's deadline passes; the page says "Time ran out."
+func timeRanOut(s *site, t *tab) error {
+	timed := &expiring{Context: s.session, done: make(chan struct{})}
+	done, p, err := s.ask(timed, cleanup)
+	if err != nil {
+		return err
+	}
+	id := p[0].ID
+	if err := t.until(shown(id)); err != nil {
+		return err
+	}
+	close(timed.done)
+	if err := want(done, ui.CodeAskAborted); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(id, "Time ran out.")); err != nil {
+		return err
+	}
+	return t.until(checked(id) + " === ''")
+}
+
+// dismissedHere: Dismiss here closes the question on the page, which says
+// that it may still be open on another screen; the terminal still asks,
+// and its answer is the ask's.
+func dismissedHere(s *site, t *tab) error {
+	term := &terminal{ans: ui.Answer{Text: "Keep", Via: "terminal"}, now: make(chan struct{})}
+	session, dispose, err := s.raced(term)
+	if err != nil {
+		return err
+	}
+	defer dispose()
+	done, id, err := s.askInSession(t, session, cleanup)
+	if err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(button(id, "Dismiss here"))); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(id, "Dismissed here. If the agent asked on another screen too, the question is still open there.")); err != nil {
+		why, _ := eval[string](t, whyOf(id))
+		return fmt.Errorf("%w: it reads %q", err, why)
+	}
+	select {
+	case o := <-done:
+		return fmt.Errorf("Ask() = %v once dismissed on the page, want it waiting for the terminal", o)
+	default:
+	}
+	close(term.now)
+	return want(done, "Keep")
+}
+
+// batchWonElsewhere: the human answers the first of two questions here,
+// then the terminal answers the batch. The second question says where it
+// was answered, with the answer; the first says that its answer was not
+// used.
+func batchWonElsewhere(s *site, t *tab) error {
+	term := &terminal{ans: ui.Answer{Text: "Keep", Via: "terminal"}, now: make(chan struct{})}
+	session, dispose, err := s.raced(term)
+	if err != nil {
+		return err
+	}
+	defer dispose()
+	second := cleanup
+	second.Question = "And the tags?"
+	done, p, err := s.ask(session, cleanup, second)
+	if err != nil {
+		return err
+	}
+	if err := t.until(shown(p[1].ID)); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(p[0].ID, "Delete")), chromedp.Click(button(p[0].ID, "Send answer"))); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(p[0].ID, "You answered: Delete")); err != nil {
+		return err
+	}
+	close(term.now)
+	if err := want(done, "Keep", "Keep"); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(p[1].ID, "Answered in the terminal: Keep")); err != nil {
+		return err
+	}
+	return t.until(noteOf(p[0].ID) + " === 'Not used: the batch was answered in the terminal.'")
+}
+
+// reloadMidBatch: after the first of three questions was answered, a
+// reload shows the other two as "Question 2 of 3" and "Question 3 of 3".
+func reloadMidBatch(s *site, t *tab) error {
+	done, p, err := s.ask(s.session, ui.Request{Question: "One?"}, ui.Request{Question: "Two?"}, ui.Request{Question: "Three?"})
+	if err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(p[0].ID, ui.Answer{Text: "one"}, nil); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Reload()); err != nil {
+		return err
+	}
+	if err := t.until(shown(p[2].ID)); err != nil {
+		return err
+	}
+	got, err := eval[string](t, "Array.from(document.querySelectorAll('#questions .place')).map(e => e.textContent).join('|')")
+	if err != nil || got != "Question 2 of 3|Question 3 of 3" {
+		return fmt.Errorf("after a reload the batch reads %q (%v), want Question 2 of 3|Question 3 of 3", got, err)
+	}
+	if err := t.do(chromedp.SendKeys(card(p[1].ID)+" input[type=text]", "two\r"),
+		chromedp.SendKeys(card(p[2].ID)+" input[type=text]", "three\r")); err != nil {
+		return err
+	}
+	return want(done, "one", "two", "three")
+}

@@ -1,0 +1,324 @@
+package main
+
+// Scenarios of the page's geometry: the model's text cannot draw a row of the
+// page's own that ticks another option, nor imitate the recommended mark,
+// nor push the real rows out of view; a base64 token works, and a changed
+// #token is read again; the server's Shutdown does not wait for a tab; tap
+// targets and the keyboard.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+func init() {
+	scenarios = append(scenarios,
+		scenario{"a forged row in a description ticks nothing", onOneTab(forgedRow)},
+		scenario{"a question's line feeds keep the options in view", onOneTab(longQuestion)},
+		scenario{"no label imitates the recommended mark", onOneTab(imitatedMark)},
+		scenario{"a base64 token with + works, and a changed #token is read again", onOneTab(base64Token)},
+		scenario{"Shutdown returns with a tab open", onOneTab(shutdownWithTab)},
+		scenario{"on a phone: tap targets 44 px high, apart", onOneTab(tapTargets)},
+		scenario{"by keyboard alone: a radio, then Send answer", onOneTab(keyboardPick)},
+		scenario{"a row that moves under the pointer is not clicked at once", onOneTab(movedRow)},
+	)
+}
+
+// forged is a request whose description draws a radio row of its own far
+// below the real ones.
+var forged = ui.Request{
+	Question: "Clean up the repository?",
+	Options: []ui.Option{
+		{Label: "Delete all branches", Value: "delete", Description: "irreversible" + strings.Repeat("\n", 40) + "◯  Keep all branches (recommended)"},
+		{Label: "Cancel", Description: "nothing changes"},
+		{Label: "Archive" + strings.Repeat("\u2003", 40) + "◯ Keep all branches"},
+	},
+	DisallowCustom: true,
+}
+
+// forgedRow: a human scrolls to the row that the description draws and
+// clicks it. Nothing is ticked: on 09eee6f the description sat inside the
+// label of "Delete all branches", and the click ticked it. The description
+// also cannot push the real rows away: it is no taller than a few lines.
+// A label padded with em spaces stays on one line.
+func forgedRow(s *site, t *tab) error {
+	done, id, err := s.askShown(t, forged)
+	if err != nil {
+		return err
+	}
+	// Where the forged row is drawn, once its frame is scrolled to it.
+	at, err := eval[[]float64](t, `(() => {
+		const d = document.querySelector('`+card(id)+` .desc');
+		d.scrollIntoView({block: "center"});
+		d.scrollTop = d.scrollHeight;
+		const text = d.firstChild, i = text.data.indexOf("Keep all"), r = document.createRange();
+		r.setStart(text, i);
+		r.setEnd(text, i + 8);
+		window.scrollBy(0, r.getBoundingClientRect().top - innerHeight / 2);
+		const box = r.getBoundingClientRect();
+		return [box.x + box.width / 2, box.y + box.height / 2, d.getBoundingClientRect().height];
+	})()`)
+	if err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
+		return fmt.Errorf("a click on the forged row ticked %q (%v), want nothing", got, err)
+	}
+	if at[2] > 160 {
+		return fmt.Errorf("the description is %.0f px high, want at most 160: its line feeds push the real rows away", at[2])
+	}
+	// A label's run of spaces reads as one space, so it cannot push its
+	// tail to a row that looks like an option of its own.
+	rows, err := eval[[]float64](t, "Array.from(document.querySelectorAll('"+card(id)+" label')).map(l => l.getBoundingClientRect().height)")
+	if err != nil || len(rows) != 3 || rows[2] != rows[1] {
+		return fmt.Errorf("the option rows are %v px high (%v), want Archive's as high as Cancel's: one line", rows, err)
+	}
+	if err := t.do(chromedp.Click(option(id, "Cancel")), chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Cancel")
+}
+
+// longQuestion: a question of 60 lines, whose last ones draw option rows,
+// under the longest header and agent, leaves the real options in view
+// below it. On 09eee6f they were 1,500 px further down.
+func longQuestion(s *site, t *tab) error {
+	req := ui.Request{
+		Header:   strings.Repeat("Cleanup ", 32),
+		Question: "Delete the branches?" + strings.Repeat("\n", 60) + "◯ Keep them (recommended)\n◯ Delete them",
+		Options:  []ui.Option{{Label: "Keep"}, {Label: "Delete"}},
+		Agent:    &ui.Agent{Name: strings.Repeat("bot-", 64), ID: strings.Repeat("id-", 85)},
+	}
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	below, err := eval[float64](t, `(() => {
+		const c = document.querySelector('`+card(id)+`');
+		window.scrollTo(0, c.getBoundingClientRect().top + window.scrollY);
+		return document.querySelector('`+card(id)+` fieldset').getBoundingClientRect().bottom - innerHeight;
+	})()`)
+	if err != nil || below > 0 {
+		return fmt.Errorf("the options end %.0f px below the window (%v), want them in view under the question", below, err)
+	}
+	if err := t.do(chromedp.Click(option(id, "Keep")), chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Keep")
+}
+
+// imitatedMark: a label that ends in "(recommended)" does not look like
+// the page's mark. The mark is drawn by the page, outside the label's text,
+// with a background and colours no text has. On 09eee6f it was the word
+// "(recommended)" in italics after the label.
+func imitatedMark(s *site, t *tab) error {
+	req := ui.Request{
+		Question: "Which branches?",
+		Options: []ui.Option{
+			{Label: "Delete all branches (recommended)"},
+			{Label: "Keep all branches", Recommended: true},
+		},
+		DisallowCustom: true,
+	}
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	// The elements of a row that draw with a background of their own, apart
+	// from its label's text.
+	marks := func(label string) string {
+		return `Array.from(document.querySelectorAll('` + card(id) + ` label')).filter(l => l.querySelector('.label').textContent === ` +
+			fmt.Sprintf("%q", label) + `).flatMap(l => Array.from(l.querySelectorAll('*'))).filter(e => !e.closest('.label') && e.tagName !== 'INPUT' &&
+			getComputedStyle(e).backgroundColor !== 'rgba(0, 0, 0, 0)' && /recommended/i.test(e.textContent)).length`
+	}
+	real, err := eval[int](t, marks("Keep all branches"))
+	if err != nil || real != 1 {
+		return fmt.Errorf("the recommended row has %d marks drawn by the page (%v), want 1", real, err)
+	}
+	fake, err := eval[int](t, marks("Delete all branches (recommended)"))
+	if err != nil || fake != 0 {
+		return fmt.Errorf("the row whose label says (recommended) has %d marks (%v), want 0", fake, err)
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Keep all branches")
+}
+
+// base64Token: a token in standard base64 holds "+", "/" and "=", and the
+// page sends it as it is. On 09eee6f it read "+" as a space (form decoding)
+// and said the token was wrong. A changed #token is read again without a
+// reload: a wrong one says so, the right one connects.
+func base64Token(s *site, t *tab) error {
+	const token = "q+Fv/8r+2Xk1p0Z+3nY7Ww=="
+	s.mux.Handle("/b64/", http.StripPrefix("/b64", s.inbox.Handler(token)))
+	status := "document.getElementById('status').textContent"
+	for _, step := range []struct{ hash, status string }{
+		{token, "open question"},
+		{"not-the-token-0123456789", "This link's token is wrong"},
+		{token, "open question"},
+	} {
+		t.forget() // the wrong token's refusal is on the console
+		if err := t.do(chromedp.Navigate("http://" + s.addr + "/b64/#token=" + step.hash)); err != nil {
+			return err
+		}
+		if err := t.until(status + ".includes(" + fmt.Sprintf("%q", step.status) + ")"); err != nil {
+			got, _ := eval[string](t, status)
+			return fmt.Errorf("%w: the status reads %q", err, got)
+		}
+	}
+	return nil
+}
+
+// shutdownWithTab: Shutdown returns at once while a tab follows the event
+// stream, instead of waiting for its timeout; the tab reconnects to the
+// next server. On 09eee6f Shutdown waited for the tab until its context
+// ended.
+func shutdownWithTab(s *site, t *tab) error {
+	if err := t.until("document.getElementById('status').textContent.includes('open question')"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	server := s.server
+	s.mu.Unlock()
+	// Shutdown waits up to 5 s for a connection that carried no request
+	// yet, as the browser opens ahead: longer than a stream would need.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := server.Shutdown(ctx); err != nil {
+		return fmt.Errorf("Shutdown() with a tab open = %v, want nil", err)
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	done, _, err := s.askShown(t, ui.Request{Question: "Asked after the restart?"})
+	if err != nil {
+		return err
+	}
+	if err := t.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("yes\r")); err != nil {
+		return err
+	}
+	return want(done, "yes")
+}
+
+// tapTargets: on a phone, every control (a row of an option, a text field,
+// a button, a closed question's summary) is at least 44 px high, with at
+// least 8 px between two of them.
+func tapTargets(s *site, t *tab) error {
+	if err := t.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(chromedp.EmulateViewport(1280, 800)) }()
+	step, stop := context.WithCancel(s.session)
+	done, p, err := s.ask(step, region, ui.Request{Question: "Why?", Options: []ui.Option{{Label: "a"}, {Label: "b", Description: "the second"}}})
+	if err != nil {
+		stop()
+		return err
+	}
+	if err := t.until(shown(p[1].ID)); err != nil {
+		stop()
+		return err
+	}
+	stop() // and one closed, to measure its summary
+	if err := want(done, ui.CodeAskAborted); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelectorAll('#ended summary').length >= 2"); err != nil {
+		return err
+	}
+	done, _, err = s.askShown(t, ui.Request{Question: "Which?", Options: []ui.Option{{Label: "one"}, {Label: "two", Recommended: true}}, MultiSelect: true})
+	if err != nil {
+		return err
+	}
+	bad, err := eval[string](t, `(() => {
+		const targets = Array.from(document.querySelectorAll('label.pick, input[type=text], button, summary'))
+			.filter(e => e.getClientRects().length > 0).map(e => [e, e.getBoundingClientRect()]);
+		const bad = [];
+		for (const [e, r] of targets) if (r.height < 44) bad.push(e.tagName + " " + e.textContent + " is " + r.height + " px high");
+		for (const [e, r] of targets) for (const [f, q] of targets)
+			if (e !== f && !e.contains(f) && !f.contains(e) && r.left < q.right && q.left < r.right && r.bottom <= q.top && q.top - r.bottom < 8)
+				bad.push(e.textContent + " and " + f.textContent + " are " + (q.top - r.bottom) + " px apart");
+			else if (e !== f && r.top < q.bottom && q.top < r.bottom && r.right <= q.left && q.left - r.right < 8)
+				bad.push(e.textContent + " and " + f.textContent + " are " + (q.left - r.right) + " px apart");
+		return bad.join("; ");
+	})()`)
+	if err != nil || bad != "" {
+		return fmt.Errorf("tap targets: %s (%v)", bad, err)
+	}
+	for _, q := range s.inbox.Pending() {
+		_ = s.inbox.Respond(q.ID, ui.Answer{Text: "one"}, nil)
+	}
+	return want(done, "one")
+}
+
+// keyboardPick: Tab reaches the options (the ticked one), an arrow picks
+// another, Tab reaches Send answer, and Enter sends.
+func keyboardPick(s *site, t *tab) error {
+	done, _, err := s.askShown(t, region)
+	if err != nil {
+		return err
+	}
+	if err := t.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r")); err != nil {
+		return err
+	}
+	return want(done, "us")
+}
+
+// movedRow: the question above another leaves just as the human clicks one
+// of its rows. The other question moves up under the pointer, and the click
+// ticks nothing there; a click once the page is still ticks what it hits.
+func movedRow(s *site, t *tab) error {
+	step, stop := context.WithCancel(s.session)
+	defer stop()
+	req := ui.Request{Question: "Deploy build 41?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true}
+	gone, p, err := s.ask(step, req)
+	if err != nil {
+		return err
+	}
+	req.Question = "Deploy build 42?"
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	at, err := eval[[]float64](t, `(() => { const r = document.querySelector('`+card(p[0].ID)+` label').getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	if err != nil {
+		return err
+	}
+	stop()
+	if err := want(gone, ui.CodeAskAborted); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
+		return fmt.Errorf("a click meant for the question that left ticked %q of the one below (%v), want nothing", got, err)
+	}
+	if err := t.until("Date.now() >= still"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if err := t.until(checked(id) + " === 'Deploy'"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Deploy")
+}
