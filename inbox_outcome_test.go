@@ -82,7 +82,7 @@ func showOutcome(o ui.Outcome) string {
 	if o.Err != nil {
 		return "uncoded error " + o.Err.Error()
 	}
-	return "answer " + show(o.Answer) + " via " + o.Answer.Via
+	return "answer " + show(o.Answer)
 }
 
 // terminalPlayer is a UI that answers every question with ans (or fails with
@@ -125,10 +125,10 @@ func TestInboxOutcome(t *testing.T) {
 	}{
 		{"answered, no Via", nil, func(t *testing.T, inbox *ui.Inbox, id string, _, _, _ func()) {
 			respond(t, inbox, id, ui.Answer{Text: "Keep"}, nil)
-		}, `answer {"Keep" option {Label:Keep Value: Description: Recommended:false}} via inbox`},
+		}, `answer {"Keep" option {Label:Keep Value: Description: Recommended:false} via inbox}`},
 		{"answered with its own Via", nil, func(t *testing.T, inbox *ui.Inbox, id string, _, _, _ func()) {
 			respond(t, inbox, id, ui.Answer{Text: "Delete", Via: "tui"}, nil)
-		}, `answer {"Delete" option {Label:Delete Value: Description: Recommended:false}} via tui`},
+		}, `answer {"Delete" option {Label:Delete Value: Description: Recommended:false} via tui}`},
 		{"declined", nil, func(t *testing.T, inbox *ui.Inbox, id string, _, _, _ func()) {
 			respond(t, inbox, id, ui.Answer{}, declined)
 		}, "error ASK_DECLINED: the user declined to answer"},
@@ -143,12 +143,12 @@ func TestInboxOutcome(t *testing.T) {
 		}, "error ASK_ABORTED: ask aborted: no answer came before the deadline"},
 		{"the asker stopped", nil, func(t *testing.T, _ *ui.Inbox, _ string, stop, _, _ func()) {
 			stop()
-		}, "error ASK_ABORTED: ask aborted before the question was answered"},
+		}, "error ASK_ABORTED: ask aborted: the asker stopped waiting before the question was answered"},
 		{"disposed", nil, func(t *testing.T, _ *ui.Inbox, _ string, _, _, dispose func()) {
 			dispose()
 		}, "error ASK_ABORTED: ask aborted: the provider was disposed before the question was answered"},
 		{"answered in the terminal", newTerminalPlayer(ui.Answer{Text: "Delete", Via: "terminal"}, nil), nil,
-			`answer {"Delete" option {Label:Delete Value: Description: Recommended:false}} via terminal`},
+			`answer {"Delete" option {Label:Delete Value: Description: Recommended:false} via terminal}`},
 		{"declined in the terminal", newTerminalPlayer(ui.Answer{}, declined), nil,
 			"error ASK_DECLINED: the user declined to answer"},
 	}

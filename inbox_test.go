@@ -132,26 +132,26 @@ func TestInboxAnswersWhenResponded(t *testing.T) {
 			name:    "free-form",
 			req:     ui.Request{Question: "Name the branch."},
 			respond: ui.Answer{Text: "fix-42"},
-			want:    `{"fix-42"}`,
+			want:    `{"fix-42" via inbox}`,
 		},
 		{
 			name:    "option by value",
 			req:     region,
 			respond: ui.Answer{Text: "us"},
-			want:    `{"us" option {Label:America Value:us Description: Recommended:false}}`,
+			want:    `{"us" option {Label:America Value:us Description: Recommended:false} via inbox}`,
 		},
 		{
 			name:    "option by label",
 			req:     region,
 			respond: ui.Answer{Option: &ui.Option{Label: "Europe"}},
-			want:    `{"eu" option {Label:Europe Value:eu Description: Recommended:false}}`,
+			want:    `{"eu" option {Label:Europe Value:eu Description: Recommended:false} via inbox}`,
 		},
 		{
 			name:    "several picks",
 			req:     migrations,
 			respond: ui.Pick(ui.Option{Label: "43"}, ui.Option{Label: "41"}),
 			want: `{"41, 43" options [{Label:41 Value: Description: Recommended:false} ` +
-				`{Label:43 Value: Description: Recommended:false}]}`,
+				`{Label:43 Value: Description: Recommended:false}] via inbox}`,
 		},
 	}
 	for _, tt := range tests {

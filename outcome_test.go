@@ -62,19 +62,19 @@ func TestOutcomeJSON(t *testing.T) {
 	}
 }
 
-// ended is a Registry.Ended that records what it is called with.
-type ended struct {
+// audit is a Registry.Ended that records what it is called with, in order.
+type audit struct {
 	reqs     []ui.Request
 	outcomes []ui.Outcome
 }
 
-func (e *ended) record(req ui.Request, o ui.Outcome) {
+func (e *audit) record(req ui.Request, o ui.Outcome) {
 	e.reqs = append(e.reqs, req)
 	e.outcomes = append(e.outcomes, o)
 }
 
 // codes returns the code of each recorded outcome, or its answer's text.
-func (e *ended) codes() []string {
+func (e *audit) codes() []string {
 	var out []string
 	for _, o := range e.outcomes {
 		if o.Err != nil {
@@ -137,7 +137,7 @@ func TestRegistryEnded(t *testing.T) {
 		}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var e ended
+			var e audit
 			r := &ui.Registry{Ended: e.record}
 			ctx := ui.WithRegistry(context.Background(), r)
 			if tt.provider != nil {
@@ -167,7 +167,7 @@ func TestRegistryEnded(t *testing.T) {
 // TestRegistryEndedSeesTheRequest: Ended gets the request as asked, and a
 // panic in it reaches the caller of Ask.
 func TestRegistryEndedSeesTheRequest(t *testing.T) {
-	var e ended
+	var e audit
 	ctx := scopeWith(t, &ui.Registry{Ended: e.record}, answering("yes"))
 	req := ui.Request{Question: "Go on?", Header: "Step", Agent: &ui.Agent{Name: "cleanup-bot"}}
 	if _, err := ui.Ask(ctx, req); err != nil {
