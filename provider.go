@@ -443,6 +443,37 @@ func claim(ctx context.Context, o Outcome) bool {
 	return c == nil || c.claim(o)
 }
 
+// WithClaim returns a copy of ctx for a provider to ask another UI under.
+// Before that UI tells its human that their answer was taken, it calls
+// claim with the question's [Outcome]. It takes the outcome only when claim
+// returns true, and refuses it otherwise. The Inbox calls claim in Respond,
+// before Respond returns nil and before its page is told.
+//
+// A host that must keep the human's answer through a crash uses it. Its
+// claim writes the outcome to durable storage and reports whether that
+// worked. So a page never says "answered" for an answer that a crash could
+// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
+// decides first, and claim is called only when it agrees.
+//
+// claim runs on the UI's goroutine, while the UI holds the question. It may
+// block for a write, but the UI waits meanwhile. A nil claim returns ctx.
+func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
+	if claim == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
+}
+
+// claimFunc is the claimer that [WithClaim] puts in a context.
+type claimFunc struct {
+	outer context.Context // the context given to WithClaim, whose claimer decides first
+	take  func(o Outcome) bool
+}
+
+func (c *claimFunc) claim(o Outcome) bool {
+	return claim(c.outer, o) && c.take(o)
+}
+
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
 func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
