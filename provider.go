@@ -1661,8 +1661,9 @@ func (b *Inbox) Pending() []Pending {
 // breaks a rule of [Answer] for the question's request is refused with
 // [CodeInvalidAnswer], and the question stays open for another try. An id
 // that is not open (never asked, already answered, or given up) is refused
-// with [CodeNotPending], so the first Respond of a question wins. A refused
-// Respond changes nothing.
+// with [CodeNotPending], so the first Respond of a question wins. So is an
+// outcome that the asker's claim refuses ([WithClaim]), which Respond asks
+// before it delivers. A refused Respond changes nothing.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	_, refused := b.respond(id, ans, err)
 	return refused
@@ -1683,9 +1684,10 @@ func (b *Inbox) Changed() <-chan struct{} {
 
 // A question is one request that an Inbox asks.
 type question struct {
-	entry Pending     // as Pending lists it, its Request a clone of the one asked
-	call  []*question // the questions of its Ask or AskAll, in request order
-	index int         // its place in call
+	entry Pending         // as Pending lists it, its Request a clone of the one asked
+	ctx   context.Context // the asker's, whose claimer takes the outcome before Respond confirms it
+	call  []*question     // the questions of its Ask or AskAll, in request order
+	index int             // its place in call
 	// outcome receives the question's outcome once, when it closes, so the
 	// asker always finds one. It is the responder's, or the asker's own
 	// giving up.
@@ -1715,6 +1717,9 @@ func (b *Inbox) respond(id string, ans Answer, err error) (hint string, refused 
 			return broken.hint, invalidAnswer(broken.why)
 		}
 	}
+	if !claim(q.ctx, Outcome{Answer: r.ans, Err: r.err}) { // under b.mu: no other Respond of q comes between
+		return "", NewError(CodeNotPending, "question "+quote(id)+" is not pending: its asker did not take this outcome", nil)
+	}
 	b.deliver(q, r)
 	if err != nil {
 		// The call returns at q's error, so the questions after q leave now.
@@ -1738,7 +1743,7 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 		// question, and the page would show none.
 		deadline = time.Time{}
 	}
-	call, err := b.openAll(reqs, batch, deadline)
+	call, err := b.openAll(ctx, reqs, batch, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -1762,10 +1767,11 @@ func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answe
 }
 
 // openAll opens reqs as the questions of one call, consecutive in Pending,
-// under a Batch of their own when batch is set. An ID is not checked against
-// earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
-// about 2^-65. The Batch is random too, so that it names no question.
-func (b *Inbox) openAll(reqs []Request, batch bool, deadline time.Time) ([]*question, error) {
+// under a Batch of their own when batch is set, for the asker whose context
+// is ctx. An ID is not checked against earlier ones. Two of 2^32 random
+// 128-bit IDs are equal with a chance of about 2^-65. The Batch is random
+// too, so that it names no question.
+func (b *Inbox) openAll(ctx context.Context, reqs []Request, batch bool, deadline time.Time) ([]*question, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
 	if _, err := rand.Read(random); err != nil {
 		// Since Go 1.24 crypto/rand.Read never fails. Go 1.21 could.
@@ -1785,6 +1791,7 @@ func (b *Inbox) openAll(reqs []Request, batch bool, deadline time.Time) ([]*ques
 				Batch:    batchID,
 				Deadline: deadline,
 			},
+			ctx:     ctx,
 			call:    call,
 			index:   i,
 			outcome: make(chan result, 1),
