@@ -13,7 +13,9 @@
 // Set USERINTERACTION_TOKEN to keep the page's URL across restarts (16
 // bytes or more), and DBOS__APPVERSION to recover a workflow after its code
 // changed: DBOS recovers only the workflows of its own version, by default a
-// hash of the binary.
+// hash of the binary. Processes that share a database each need their own
+// DBOS__VMID, the executor ID: a process recovers, at its start, the
+// unfinished workflows of its own ID, even those another process still runs.
 package main
 
 import (
