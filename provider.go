@@ -447,7 +447,8 @@ func claim(ctx context.Context, o Outcome) bool {
 // Before that UI tells its human that their answer was taken, it calls
 // claim with the question's [Outcome]. It takes the outcome only when claim
 // returns true, and refuses it otherwise. The Inbox calls claim in Respond,
-// before Respond returns nil and before its page is told.
+// before its page is told. A refused outcome is [CodeNotPending] there, and
+// the question stays open.
 //
 // A host that must keep the human's answer through a crash uses it. Its
 // claim writes the outcome to durable storage and reports whether that
@@ -455,8 +456,9 @@ func claim(ctx context.Context, o Outcome) bool {
 // lose. A claimer that ctx already holds, such as the race of a [FirstOf],
 // decides first, and claim is called only when it agrees.
 //
-// claim runs on the UI's goroutine, while the UI holds the question. It may
-// block for a write, but the UI waits meanwhile. A nil claim returns ctx.
+// claim runs on the UI's goroutine, while the UI holds the question, so no
+// other answer to it comes between. It may block for a write. The Inbox
+// waits for it under its lock. With a nil claim, WithClaim returns ctx.
 func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
 	if claim == nil {
 		return ctx
