@@ -444,6 +444,39 @@ func claim(ctx context.Context, o Outcome) bool {
 	return c == nil || c.claim(o)
 }
 
+// WithClaim returns a copy of ctx for a provider to ask another UI under.
+// Before that UI tells its human that their answer was taken, it calls
+// claim with the question's [Outcome]. It takes the outcome only when claim
+// returns true, and refuses it otherwise. The Inbox calls claim in Respond,
+// before its page is told. A refused outcome is [CodeNotPending] there, and
+// the question stays open.
+//
+// A host that must keep the human's answer through a crash uses it. Its
+// claim writes the outcome to durable storage and reports whether that
+// worked. So a page never says "answered" for an answer that a crash could
+// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
+// decides first, and claim is called only when it agrees.
+//
+// claim runs on the UI's goroutine, while the UI holds the question, so no
+// other answer to it comes between. It may block for a write. The Inbox
+// waits for it under its lock. With a nil claim, WithClaim returns ctx.
+func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
+	if claim == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
+}
+
+// claimFunc is the claimer that [WithClaim] puts in a context.
+type claimFunc struct {
+	outer context.Context // the context given to WithClaim, whose claimer decides first
+	take  func(o Outcome) bool
+}
+
+func (c *claimFunc) claim(o Outcome) bool {
+	return claim(c.outer, o) && c.take(o)
+}
+
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
 func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
@@ -1635,7 +1668,9 @@ func (b *Inbox) Pending() []Pending {
 // other UI won first. When one did, Respond is [CodeNotPending], and the
 // question leaves Pending with the winner's outcome. In a batch, an answer
 // to one question of several decides nothing. The race is decided by the
-// error, or the answer to the last open question.
+// error, or the answer to the last open question. A claim of the asker's
+// ctx ([WithClaim]) is asked the same way, under the Inbox's lock, and a
+// refusal is [CodeNotPending] too.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1656,7 +1691,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 		}
 	}
 	if !b.take(q, r) {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: another UI answered it first", nil)
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: another UI answered it first, or its asker could not keep this answer", nil)
 	}
 	o := r.recorded()
 	b.deliver(q, r, o)

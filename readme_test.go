@@ -94,6 +94,22 @@ func TestREADMESnippets(t *testing.T) {
 	}
 }
 
+// TestREADMEToolInDurableHost: the migrate tool of README.md's program
+// appears verbatim in .github/durable/main.go, the host that CI kills and
+// restarts, so the tool that survives a restart there is README's, unchanged.
+func TestREADMEToolInDurableHost(t *testing.T) {
+	program := fenced(readFile(t, "README.md"), "```go\npackage main\n")
+	start := strings.Index(program, "// migrate is a tool")
+	end := strings.Index(program[max(start, 0):], "\n}\n")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md's program has no func migrate led by its comment \"// migrate is a tool\"")
+	}
+	tool := program[start : start+end+3]
+	if host := readFile(t, filepath.Join(".github", "durable", "main.go")); !strings.Contains(host, tool) {
+		t.Errorf("README.md's tool\n%s\ndoes not appear verbatim in .github/durable/main.go", tool)
+	}
+}
+
 // TestREADMEMCPCompiles compiles every ```go block of README.md but its
 // program as one package, with the MCP Go SDK, in a copy of the interop
 // module: every name the blocks use is defined in README.md or in a package

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/dsh-go/userinteraction"
+)
+
+// durable is the provider of one DBOS workflow's questions. Each Ask is two
+// steps of the workflow: the question's deadline, then its outcome. The
+// outcome step opens the question on the Inbox and ends when the page
+// delivers the human's outcome, or at the deadline. The page's answer is
+// taken under WithClaim: DBOS checkpoints the step first, and only then is
+// the page told that the answer was taken. So a crash never loses an answer
+// the human saw taken.
+//
+// A recovered workflow asks again. A question that was answered returns its
+// recorded outcome at once, without the page. One that was still open is
+// opened again, with the deadline recorded before the crash. As for Replay,
+// the tool must ask the same questions in the same order and ask before it
+// acts. A question that differs from the one recorded at its step fails.
+//
+// The workflow's asks come one at a time, from its own goroutine, as DBOS
+// steps must. When the engine fails an ask, the tool gets an error, and
+// the workflow must not act on the tool's result: the workflow was
+// cancelled, its database failed, or another process now runs it and
+// refused this one's checkpoint. Err reports that failure.
+type durable struct {
+	dbos    dbos.Context // the workflow's
+	inbox   *userinteraction.Inbox
+	timeout time.Duration // how long a question waits for its answer
+	err     error         // the first failure of the engine
+}
+
+// Err returns the first error that the engine gave an ask, or nil.
+func (d *durable) Err() error { return d.err }
+
+// asked is what a question's outcome step records.
+type asked struct {
+	Request userinteraction.Request `json:"request"`
+	Outcome userinteraction.Outcome `json:"outcome"`
+}
+
+func (d *durable) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+	wf := dbos.From(d.dbos, ctx) // the workflow's steps, under the ask's ctx
+	deadline, err := dbos.RunAsStep(wf, func(context.Context) (time.Time, error) {
+		if d.timeout <= 0 {
+			return time.Time{}, nil // none
+		}
+		return time.Now().Add(d.timeout).UTC().Truncate(time.Millisecond), nil
+	}, dbos.WithStepName("question deadline"))
+	if err != nil {
+		return userinteraction.Answer{}, d.fail(err)
+	}
+	q := &question{req: req, deadline: deadline, inbox: d.inbox, asker: ctx, claims: make(chan claim), closed: make(chan struct{})}
+	got, err := dbos.RunAsStep(wf, q.wait, dbos.WithStepName("question outcome"))
+	q.end(err == nil) // the checkpoint holds the page's answer, or the page is told no
+	if err != nil {
+		return userinteraction.Answer{}, d.fail(err)
+	}
+	want, _ := json.Marshal(req)
+	if recorded, _ := json.Marshal(got.Request); string(recorded) != string(want) {
+		return userinteraction.Answer{}, d.fail(errors.New("the tool asked another question than the workflow recorded at this step: " +
+			"a workflow must ask the same questions in the same order"))
+	}
+	return got.Outcome.Answer, got.Outcome.Err
+}
+
+func (d *durable) fail(err error) error {
+	if d.err == nil {
+		d.err = err
+	}
+	return err
+}
+
+// A question is one ask open on the Inbox while its outcome step waits.
+type question struct {
+	req      userinteraction.Request
+	deadline time.Time // zero for none
+	inbox    *userinteraction.Inbox
+	asker    context.Context // the ask's
+
+	claims chan claim                   // the page's outcomes, handed to the step
+	closed chan struct{}                // closed once the step takes no more outcomes
+	taken  *claim                       // the outcome the step took from the page, if any
+	ended  chan userinteraction.Outcome // the Inbox's ask, once it returned; nil when it never began
+	stop   context.CancelFunc           // closes the question on the Inbox
+}
+
+// A claim is an outcome that the page is about to confirm.
+type claim struct {
+	outcome userinteraction.Outcome
+	kept    chan bool // whether the step's checkpoint holds it
+}
+
+// wait is the outcome step. It opens the question on the Inbox and returns
+// how it ended: the outcome that the page delivered, or the deadline's.
+func (q *question) wait(step context.Context) (asked, error) {
+	view, stop := context.WithCancel(step)
+	if !q.deadline.IsZero() {
+		stop()
+		view, stop = context.WithDeadline(step, q.deadline)
+	}
+	q.stop, q.ended = stop, make(chan userinteraction.Outcome, 1)
+	keep := func(o userinteraction.Outcome) bool { // on the page's goroutine, under the Inbox's lock
+		c := claim{outcome: o, kept: make(chan bool, 1)}
+		select {
+		case q.claims <- c:
+			return <-c.kept
+		case <-q.closed: // the step ended without it: too late
+			return false
+		}
+	}
+	go func() {
+		ans, err := q.inbox.Ask(userinteraction.WithClaim(view, keep), q.req)
+		q.ended <- userinteraction.Outcome{Answer: ans, Err: err}
+	}()
+	defer close(q.closed)
+	select {
+	case c := <-q.claims:
+		q.taken = &c
+		return asked{Request: q.req, Outcome: c.outcome}, nil
+	case o := <-q.ended:
+		q.ended <- o // for end, which waits for the Inbox's ask
+		switch {
+		case q.asker.Err() != nil:
+			// DBOS records this only when the ask alone ended, not the
+			// workflow: a cancelled workflow asks again when resumed.
+			o.Err = userinteraction.NewError(userinteraction.CodeAskAborted, "ask aborted: the asker stopped waiting", q.asker.Err())
+		case errors.Is(o.Err, context.DeadlineExceeded):
+			o.Err = userinteraction.NewError(userinteraction.CodeAskAborted, "ask aborted: no answer came before the deadline", o.Err)
+		}
+		return asked{Request: q.req, Outcome: o}, nil
+	}
+}
+
+// end tells the page whether its outcome was kept, then closes the question
+// on the Inbox and waits for the Inbox's ask to return.
+func (q *question) end(kept bool) {
+	if q.taken != nil {
+		q.taken.kept <- kept
+	}
+	if q.ended != nil {
+		q.stop()
+		<-q.ended
+	}
+}

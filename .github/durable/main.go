@@ -1,0 +1,165 @@
+// Command durable runs the README's migrate tool as a DBOS workflow, so that
+// its question survives a crash, a restart or a redeploy, and serves the
+// question on the Inbox's page.
+//
+//	go run . -db sqlite:durable.db
+//
+// It prints the page's URL and, once the human answered, the tool's result.
+// Kill it while the question waits and start it again: DBOS recovers the
+// workflow, the question is on the page again with the same deadline, and
+// the answer reaches the tool once. A Postgres URL in -db, such as
+// postgres://user:pass@host:5432/db, runs the same host on Postgres.
+//
+// Set USERINTERACTION_TOKEN to keep the page's URL across restarts (16
+// bytes or more), and DBOS__APPVERSION to recover a workflow after its code
+// changed: DBOS recovers only the workflows of its own version, by default a
+// hash of the binary. Processes that share a database each need their own
+// DBOS__VMID, the executor ID: a process recovers, at its start, the
+// unfinished workflows of its own ID, even those another process still runs.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite"
+	"github.com/dsh-go/userinteraction"
+)
+
+// migrate is a tool: it asks before it acts.
+func migrate(ctx context.Context) string {
+	ans, err := userinteraction.Ask(ctx, userinteraction.Request{
+		Question: "Run migration 42 on production?",
+		Options: []userinteraction.Option{
+			{Label: "Run it", Value: "run"},
+			{Label: "Dry run first", Value: "dry-run", Recommended: true},
+		},
+	})
+	if err != nil {
+		return "not migrated: " + userinteraction.CodeOf(err)
+	}
+	return "migration mode: " + ans.Text
+}
+
+var (
+	db      = flag.String("db", "sqlite:durable.db", "the DBOS system database: a sqlite: or a postgres:// URL")
+	addr    = flag.String("addr", "127.0.0.1:8080", "where the page listens")
+	call    = flag.String("call", "migrate-1", "the workflow ID of the tool call: a new one runs the tool again")
+	timeout = flag.Duration("timeout", 24*time.Hour, "how long a question waits for its answer, or 0 for ever")
+	logFile = flag.String("log", "migrations.log", "the file that the tool's result is appended to")
+)
+
+// inbox holds the questions open in this process. Its page shows them.
+var inbox = &userinteraction.Inbox{}
+
+// migrateCall is one call of the tool as a DBOS workflow. Each of its
+// questions is a durable step, and so is what it does with the answers.
+func migrateCall(ctx dbos.Context, _ string) (string, error) {
+	asker := &durable{dbos: ctx, inbox: inbox, timeout: *timeout}
+	reg := &userinteraction.Registry{}
+	dispose, err := reg.Register(asker)
+	if err != nil {
+		return "", err
+	}
+	defer dispose()
+	result := migrate(userinteraction.WithRegistry(ctx, reg))
+	if err := asker.Err(); err != nil {
+		return "", err // cancelled, or another process runs the workflow now
+	}
+	// The tool's act, here a line in a file, is a step: it runs once the
+	// answer is kept, and a recovered workflow does not run it again.
+	_, err = dbos.RunAsStep(ctx, func(ctx context.Context) (int, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err // the workflow was cancelled: its ask did not end
+		}
+		return 0, appendLine(*logFile, result)
+	}, dbos.WithStepName("act"))
+	return result, err
+}
+
+func appendLine(name, line string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(f, line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "durable:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	token := os.Getenv("USERINTERACTION_TOKEN")
+	if token == "" {
+		secret := make([]byte, 16)
+		rand.Read(secret) // never fails since Go 1.24
+		token = hex.EncodeToString(secret)
+	}
+	if len(token) < 16 {
+		return errors.New("USERINTERACTION_TOKEN is shorter than 16 bytes")
+	}
+
+	engine, err := dbos.NewContext(context.Background(), dbos.Config{
+		AppName:     "durable",
+		DatabaseURL: *db,
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return err
+	}
+	dbos.RegisterWorkflow(engine, migrateCall, dbos.WithWorkflowName("migrate"))
+	if err := dbos.Launch(engine); err != nil { // recovers this executor's workflows that did not end
+		return err
+	}
+	defer dbos.Shutdown(engine, 5*time.Second)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
+	server := &http.Server{Handler: mux}
+	go server.Serve(ln)
+	defer server.Close()
+	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", ln.Addr(), token)
+
+	// The same ID as before a crash gives the workflow that Launch recovered.
+	handle, err := dbos.RunWorkflow(engine, migrateCall, "", dbos.WithWorkflowID(*call))
+	if err != nil {
+		return err
+	}
+	go func() {
+		result, err := handle.GetResult()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", *call, err)
+			return
+		}
+		fmt.Printf("%s: %s\n", *call, result)
+	}()
+	<-ctx.Done() // until then the page stays up, and refuses a late answer
+	return nil
+}
