@@ -183,8 +183,12 @@ func (h *host) events() <-chan []pending {
 		defer close(events)
 		lines := bufio.NewScanner(res.Body)
 		lines.Buffer(nil, 1<<20)
+		event := ""
 		for lines.Scan() {
-			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+			if name, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
+				event = name // "questions", or "ended" for a question that left
+			}
+			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok && event == "questions" {
 				events <- decodePending(h.t, []byte(data))
 			}
 		}
