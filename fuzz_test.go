@@ -131,7 +131,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("👩\u200d💻 \u200d x\u200d\u0301", "✔\ufe0f", "1\ufe0f\u20e3\n🇺🇸\nमैं\u200c\u200dक्\u200dष\n\ufe0fa", "",
 		"\U000e0041\x00\u00ad\x00\ue000\x00\U000E01EF", "", uint64(0), false, false)
 	f.Add("q", "", "\u0600\n\u06dd\n\U000110bd\n\U00013430\n\ufff9\n\U0010ffff\n\u0378", "", "", "", uint64(0), false, false)
-	f.Add("𝖸es?", "Ⅽ", "Yes\n𝖸es\nⅭancel\nℂ\n№ 5\nＹｅｓ\nＮｏ\n８０８０", "", "", "", uint64(0), false, false)
+	f.Add("𝖸es?", "Ⅽ", "Yes\n𝖸es\nⅭancel\nℂ\n№ 5\nＹｅｓ\nＮｏ\n８０８０\n🅁🄴🄲\n①\n🆗", "", "", "", uint64(0), false, false)
 	f.Fuzz(func(t *testing.T, question, header, labels, values, descriptions, agent string, recommended uint64, disallow, multi bool) {
 		req := fuzzRequest(question, header, labels, values, recommended, disallow)
 		req.MultiSelect = multi

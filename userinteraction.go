@@ -217,8 +217,8 @@ type Outcome struct {
 // with Han and Bopomofo, or with Han and Hangul. So "Уes", whose У is
 // Cyrillic, is refused. A label holds no letter or digit in another dress:
 // mathematical alphanumeric symbols, number forms such as Roman numerals,
-// and the letterlike symbols that are letters. So "𝖸es" and "Ⅽancel" are
-// refused. Fullwidth forms are valid, and compare as the ASCII they draw.
+// the letterlike symbols that are letters, and enclosed letters and digits.
+// So "𝖸es", "Ⅽancel" and "🅁🄴🄲" are refused. Fullwidth forms are valid, and compare as the ASCII they draw.
 // Values are not shown and need only be valid UTF-8.
 //
 // A request has at most 1,000 options. A label, the header, and the agent's
@@ -494,13 +494,15 @@ func labelProblem(label string) string {
 
 // inDisguise reports whether c draws as an ASCII letter or digit in another
 // dress: a mathematical alphanumeric symbol (𝖸), a number form such as a
-// Roman numeral (Ⅽ), or a letterlike symbol that is a letter (ℂ, K, Å).
-// They are Common, so the script rule does not see them, and "𝖸es" would
-// pass beside "Yes". Fullwidth forms are not here: labels compare them as
-// the ASCII they draw (nextKeyRune).
+// Roman numeral (Ⅽ), a letterlike symbol that is a letter (ℂ, K, Å), or an
+// enclosed one (Ⓨ, ①, 🅈, ➀). They are Common, so the script rule does not
+// see them. "𝖸es" would pass beside "Yes", and boxed letters could spell a
+// UI's own badge. Fullwidth forms are not here: labels compare them as the
+// ASCII they draw (nextKeyRune).
 func inDisguise(c rune) bool {
 	switch {
-	case 0x1D400 <= c && c <= 0x1D7FF, 0x2150 <= c && c <= 0x218F:
+	case 0x1D400 <= c && c <= 0x1D7FF, 0x2150 <= c && c <= 0x218F, 0x2460 <= c && c <= 0x24FF,
+		0x2776 <= c && c <= 0x2793, 0x1F100 <= c && c <= 0x1F189:
 		return true
 	case 0x2100 <= c && c <= 0x214F:
 		return unicode.IsLetter(c)

@@ -139,16 +139,22 @@ func shownProblem(s string, prose bool) string {
 }
 
 // inAnotherDress reports whether c is a mathematical alphanumeric symbol,
-// a number form, or a letterlike symbol that is a letter.
+// a number form, a letterlike symbol that is a letter, or an enclosed
+// letter or digit.
 func inAnotherDress(c rune) bool {
-	return unicode.Is(mathAlphanumerics, c) || unicode.Is(numberForms, c) || unicode.Is(letterlike, c) && unicode.IsLetter(c)
+	return unicode.Is(dressed, c) || unicode.Is(letterlike, c) && unicode.IsLetter(c)
 }
 
-// The Unicode blocks of letters and digits in another dress.
+// The Unicode blocks, and parts of blocks, of letters and digits in another
+// dress: Number Forms, Enclosed Alphanumerics, the dingbats' circled digits,
+// Mathematical Alphanumeric Symbols, and the letters and digits of Enclosed
+// Alphanumeric Supplement. Letterlike Symbols holds some.
 var (
-	mathAlphanumerics = &unicode.RangeTable{R32: []unicode.Range32{{Lo: 0x1D400, Hi: 0x1D7FF, Stride: 1}}}
-	numberForms       = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x2150, Hi: 0x218F, Stride: 1}}}
-	letterlike        = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x2100, Hi: 0x214F, Stride: 1}}}
+	dressed = &unicode.RangeTable{
+		R16: []unicode.Range16{{Lo: 0x2150, Hi: 0x218F, Stride: 1}, {Lo: 0x2460, Hi: 0x24FF, Stride: 1}, {Lo: 0x2776, Hi: 0x2793, Stride: 1}},
+		R32: []unicode.Range32{{Lo: 0x1D400, Hi: 0x1D7FF, Stride: 1}, {Lo: 0x1F100, Hi: 0x1F189, Stride: 1}},
+	}
+	letterlike = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x2100, Hi: 0x214F, Stride: 1}}}
 )
 
 // startsWithMark reports whether label's first character after white space
