@@ -17,6 +17,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strconv"
@@ -634,6 +635,7 @@ type Terminal struct {
 	read    chan line    // the read in flight, or nil
 	written chan written // the last write in flight, or nil
 	midLine bool         // the last output is a prompt that no line answered
+	columns int          // the width of the last question's rows
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -663,10 +665,11 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // saying what Ask accepts ends the question, and how long the human has
 // when ctx has a deadline.
 //
-// Rows are as wide as $COLUMNS says, else 80 columns, and at least 20. The
-// standard library cannot read a terminal's size on every system, so a host
-// on a narrower terminal exports COLUMNS. Wide characters and emoji take
-// two columns, marks none, and tabs are written as spaces.
+// Rows are as wide as $COLUMNS says, else as the terminal that out is (an
+// *os.File), else 80 columns, and at least 20. The standard library has no
+// call for a terminal's width on every system, so Ask reads it with stty,
+// where there is one. Wide characters and emoji take two columns, marks
+// none, and tabs are written as spaces.
 //
 // Then Ask reads one line, trimmed. Digits of any script are digits.
 //
@@ -726,7 +729,7 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 // The Terminal's limits and defaults.
 const (
 	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
-	defaultColumns  = 80          // the width of rows when $COLUMNS says none
+	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
 	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
 	descriptionRows = 3           // so that descriptions cannot push the options out of sight
 	sayWait         = time.Second // how long the line that ends an ask may take to write
@@ -778,8 +781,11 @@ func (p place) heading() string {
 // human is told how, before ask returns.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, error) {
 	typed := p.index // the answers typed here for the batch
-	if err := ctx.Err(); err != nil && typed == 0 {
-		return Answer{}, err // nothing was shown
+	if err := ctx.Err(); err != nil {
+		if typed > 0 { // else nothing was shown
+			t.ended(ctx, err, p, typed)
+		}
+		return Answer{}, err
 	}
 	ans, err := t.answer(ctx, req, p)
 	if err == nil {
@@ -797,10 +803,8 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 // answer shows req, the question at p, and reads replies until one answers
 // it.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
-	if err := ctx.Err(); err != nil {
-		return Answer{}, err
-	}
-	width := columnsWide()
+	t.columns = columnsWide(ctx, t.out)
+	width := t.columns
 	labels := newReplyIndex(req)
 	if err := t.write(ctx, render(req, width, p.heading(), timeLeft(ctx))); err != nil {
 		return Answer{}, err
@@ -850,9 +854,7 @@ func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
 		}
 		return
 	}
-	width := columnsWide()
-	var r rows
-	r.width = width
+	r := rows{width: t.columns} // ctx is done: the width the question was shown at
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere && p.count > 1:
@@ -987,17 +989,52 @@ func duration(d time.Duration) string {
 	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
 }
 
-// columnsWide returns the width of the Terminal's rows: $COLUMNS when it
-// holds a number, but no less than minColumns, else defaultColumns.
-func columnsWide() int {
+// columnsWide returns the width of the rows the Terminal writes to out, no
+// less than minColumns: $COLUMNS when it holds a number, as POSIX says,
+// else the width of the terminal that out is, else defaultColumns.
+func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
+	if err != nil || n <= 0 {
+		n = ttyColumns(ctx, out)
+	}
 	switch {
-	case err != nil || n <= 0:
+	case n <= 0:
 		return defaultColumns
 	case n < minColumns:
 		return minColumns
 	}
 	return n
+}
+
+// ttyColumns returns the width of the terminal that out is, or 0 when out
+// is no terminal or its width cannot be read. The standard library has no
+// call for it on every system, so it asks stty, which reads it from its
+// input: here out, a file open on the terminal.
+func ttyColumns(ctx context.Context, out io.Writer) int {
+	f, ok := out.(*os.File)
+	if !ok {
+		return 0
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return 0
+	}
+	cmd := exec.CommandContext(ctx, "stty", "size")
+	cmd.Stdin = f
+	size, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	return sizeColumns(string(size))
+}
+
+// sizeColumns returns the columns of size, what "stty size" prints ("24
+// 80"), or 0 when it says something else.
+func sizeColumns(size string) int {
+	var rows, columns int
+	if n, _ := fmt.Sscanf(size, "%d %d\n", &rows, &columns); n != 2 || rows <= 0 || columns <= 0 {
+		return 0
+	}
+	return columns
 }
 
 // render returns req, headed by heading, as the Terminal writes it before
@@ -1032,8 +1069,8 @@ func render(req *Request, width int, heading, deadline string) string {
 		// A label shows its white space as it compares: one space, none at
 		// its ends. A description's line feeds are spaces too.
 		r.text(oneLine(o.Label), number, under, 0)
-		if o.Description != "" {
-			r.text(oneLine(o.Description), under, under, descriptionRows)
+		if d := oneLine(o.Description); d != "" {
+			r.text(d, under, under, descriptionRows)
 		}
 	}
 	if deadline != "" {
@@ -1431,8 +1468,9 @@ func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answe
 
 // replyOne reads text, a reply to req, a single-select request.
 func replyOne(req *Request, labels *replyIndex, text string) (Answer, string) {
-	num := numbers(text, len(req.Options))
-	labelled, isLabel := labels.byKey[labelKey(text)]
+	key := labelKey(text) // what counts of text, for a label and for numbers alike
+	num := numbers(key, len(req.Options))
+	labelled, isLabel := labels.byKey[key]
 	isLabel = isLabel && !num.hash
 	switch {
 	case isLabel && num.ok && num.problem == "" && len(num.rows) == 1 && num.rows[0] != labelled:

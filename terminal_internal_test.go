@@ -7,10 +7,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode"
 )
 
 // watchedWriter collects what a terminal writes and reports each write on
@@ -242,5 +245,142 @@ func TestTerminalReplyHonoursContext(t *testing.T) {
 	ans, err := NewTerminal(in, io.Discard).Ask(ctx, req)
 	if err != context.Canceled {
 		t.Fatalf("Terminal.Ask() = %d picks, %v, want context.Canceled while the reply was read", len(ans.Options), err)
+	}
+}
+
+// TestTerminalCells: the Terminal counts the columns a character takes as a
+// terminal draws it. Wide and fullwidth characters and emoji take two,
+// marks and joiners none, a tab reaches the next multiple of 8, and a
+// character asking for its emoji form (U+FE0F) takes two.
+func TestTerminalCells(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		col  int // where s starts
+		want int // the columns it takes
+	}{
+		{s: "a", want: 1},
+		{s: "é", want: 1},
+		{s: "e\u0301\u0301", want: 1},
+		{s: "日本", want: 4},
+		{s: "한국", want: 4},
+		{s: "ｱｲ", want: 2}, // halfwidth katakana
+		{s: "２", want: 2},
+		{s: "\u3000", want: 2},
+		{s: "\u2800", want: 1},
+		{s: "🚀", want: 2},
+		{s: "👩\u200d💻", want: 4}, // each part, which some terminals draw apart: never fewer
+		{s: "✔\ufe0f", want: 2},
+		{s: "#\ufe0f\u20e3", want: 2},
+		{s: "\t", want: 8},
+		{s: "\t", col: 5, want: 3},
+		{s: "ab\t", col: 8, want: 8},
+	} {
+		got := 0
+		for i := 0; i < len(tt.s); {
+			w, size := cellsAt(tt.s, i, tt.col+got)
+			got, i = got+w, i+size
+		}
+		if got != tt.want {
+			t.Errorf("the columns of %q at column %d = %d, want %d", tt.s, tt.col, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalCellsOfScripts checks the Terminal's table of wide characters
+// against the standard library's script tables: every character of the
+// scripts that terminals draw two columns wide counts two, and every mark
+// counts none.
+func TestTerminalCellsOfScripts(t *testing.T) {
+	for c := rune(0); c <= 0x3FFFF; c++ {
+		switch {
+		case !unicode.IsGraphic(c):
+		case unicode.In(c, unicode.Mn, unicode.Me):
+			if cells(c) != 0 {
+				t.Errorf("cells(%U), a mark, = %d, want 0", c, cells(c))
+			}
+		case unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo, unicode.Yi) &&
+			!(0xFF61 <= c && c <= 0xFFDC) && c >= 0x2E80, // halfwidth forms are narrow
+			0xAC00 <= c && c <= 0xD7A3, // Hangul syllables
+			0xFF01 <= c && c <= 0xFF60: // fullwidth forms
+			if cells(c) != 2 {
+				t.Errorf("cells(%U %q) = %d, want 2", c, c, cells(c))
+			}
+		}
+	}
+}
+
+// TestTerminalColumns: the Terminal's rows are as wide as $COLUMNS says,
+// at least 20, else as wide as the terminal it writes to, else 80. Output
+// that is no terminal (a buffer, a file, /dev/null) has no width of its own.
+func TestTerminalColumns(t *testing.T) {
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, tt := range []struct {
+		columns string
+		out     io.Writer
+		want    int
+	}{
+		{"", io.Discard, 80}, {"132", io.Discard, 132}, {"40", null, 40}, {"12", io.Discard, 20},
+		{"0", io.Discard, 80}, {"-40", io.Discard, 80}, {"wide", io.Discard, 80}, {" 40", io.Discard, 80},
+		{"", file, 80}, {"", null, 80},
+	} {
+		t.Setenv("COLUMNS", tt.columns)
+		if got := columnsWide(context.Background(), tt.out); got != tt.want {
+			t.Errorf("with COLUMNS=%q, writing to %T, the rows are %d columns wide, want %d", tt.columns, tt.out, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		size string
+		want int
+	}{{"24 80\n", 80}, {"50 132\n", 132}, {"0 0\n", 0}, {"24\n", 0}, {"", 0}, {"stty: invalid argument\n", 0}} {
+		if got := sizeColumns(tt.size); got != tt.want {
+			t.Errorf("sizeColumns(%q) = %d, want %d", tt.size, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalDigitsOfEveryScript: digitValue rests on Unicode's promise
+// that each script's decimal digits come in runs of ten from zero: the
+// ranges of unicode.Nd, in the tables of the Go that builds this, hold
+// whole runs. Each digit of each range then has its value.
+func TestTerminalDigitsOfEveryScript(t *testing.T) {
+	check := func(lo, hi, stride uint32) {
+		if stride != 1 || (hi-lo+1)%10 != 0 {
+			t.Errorf("unicode.Nd holds %U-%U (stride %d), not whole runs of ten digits", lo, hi, stride)
+		}
+		for c := lo; c <= hi; c++ {
+			if got, want := digitValue(rune(c)), int(c-lo)%10; got != want {
+				t.Errorf("digitValue(%U) = %d, want %d", c, got, want)
+			}
+		}
+	}
+	for _, r := range unicode.Nd.R16 {
+		check(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+	}
+	for _, r := range unicode.Nd.R32 {
+		check(r.Lo, r.Hi, r.Stride)
+	}
+	if got := digitValue('x'); got != -1 {
+		t.Errorf("digitValue('x') = %d, want -1", got)
+	}
+}
+
+// TestTerminalLabelKeyKeepsCommas: a MultiSelect reply is cut into parts at
+// the commas of its labelKey, and its parts as typed at its own commas
+// (cutReply, notPicks). That holds while labelKey keeps each comma and makes
+// none of another character, which this checks.
+func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
+	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301"} {
+		if got, want := strings.Count(labelKey(s), ","), strings.Count(s, ","); got != want {
+			t.Errorf("labelKey(%q) = %q holds %d commas, want %d", s, labelKey(s), got, want)
+		}
 	}
 }

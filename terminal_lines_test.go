@@ -47,6 +47,14 @@ func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
 			},
 		},
 		{
+			name: "a description of white space, and an agent",
+			req: ui.Request{
+				Agent:    &ui.Agent{ID: "~ "},
+				Question: "Pay?",
+				Options:  []ui.Option{{Label: "Pay", Description: " \n\t"}, {Label: "Cancel", Description: "\n"}},
+			},
+		},
+		{
 			name: "a description with rows in it",
 			req: ui.Request{
 				Question: "Pay?",

@@ -288,3 +288,43 @@ func TestTerminalScreenEveryWidth(t *testing.T) {
 		t.Errorf("widths 80 to 132: the screens show %d forged rows", forged)
 	}
 }
+
+// TestTerminalScreenWraps shows the form the Terminal writes a long request
+// in, at 40 columns: the question's rows each led by "|", a long label and a
+// description on rows indented under the label, the description cut with an
+// ellipsis at its third row, wide characters counted two columns.
+func TestTerminalScreenWraps(t *testing.T) {
+	t.Setenv("COLUMNS", "40")
+	req := ui.Request{
+		Agent:    &ui.Agent{Name: "cleanup-bot"},
+		Header:   "Cleanup",
+		Question: "Delete the 40 branches that were merged into main last month?",
+		Options: []ui.Option{
+			{Label: "Keep them", Recommended: true},
+			{Label: "Delete every merged branch but the release branches", Description: "removes the branches on origin " +
+				"and in every clone that fetches with prune; a list of them is written to cleanup.log first, so " +
+				"that they can be pushed again"},
+			{Label: "日本語のブランチだけを消す"},
+		},
+	}
+	_, out, _ := askTerminal(t, req, "")
+	want := `| from cleanup-bot
+| Cleanup
+| Delete the 40 branches that were
+| merged into main last month?
+* 1. Keep them
+  2. Delete every merged branch but the
+     | release branches
+     | removes the branches on origin
+     | and in every clone that fetches
+     | with prune; a list of them is…
+  3. 日本語のブランチだけを消す
+1-3, Enter for 1, or type your own
+answer
+> 
+`
+	if out != want {
+		t.Fatalf("the Terminal wrote\n%s\nwant\n%s", out, want)
+	}
+	checkScreen(t, req, strings.TrimSuffix(out, "\n"), 40)
+}
