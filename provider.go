@@ -1066,10 +1066,8 @@ func render(req *Request, width int, heading, deadline string) string {
 		}
 		number += strconv.Itoa(i+1) + ". "
 		under := strings.Repeat(" ", len(number)) + "| "
-		// A label shows its white space as it compares: one space, none at
-		// its ends. A description's line feeds are spaces too.
-		r.text(oneLine(o.Label), number, under, 0)
-		if d := oneLine(o.Description); d != "" {
+		r.text(o.Label, number, under, 0)
+		if d := oneLine(o.Description); d != "" { // its line feeds as spaces
 			r.text(d, under, under, descriptionRows)
 		}
 	}
@@ -1143,6 +1141,9 @@ func (r *rows) text(s, first, rest string, most int) {
 // that fits. A character of no width stays with the one before it. The
 // head holds one character at least.
 func fit(s string, col, width int) int {
+	if len(s) <= width-col && !strings.Contains(s, "\t") {
+		return len(s) // no character takes more columns than bytes, but a tab
+	}
 	space := -1 // where the last run of spaces that fits starts, after some text
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
@@ -1706,12 +1707,23 @@ func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
 		}
 	}
 	commas := r.labels.commaLabels(parts)
-	node := 0 // where commas, the automaton of labels with commas, is
+	span := 1 // the most parts that one pick spans
+	if commas != nil {
+		span = max(1, commas.deepest)
+	}
+	node := 0  // where commas, the automaton of labels with commas, is
+	reach := 0 // the last part before which some reading ends
 	for q := 0; q < parts; q++ {
 		if q%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
+		}
+		if count[q] > 0 {
+			reach = q
+		}
+		if q-reach >= span { // no pick starts where a reading ends, here or later
+			return nil, 0, nil
 		}
 		key, num, label := r.part(q)
 		core := strings.Trim(key, " ")
@@ -1810,8 +1822,9 @@ func (x *replyIndex) commaLabels(parts int) *commaLabels {
 // parts. Cut at its commas into cores (the pieces without the spaces at
 // their ends), each label is a path of a trie. Node 0 is the root.
 type commaLabels struct {
-	keys  []string // the label keys
-	nodes []trieNode
+	keys    []string // the label keys
+	nodes   []trieNode
+	deepest int // the most cores of one label
 	// A node's first child is the node made right after it, along the same
 	// label. Only its other children, by core, are kept here: most nodes
 	// have none, and the trie needs no map to follow a label.
@@ -1875,6 +1888,7 @@ func newCommaLabels(keys []string) *commaLabels {
 			node = child
 		}
 		x.nodes[node].ends = true
+		x.deepest = max(x.deepest, x.nodes[node].depth)
 	}
 	// A node's fail link needs those of the nodes above it: take them by depth.
 	var byDepth [][]int

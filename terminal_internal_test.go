@@ -5,6 +5,7 @@ package userinteraction
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,13 +39,6 @@ func (w *watchedWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.out.String()
-}
-
-// waitFor waits for a write that ends with suffix. Each write is seen
-// once, so a write seen before is never taken for a new one.
-func (w *watchedWriter) waitFor(suffix string) {
-	for !strings.HasSuffix(<-w.wrote, suffix) {
-	}
 }
 
 // readingReader reads from r and reports each read that starts on reading,
@@ -382,5 +376,52 @@ func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
 		if got, want := strings.Count(labelKey(s), ","), strings.Count(s, ","); got != want {
 			t.Errorf("labelKey(%q) = %q holds %d commas, want %d", s, labelKey(s), got, want)
 		}
+	}
+}
+
+// TestTerminalEndedOn: the line that says how a question ended on another
+// UI names the UI from the answer's Via, as a person says it, and shows the
+// answer as the human there saw it: the labels picked, then their own
+// words quoted. A Via that is no plain short name is not shown.
+func TestTerminalEndedOn(t *testing.T) {
+	del, keep := Option{Label: "Delete", Value: "rm"}, Option{Label: "Keep"}
+	declined := NewError(CodeAskDeclined, "declined", nil)
+	for _, tt := range []struct {
+		o     Outcome
+		batch bool
+		want  string
+	}{
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, want: "Answered on the page: Delete."},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "terminal"}}, want: "Answered in the terminal: Delete."},
+		{o: Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "form"}}, want: "Answered in the form: Keep."},
+		{o: Outcome{Answer: Answer{Text: "rm, Keep", Options: []Option{del, keep}, Via: "slack-bot 2"}}, want: "Answered in slack-bot 2: Delete, Keep."},
+		{o: Outcome{Answer: Answer{Text: "rm, not now", Options: []Option{del}, Via: "inbox"}}, want: `Answered in the inbox: Delete, "not now".`},
+		{o: Outcome{Answer: Answer{Text: "later\u202e", Via: strings.Repeat("x", 33)}}, want: `Answered elsewhere: "later\u202e".`},
+		{o: Outcome{Answer: Answer{Text: "later", Via: "pagé"}}, want: `Answered elsewhere: "later".`},
+		{o: Outcome{}, want: "Answered on another screen."},
+		{o: Outcome{Err: declined}, want: "Declined on another screen."},
+		{o: Outcome{Err: declined}, batch: true, want: "The questions were declined on another screen."},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, batch: true, want: "The questions were answered on the page."},
+		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
+	} {
+		if got := endedOn(tt.o, tt.batch); got != tt.want {
+			t.Errorf("endedOn(%+v, batch %v) = %q, want %q", tt.o, tt.batch, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalBatchEndsBetweenQuestions: when the asker stops after the
+// human answered a question of a batch and before the next is shown, the
+// Terminal says so, and AskAll returns the answer given.
+func TestTerminalBatchEndsBetweenQuestions(t *testing.T) {
+	ctx := &endingContext{Context: context.Background(), done: make(chan struct{})}
+	var out strings.Builder
+	term := NewTerminal(armingReader{r: strings.NewReader("main\n"), ctx: ctx}, &out)
+	answers, err := term.AskAll(ctx, []Request{{Question: "Which branch?"}, {Question: "Why?"}})
+	if err != context.Canceled || len(answers) != 1 || answers[0].Text != "main" {
+		t.Fatalf("Terminal.AskAll() = %+v, %v, want the first answer and context.Canceled", answers, err)
+	}
+	if want := "> The agent no longer needs an answer.\n"; !strings.HasSuffix(out.String(), want) || strings.Contains(out.String(), "Why?") {
+		t.Fatalf("the Terminal wrote %q, want it to end with %q, the second question not shown", out.String(), want)
 	}
 }
