@@ -671,7 +671,10 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // where there is one. Wide characters and emoji take two columns, marks
 // none, and tabs are written as spaces.
 //
-// Then Ask reads one line, trimmed. Digits of any script are digits.
+// Then Ask reads one line, trimmed. It reads only while a question waits,
+// so piped answers answer questions in order. A line that arrived before the
+// question was shown is ignored, and a line says so. Digits of any script
+// are digits.
 //
 //   - A number picks that option. So does "#" and the number, always.
 //   - A label picks that option, compared as [Request.Validate] compares
@@ -691,7 +694,8 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // It first writes a line saying why: another UI answered or declined (see
 // [EndedElsewhere]), the deadline passed, or the asker stopped. An answer
 // that another UI beat by a moment is not taken, and Ask says so. A panic
-// of the reader or writer is raised again in Ask.
+// of the reader or writer is raised again in Ask. Ask handles no signals:
+// run the tool step under signal.NotifyContext for Ctrl-C to cancel it.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1761,10 +1765,18 @@ func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
 	if count[parts] != 1 {
 		return nil, count[parts], nil
 	}
+	return r.picks(last), 1, nil
+}
+
+// picks returns the options that the one reading of r picks, in the order
+// typed. last holds, for each part, the last pick of a reading of the parts
+// before it.
+func (r *cut) picks(last []reading) []int {
 	var found []reading
-	for e := parts; e > 0; e = last[e].start {
+	for e := len(last) - 1; e > 0; e = last[e].start {
 		found = append(found, last[e])
 	}
+	var picks []int
 	for k := len(found) - 1; k >= 0; k-- {
 		switch rd := found[k]; rd.option {
 		case byNumbers:
@@ -1775,7 +1787,7 @@ func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
 			picks = append(picks, rd.option)
 		}
 	}
-	return picks, 1, nil
+	return picks
 }
 
 // notPicks reads text, the reply r, that no reading of its parts picks: a
