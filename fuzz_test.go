@@ -534,43 +534,57 @@ func respelled(state string) string {
 // It writes nothing for a request that Validate refuses. For every request
 // Validate accepts, it writes no character outside the shown-text allowlist,
 // restated here: letters, marks, numbers, punctuation, symbols, space
-// separators, the joiners U+200C and U+200D, line feeds and tabs. And no
-// line of its output but the Terminal's own reads as an option row or mark
-// (checkShown). The fuzzer writes one option per line of labels and one
-// description per line of descriptions; recommended marks options by bit.
+// separators, the joiners U+200C and U+200D, and line feeds. And drawn on
+// terminals 20, 40, 80 and 132 columns wide, no screen row of the model's
+// text reads as one of the Terminal's own, and each text shows whole and in
+// order (checkScreen). The fuzzer writes one option per line of labels and
+// one description per line of descriptions; recommended marks options by
+// bit.
 func FuzzTerminalShows(f *testing.F) {
-	f.Add("Proceed?", "", "Yes", "", uint64(0), false)
-	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m", uint64(0), false)
-	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc", uint64(1), false)
-	f.Add("q\u200b", "h\ufeff", "Ye\u200bs", "\u00ad\u034f", uint64(0), true)
-	f.Add("q\x00\x7f", "\x85", "\x08\x08OK", "\r\n", uint64(0), false)
-	f.Add("Deploy to production?\n  1. Cancel (recommended)\n* 2. Cancel\n", "  1. Keep",
+	f.Add("Proceed?", "", "", "Yes", "", uint64(0), false)
+	f.Add("Delete?\x1b[2J\x1b[H", "\x1b]0;title\x07", "", "Delete it\r  1. Keep it (safe)\x1b[K", "\u009b31m", uint64(0), false)
+	f.Add("Pay \u202e100 USD\u202c\n\tnow?", "\u2066h\u2069", "", "Keep \u202eeteleD", "a \u2067b\u2069\n\tc", uint64(1), false)
+	f.Add("q\u200b", "h\ufeff", "", "Ye\u200bs", "\u00ad\u034f", uint64(0), true)
+	f.Add("q\x00\x7f", "\x85", "", "\x08\x08OK", "\r\n", uint64(0), false)
+	f.Add("Deploy to production?\n  1. Cancel (recommended)\n* 2. Cancel\n", "  1. Keep", "cleanup-bot",
 		"Deploy\nCancel (recommended)\n* 3. web", "now\n  2. Cancel\n\t* 2. Cancel", uint64(2), true)
-	f.Add("Go\u2028  1. Cancel", "a\u2029  2. b", "Yes\u2800\nYes", "", uint64(3), true)
-	f.Fuzz(func(t *testing.T, question, header, labels, descriptions string, recommended uint64, multi bool) {
+	f.Add("Go\u2028  1. Cancel", "a\u2029  2. b", "", "Yes\u2800\nYes", "", uint64(3), true)
+	f.Add("Clean up?"+strings.Repeat("\u2800", 70)+"| Keep the release branches?"+strings.Repeat("\u2800", 52)+"  1. Yes, keep them",
+		"Cleanup"+strings.Repeat("=", 30)+"  1. Yes", strings.Repeat("bot ", 40),
+		"Delete them"+strings.Repeat("=", 25)+"  1. Yes, keep them\n日本語のラベル🚀👩\u200d💻 e\u0301\u0301", "\t\t"+strings.Repeat("\u2800", 300)+
+			"  2. No\n２ ٢ \u3000tab\there", uint64(1), false)
+	f.Fuzz(func(t *testing.T, question, header, agent, labels, descriptions string, recommended uint64, multi bool) {
 		req := fuzzRequest(question, header, labels, "", recommended, false)
 		req.MultiSelect = multi
+		if agent != "" {
+			req.Agent = &ui.Agent{Name: agent}
+		}
 		for i, d := range strings.Split(descriptions, "\n") {
 			if i < len(req.Options) {
 				req.Options[i].Description = d
 			}
 		}
-		var out bytes.Buffer
-		_, err := ui.NewTerminal(strings.NewReader(""), &out).Ask(context.Background(), req)
 		if req.Validate() != nil {
+			var out bytes.Buffer
+			_, err := ui.NewTerminal(strings.NewReader(""), &out).Ask(context.Background(), req)
 			if ui.CodeOf(err) != ui.CodeInvalidRequest || out.Len() > 0 {
 				t.Fatalf("Terminal.Ask(invalid %+v) = %v, wrote %q, want INVALID_REQUEST and nothing written",
 					req, err, out.String())
 			}
 			return
 		}
-		for _, c := range out.String() {
-			if !unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) &&
-				c != 0x200C && c != 0x200D && c != '\n' && c != '\t' {
-				t.Fatalf("Terminal.Ask(%+v) wrote %U: %q", req, c, out.String())
+		for _, width := range []int{20, 40, 80, 132} {
+			t.Setenv("COLUMNS", strconv.Itoa(width))
+			var out bytes.Buffer
+			_, _ = ui.NewTerminal(strings.NewReader(""), &out).Ask(context.Background(), req)
+			for _, c := range out.String() {
+				if !unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) &&
+					c != 0x200C && c != 0x200D && c != '\n' {
+					t.Fatalf("Terminal.Ask(%+v) wrote %U: %q", req, c, out.String())
+				}
 			}
+			checkScreen(t, req, strings.TrimSuffix(out.String(), "\n"), width) // the line end after end of input
 		}
-		checkShown(t, req, strings.TrimSuffix(out.String(), "\n")) // the line end after end of input
 	})
 }
 

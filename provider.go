@@ -17,6 +17,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strconv"
@@ -24,6 +26,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -654,16 +657,6 @@ func ctxErr(ctx context.Context) error {
 // writer. Make one with [NewTerminal]. A zero Terminal's Ask is
 // [CodeInvalidProvider]. A Terminal is safe for concurrent use. Asks take
 // turns, each under its own ctx.
-//
-// The request's text is written as it is, and no text of it can pass for
-// the Terminal's own lines. Each line of the header and the question starts
-// with "| ". An option row starts with its number, and a recommended one
-// with "*" before it. The Terminal's other lines start with neither.
-//
-// A Terminal reads only while a question waits, so piped answers answer
-// questions in order. A line that arrived before the question was shown is
-// ignored, and a line says so. A Terminal handles no signals. Run the tool
-// step under signal.NotifyContext for Ctrl-C to cancel the question.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -673,6 +666,7 @@ type Terminal struct {
 	read    chan line    // the read in flight, or nil
 	written chan written // the last write in flight, or nil
 	midLine bool         // the last output is a prompt that no line answered
+	columns int          // the width of the last question's rows
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -691,11 +685,29 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes the header, the question, the options numbered from 1 and a
-// line saying what it accepts. When ctx has a deadline, it says how long the
-// human has. Then it reads one line, trimmed.
+// Ask writes req and reads the human's reply. Its answer's Via is
+// "terminal".
 //
-//   - A number picks that option, and so does "#" and the number.
+// It writes the agent, the header and the question, each row led by "|".
+// Then come the options, numbered from 1, a recommended one marked "*".
+// The rest of a long label, and the description, follow on rows indented
+// under the label and led by "|". A description takes at most three rows.
+// So no text of req starts a row as the Terminal's own rows do. A line
+// saying what Ask accepts ends the question, and how long the human has
+// when ctx has a deadline.
+//
+// Rows are as wide as $COLUMNS says, else as the terminal that out is (an
+// *os.File), else 80 columns, and at least 20. The standard library has no
+// call for a terminal's width on every system, so Ask reads it with stty,
+// where there is one. Wide characters and emoji take two columns, marks
+// none, and tabs are written as spaces.
+//
+// Then Ask reads one line, trimmed. It reads only while a question waits,
+// so piped answers answer questions in order. A line that arrived before the
+// question was shown is ignored, and a line says so. Digits of any script
+// are digits.
+//
+//   - A number picks that option. So does "#" and the number, always.
 //   - A label picks that option, compared as [Request.Validate] compares
 //     labels.
 //   - For MultiSelect, numbers and labels separated by commas pick several.
@@ -710,8 +722,11 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input, even within a line, is [CodeAskCancelled], as is a read
 // error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
 // and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
-// The Terminal then says so if the deadline passed or another UI answered
-// (see [FirstOf]). A panic of the reader or writer is raised again in Ask.
+// It first writes a line saying why: another UI answered or declined (see
+// [EndedElsewhere]), the deadline passed, or the asker stopped. An answer
+// that another UI beat by a moment is not taken, and Ask says so. A panic
+// of the reader or writer is raised again in Ask. Ask handles no signals:
+// run the tool step under signal.NotifyContext for Ctrl-C to cancel it.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -720,12 +735,13 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer t.release()
-	return t.askOne(ctx, req, "")
+	return t.ask(ctx, &req, place{count: 1})
 }
 
 // AskAll asks reqs one after another, each headed with its place ("Question
 // 2 of 3"), with no other question in between. It returns the answers up to
-// the first error, as [BatchProvider] says.
+// the first error, as [BatchProvider] says. When another UI answers the
+// batch, AskAll says that the answers typed here were not used.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -735,8 +751,8 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	}
 	defer t.release()
 	answers := make([]Answer, 0, len(reqs))
-	for i, req := range reqs {
-		ans, err := t.askOne(ctx, req, fmt.Sprintf("Question %d of %d\n", i+1, len(reqs)))
+	for i := range reqs {
+		ans, err := t.ask(ctx, &reqs[i], place{index: i, count: len(reqs)})
 		if err != nil {
 			return answers, err
 		}
@@ -745,14 +761,20 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// maxLine is the longest line, in bytes, that a Terminal reads.
-const maxLine = 1 << 20
+// The Terminal's limits and defaults.
+const (
+	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
+	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
+	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
+	descriptionRows = 3           // so that descriptions cannot push the options out of sight
+	sayWait         = time.Second // how long the line that ends an ask may take to write
+)
 
 // The Terminal's notices.
 const (
-	staleNotice     = "A line typed before this question was shown was ignored."
-	elsewhereNotice = "This question was answered elsewhere."
-	timeUpNotice    = "No answer came in time."
+	staleNotice   = "A line typed before this question was shown was ignored."
+	timeUpNotice  = "No answer came before the deadline."
+	stoppedNotice = "The agent no longer needs an answer."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -774,30 +796,59 @@ func (t *Terminal) acquire(ctx context.Context) error {
 // release ends the turn that acquire began.
 func (t *Terminal) release() { <-t.turn }
 
-// askOne asks req, headed by place, and tells the human how an ask that
-// failed ended.
-func (t *Terminal) askOne(ctx context.Context, req Request, place string) (Answer, error) {
-	if err := ctx.Err(); err != nil {
-		return Answer{}, err
-	}
-	ans, err := t.answer(ctx, req, place)
-	if err != nil {
-		t.end(ctx, err)
-	}
-	return ans, err
+// place is a question's place in what one Ask or AskAll asks.
+type place struct {
+	index, count int
 }
 
-// answer shows req, headed by place, and reads replies until one answers it.
-func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answer, error) {
+// heading returns the line that heads the question at p, or "" for a lone
+// question.
+func (p place) heading() string {
+	if p.count < 2 {
+		return ""
+	}
+	return fmt.Sprintf("Question %d of %d", p.index+1, p.count)
+}
+
+// ask asks req, the question at p, and returns its answer. The answer of
+// the last question of a batch is claimed first ([claim]), so that only an
+// answer that is taken is returned. When the ask ends without one, the
+// human is told how, before ask returns.
+func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, error) {
+	typed := p.index // the answers typed here for the batch
+	if err := ctx.Err(); err != nil {
+		if typed > 0 { // else nothing was shown
+			t.ended(ctx, err, p, typed)
+		}
+		return Answer{}, err
+	}
+	ans, err := t.answer(ctx, req, p)
+	if err == nil {
+		if p.index < p.count-1 || claim(ctx, Outcome{Answer: ans}) {
+			return ans, nil
+		}
+		typed++ // another UI's answer came a moment before this one
+		<-ctx.Done()
+		err = ctx.Err()
+	}
+	t.ended(ctx, err, p, typed)
+	return Answer{}, err
+}
+
+// answer shows req, the question at p, and reads replies until one answers
+// it.
+func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
+	t.columns = columnsWide(ctx, t.out)
+	width := t.columns
 	labels := newReplyIndex(req)
-	if err := t.write(ctx, place+render(req)+timeLeft(ctx)+accepts(req)+"\n"); err != nil {
+	if err := t.write(ctx, render(req, width, p.heading(), timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	// The question is shown. A line that the read in flight already has was
 	// typed for an earlier one.
 	notice := ""
 	if t.dropStale() {
-		notice = staleNotice + "\n"
+		notice = wrap(width, staleNotice)
 	}
 	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
@@ -808,12 +859,19 @@ func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answe
 			return Answer{}, err
 		}
 		ans, refusal, err := reply(ctx, req, labels, l)
-		if err != nil || refusal == "" {
-			return ans, err
+		switch {
+		case err != nil:
+			return Answer{}, err
+		case refusal == "":
+			ans.Via = "terminal"
+			if done, broken := resolve(req, ans); broken == nil {
+				ans = done // complete, for the Outcome that claims it
+			}
+			return ans, nil
 		}
-		again := refusal + "\n"
+		again := wrap(width, refusal)
 		if len(req.Options) > 0 { // a free-form question's refusal says what to type
-			again += accepts(req) + "\n"
+			again += wrap(width, accepts(req))
 		}
 		if err := t.write(ctx, again+"> "); err != nil {
 			return Answer{}, err
@@ -821,25 +879,115 @@ func (t *Terminal) answer(ctx context.Context, req Request, place string) (Answe
 	}
 }
 
-// end writes what the human should know about an ask that ended with err.
-// That is where its ctx went, or a line end after the input ended.
-func (t *Terminal) end(ctx context.Context, err error) {
-	switch {
-	case ctx.Err() == nil:
+// ended tells the human how the ask of the question at p ended with err,
+// typed being the answers typed here for its batch. When ctx ended, that is
+// where the question went. After the input ended, it is a line end.
+func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
+	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
-			_ = t.write(ctx, "") // the input ended: the host's output starts on a fresh line
+			_ = t.write(ctx, "") // the host's output starts on a fresh line
 		}
-	case isEndedElsewhere(ctx):
-		t.post(elsewhereNotice + "\n")
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.post(timeUpNotice + "\n")
+		return
 	}
+	r := rows{width: t.columns} // ctx is done: the width the question was shown at
+	o, elsewhere := EndedElsewhere(ctx)
+	switch {
+	case elsewhere && p.count > 1:
+		r.text(endedOn(o, true), "", "", 0)
+	case elsewhere:
+		r.text(endedOn(o, false), "", "", 1) // the model's labels: one row of the Terminal's own
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.text(timeUpNotice, "", "", 0)
+	default:
+		r.text(stoppedNotice, "", "", 0)
+	}
+	switch {
+	case elsewhere && typed == 1:
+		r.text("Your answer here was not used.", "", "", 0)
+	case elsewhere && typed > 1:
+		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
+	}
+	t.say(r.String())
 }
 
-// isEndedElsewhere reports whether another UI ended the question of ctx.
-func isEndedElsewhere(ctx context.Context) bool {
-	_, ok := EndedElsewhere(ctx)
-	return ok
+// endedOn returns the line that says how a question ended on another UI, o
+// being its outcome there, or how a batch did. The answer is shown as the
+// human saw it: the labels picked, then any words of their own.
+func endedOn(o Outcome, batch bool) string {
+	where := onUI(o.Answer.Via)
+	switch {
+	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined && batch:
+		return "The questions were declined " + where + "."
+	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined:
+		return "Declined " + where + "."
+	case o.Err != nil:
+		return "The question ended " + where + "."
+	case batch:
+		return "The questions were answered " + where + "."
+	}
+	a := o.Answer
+	var shown, values []string
+	if a.Option != nil {
+		shown = append(shown, escape(a.Option.Label))
+	}
+	for _, opt := range a.Options {
+		shown = append(shown, escape(opt.Label))
+		values = append(values, opt.text())
+	}
+	words := ownWords(a.Text, strings.Join(values, ", "))
+	if a.Option == nil && words != "" {
+		shown = append(shown, quote(words))
+	}
+	if len(shown) == 0 {
+		return "Answered " + where + "."
+	}
+	return "Answered " + where + ": " + strings.Join(shown, ", ") + "."
+}
+
+// onUI says where the UI that calls itself via is, for "Answered on the
+// page". A via of another name is shown when it is a short plain word. Its
+// text came from another UI, and may be anything.
+func onUI(via string) string {
+	switch via {
+	case "page":
+		return "on the page"
+	case "terminal":
+		return "in the terminal"
+	case "form":
+		return "in the form"
+	case "inbox":
+		return "in the inbox"
+	case "":
+		return "on another screen" // a decline, which has no Via
+	}
+	if len(via) > 32 || strings.TrimFunc(via, func(c rune) bool {
+		return c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune(" -_.", c))
+	}) != "" {
+		return "elsewhere"
+	}
+	return "in " + via
+}
+
+// say writes s, the lines that end an ask whose ctx is done, and waits for
+// them, so that they come before the host's next output. When a write that
+// ctx interrupted is still stuck in the output, s follows it and say
+// returns at once. Else it waits at most sayWait.
+func (t *Terminal) say(s string) {
+	if t.written != nil {
+		select {
+		case w := <-t.written: // the interrupted write is done
+			t.written = nil
+			if w.panicked != nil {
+				panic(w.panicked)
+			}
+		default:
+			t.post(s)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
+	defer cancel()
+	_ = t.write(ctx, s)
 }
 
 // timeLeft returns the line that says how long the human has to answer, or
@@ -849,7 +997,7 @@ func timeLeft(ctx context.Context) string {
 	if !ok {
 		return ""
 	}
-	return "Answer within " + duration(time.Until(deadline)) + ".\n"
+	return "Answer within " + duration(time.Until(deadline)) + "."
 }
 
 // duration returns d in words, rounded to seconds under a minute, minutes
@@ -876,43 +1024,285 @@ func duration(d time.Duration) string {
 	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
 }
 
-// render returns req as the terminal writes it, before the prompt. The
-// request's text is written as Validate lets it through.
-func render(req Request) string {
-	var b strings.Builder
-	if req.Header != "" {
-		writeText(&b, req.Header)
+// columnsWide returns the width of the rows the Terminal writes to out, no
+// less than minColumns: $COLUMNS when it holds a number, as POSIX says,
+// else the width of the terminal that out is, else defaultColumns.
+func columnsWide(ctx context.Context, out io.Writer) int {
+	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
+	if err != nil || n <= 0 {
+		n = ttyColumns(ctx, out)
 	}
-	writeText(&b, req.Question)
-	for i, o := range req.Options {
-		mark := "  "
-		if o.Recommended {
-			mark = "* "
-		}
-		fmt.Fprintf(&b, "%s%d. %s", mark, i+1, o.Label)
-		if o.Description != "" {
-			b.WriteString(" - " + oneLine(o.Description))
-		}
-		b.WriteString("\n")
+	switch {
+	case n <= 0:
+		return defaultColumns
+	case n < minColumns:
+		return minColumns
 	}
-	return b.String()
+	return n
 }
 
-// writeText writes s, the model's text, with each line led by "| ". So no
-// line of it reads as an option row or another line of the Terminal's own.
-func writeText(b *strings.Builder, s string) {
-	for _, l := range strings.Split(s, "\n") {
-		if l == "" {
-			b.WriteString("|\n")
-		} else {
-			b.WriteString("| " + l + "\n")
+// ttyColumns returns the width of the terminal that out is, or 0 when out
+// is no terminal or its width cannot be read. The standard library has no
+// call for it on every system, so it asks stty, which reads it from its
+// input: here out, a file open on the terminal.
+func ttyColumns(ctx context.Context, out io.Writer) int {
+	f, ok := out.(*os.File)
+	if !ok {
+		return 0
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return 0
+	}
+	cmd := exec.CommandContext(ctx, "stty", "size")
+	cmd.Stdin = f
+	size, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	return sizeColumns(string(size))
+}
+
+// sizeColumns returns the columns of size, what "stty size" prints ("24
+// 80"), or 0 when it says something else.
+func sizeColumns(size string) int {
+	var rows, columns int
+	if n, _ := fmt.Sscanf(size, "%d %d\n", &rows, &columns); n != 2 || rows <= 0 || columns <= 0 {
+		return 0
+	}
+	return columns
+}
+
+// render returns req, headed by heading, as the Terminal writes it before
+// the prompt, in rows of at most width columns. deadline is the line that
+// says how long the human has, or "".
+func render(req *Request, width int, heading, deadline string) string {
+	r := rows{width: width}
+	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
+	if heading != "" {
+		r.text(heading, "", "", 0)
+	}
+	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
+		name := a.Name
+		if name == "" {
+			name = a.ID
+		}
+		r.text("from "+name, "| ", "| ", 0)
+	}
+	if req.Header != "" {
+		r.text(req.Header, "| ", "| ", 0)
+	}
+	for _, l := range strings.Split(req.Question, "\n") {
+		r.text(l, "| ", "| ", 0)
+	}
+	for i, o := range req.Options {
+		number := "  "
+		if o.Recommended {
+			number = "* "
+		}
+		number += strconv.Itoa(i+1) + ". "
+		under := strings.Repeat(" ", len(number)) + "| "
+		r.text(o.Label, number, under, 0)
+		if d := oneLine(o.Description); d != "" { // its line feeds as spaces
+			r.text(d, under, under, descriptionRows)
 		}
 	}
+	if deadline != "" {
+		r.text(deadline, "", "", 0)
+	}
+	r.text(accepts(req), "", "", 0)
+	return r.String()
+}
+
+// wrap returns s, one of the Terminal's own lines, in rows of at most width
+// columns.
+func wrap(width int, s string) string {
+	r := rows{width: width}
+	r.text(s, "", "", 0)
+	return r.String()
+}
+
+// rows builds what the Terminal writes, in rows of at most width columns:
+// no row is wider than the terminal, so the terminal wraps none. Where a
+// row of the model's text starts, the Terminal has put its own lead.
+type rows struct {
+	strings.Builder
+	width int
+}
+
+// text writes s, a line without line feeds, in rows: the first led by
+// first, every other by rest. The leads are ASCII. Each row holds what
+// fits, broken after a word where it can. When most > 0, at most that many
+// rows are written, the last cut with an ellipsis when s does not fit.
+func (r *rows) text(s, first, rest string, most int) {
+	if s == "" {
+		r.WriteString(strings.TrimRight(first, " ") + "\n")
+		return
+	}
+	lead := first
+	for n := 1; ; n++ {
+		end := fit(s, len(lead), r.width)
+		more := strings.TrimLeft(s[end:], " \t") != ""
+		cut := more && n == most
+		if cut {
+			end = fit(s, len(lead), r.width-1) // room for "…"
+		}
+		r.WriteString(lead)
+		if row := s[:end]; !strings.Contains(row, "\t") {
+			r.WriteString(row)
+		} else {
+			for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
+				w, size := cellsAt(row, i, col)
+				if row[i] == '\t' {
+					r.WriteString(strings.Repeat(" ", w))
+				} else {
+					r.WriteString(row[i : i+size])
+				}
+				col, i = col+w, i+size
+			}
+		}
+		if cut {
+			r.WriteString("…")
+		}
+		r.WriteByte('\n')
+		if cut || !more {
+			return
+		}
+		s, lead = strings.TrimLeft(s[end:], " \t"), rest
+	}
+}
+
+// fit returns the length of the head of s that fits in a row from column
+// col to width: up to the last space that fits, or else every character
+// that fits. A character of no width stays with the one before it. The
+// head holds one character at least.
+func fit(s string, col, width int) int {
+	if len(s) <= width-col && !strings.Contains(s, "\t") {
+		return len(s) // no character takes more columns than bytes, but a tab
+	}
+	space := -1 // where the last run of spaces that fits starts, after some text
+	for i := 0; i < len(s); {
+		w, size := cellsAt(s, i, col)
+		switch {
+		case col+w > width && space > 0:
+			return space
+		case col+w > width && i > 0:
+			return i
+		case col+w > width:
+			return size
+		case s[i] == ' ' || s[i] == '\t':
+			if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+				space = i
+			}
+		}
+		col, i = col+w, i+size
+	}
+	return len(s)
+}
+
+// cellsAt returns the columns that the character at s[i] takes when it is
+// written at column col, and its length in bytes. A tab reaches the next
+// multiple of 8. A character followed by U+FE0F, which asks for its emoji
+// form, takes two.
+func cellsAt(s string, i, col int) (w, size int) {
+	switch c := s[i]; {
+	case c == '\t':
+		return 8 - col%8, 1
+	case c < utf8.RuneSelf:
+		w, size = 1, 1
+	default:
+		var r rune
+		r, size = utf8.DecodeRuneInString(s[i:])
+		w = cells(r)
+	}
+	if w == 1 && strings.HasPrefix(s[i+size:], "\ufe0f") {
+		w = 2
+	}
+	return w, size
+}
+
+// cells returns the columns that c, a character a request may show, takes
+// on a terminal. A mark or a joiner takes none. An East Asian wide or
+// fullwidth character, or an emoji, takes two. Others take one, ambiguous
+// ones too (most terminals draw them narrow).
+func cells(c rune) int {
+	switch {
+	case c < 0x300: // ASCII and Latin-1: no marks, none wide
+		return 1
+	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
+		return 0
+	case unicode.Is(wide, c):
+		return 2
+	}
+	return 1
+}
+
+// wide holds the characters that take two columns: Unicode's East Asian
+// Wide and Fullwidth (EastAsianWidth.txt, 15.1), with the blocks of CJK,
+// kana and emoji taken whole. Counting a character wider than a terminal
+// draws it only wraps a row early. Counting it narrower would let the
+// terminal wrap the row, so its rest would start a row of its own.
+var wide = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x1100, Hi: 0x115F, Stride: 1}, // Hangul initial consonants
+		{Lo: 0x231A, Hi: 0x231B, Stride: 1}, // emoji, and the few symbols below
+		{Lo: 0x2329, Hi: 0x232A, Stride: 1},
+		{Lo: 0x23E9, Hi: 0x23EC, Stride: 1},
+		{Lo: 0x23F0, Hi: 0x23F0, Stride: 1},
+		{Lo: 0x23F3, Hi: 0x23F3, Stride: 1},
+		{Lo: 0x25FD, Hi: 0x25FE, Stride: 1},
+		{Lo: 0x2614, Hi: 0x2615, Stride: 1},
+		{Lo: 0x2648, Hi: 0x2653, Stride: 1},
+		{Lo: 0x267F, Hi: 0x267F, Stride: 1},
+		{Lo: 0x2693, Hi: 0x2693, Stride: 1},
+		{Lo: 0x26A1, Hi: 0x26A1, Stride: 1},
+		{Lo: 0x26AA, Hi: 0x26AB, Stride: 1},
+		{Lo: 0x26BD, Hi: 0x26BE, Stride: 1},
+		{Lo: 0x26C4, Hi: 0x26C5, Stride: 1},
+		{Lo: 0x26CE, Hi: 0x26CE, Stride: 1},
+		{Lo: 0x26D4, Hi: 0x26D4, Stride: 1},
+		{Lo: 0x26EA, Hi: 0x26EA, Stride: 1},
+		{Lo: 0x26F2, Hi: 0x26F3, Stride: 1},
+		{Lo: 0x26F5, Hi: 0x26F5, Stride: 1},
+		{Lo: 0x26FA, Hi: 0x26FA, Stride: 1},
+		{Lo: 0x26FD, Hi: 0x26FD, Stride: 1},
+		{Lo: 0x2705, Hi: 0x2705, Stride: 1},
+		{Lo: 0x270A, Hi: 0x270B, Stride: 1},
+		{Lo: 0x2728, Hi: 0x2728, Stride: 1},
+		{Lo: 0x274C, Hi: 0x274C, Stride: 1},
+		{Lo: 0x274E, Hi: 0x274E, Stride: 1},
+		{Lo: 0x2753, Hi: 0x2755, Stride: 1},
+		{Lo: 0x2757, Hi: 0x2757, Stride: 1},
+		{Lo: 0x2795, Hi: 0x2797, Stride: 1},
+		{Lo: 0x27B0, Hi: 0x27B0, Stride: 1},
+		{Lo: 0x27BF, Hi: 0x27BF, Stride: 1},
+		{Lo: 0x2B1B, Hi: 0x2B1C, Stride: 1},
+		{Lo: 0x2B50, Hi: 0x2B50, Stride: 1},
+		{Lo: 0x2B55, Hi: 0x2B55, Stride: 1},
+		{Lo: 0x2E80, Hi: 0x303E, Stride: 1}, // CJK radicals, ideographic space and punctuation
+		{Lo: 0x3040, Hi: 0xA4CF, Stride: 1}, // kana, bopomofo, CJK, Yi
+		{Lo: 0xA960, Hi: 0xA97F, Stride: 1}, // Hangul Jamo Extended-A
+		{Lo: 0xAC00, Hi: 0xD7A3, Stride: 1}, // Hangul syllables
+		{Lo: 0xF900, Hi: 0xFAFF, Stride: 1}, // CJK compatibility ideographs
+		{Lo: 0xFE10, Hi: 0xFE19, Stride: 1}, // vertical forms
+		{Lo: 0xFE30, Hi: 0xFE6F, Stride: 1}, // CJK compatibility and small forms
+		{Lo: 0xFF00, Hi: 0xFF60, Stride: 1}, // fullwidth forms
+		{Lo: 0xFFE0, Hi: 0xFFE6, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x16FE0, Hi: 0x16FE4, Stride: 1},
+		{Lo: 0x16FF0, Hi: 0x16FF1, Stride: 1},
+		{Lo: 0x17000, Hi: 0x18CFF, Stride: 1}, // Tangut, Khitan
+		{Lo: 0x18D00, Hi: 0x18D08, Stride: 1},
+		{Lo: 0x1AFF0, Hi: 0x1B2FF, Stride: 1}, // kana supplements, Nushu
+		{Lo: 0x1F000, Hi: 0x1FAFF, Stride: 1}, // emoji and their neighbours
+		{Lo: 0x20000, Hi: 0x2FFFD, Stride: 1}, // CJK extensions
+		{Lo: 0x30000, Hi: 0x3FFFD, Stride: 1},
+	},
 }
 
 // accepts returns the line that says what the terminal accepts for req.
 // It names the recommended options by number, as no label can.
-func accepts(req Request) string {
+func accepts(req *Request) string {
 	n := len(req.Options)
 	if n == 0 {
 		return "Type your answer."
@@ -1089,126 +1479,9 @@ type written struct {
 	panicked any // what the writer panicked with, as in line
 }
 
-// replyIndex finds the options that a reply names by label, in time linear
-// in the reply's length. Labels are compared by their labelKey.
-type replyIndex struct {
-	keys  []string       // the key of each option's label
-	byKey map[string]int // the option of each key
-	// A MultiSelect reply is cut at its commas into parts, and a label with
-	// commas spans several. Such labels, cut at their commas into cores (the
-	// pieces without the spaces at their ends), are the patterns of an
-	// Aho-Corasick automaton, built at the first reply with a comma. So one
-	// pass over the parts finds every label that ends at each part. Node 0
-	// is the root, and fail, ends, out and depth have one entry per node.
-	cores map[string]int // a number for each core
-	next  map[uint64]int // an edge (a node and the next core) leads to a node
-	fail  []int          // the node of the longest proper suffix of the path that is a path too
-	ends  []int          // an option whose cores are the path, or -1
-	out   []int          // the next node on the fail chain whose ends is set, or 0
-	depth []int          // the number of cores on the path
-	also  []int          // for each option: another with the same cores, or -1
-}
-
-// edge returns the key of the automaton's edge from node on core c.
-func edge(node, c int) uint64 { return uint64(node)<<32 | uint64(c) }
-
-// newReplyIndex returns the replyIndex of req's options, in time linear in
-// the labels' total length.
-func newReplyIndex(req Request) *replyIndex {
-	n := len(req.Options)
-	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
-	for i, o := range req.Options {
-		x.keys[i] = labelKey(o.Label)
-		x.byKey[x.keys[i]] = i
-	}
-	return x
-}
-
-// buildAutomaton builds x's automaton, once. Only a MultiSelect reply with a
-// comma needs it.
-func (x *replyIndex) buildAutomaton() {
-	if x.next != nil {
-		return
-	}
-	n := len(x.keys)
-	nodes := 1
-	for _, key := range x.keys {
-		if strings.Contains(key, ",") {
-			nodes += strings.Count(key, ",") + 1
-		}
-	}
-	x.cores, x.next, x.also = map[string]int{}, make(map[uint64]int, nodes), make([]int, n)
-	x.fail, x.ends, x.out = make([]int, 1, nodes), make([]int, 1, nodes), make([]int, 1, nodes)
-	x.depth, x.ends[0] = make([]int, 1, nodes), -1
-	parent, cores := make([]int, 1, nodes), make([]int, 1, nodes)
-	for i, key := range x.keys {
-		x.also[i] = -1
-		if !strings.Contains(key, ",") {
-			continue // byKey finds it in one part
-		}
-		node := 0
-		for _, c := range strings.Split(key, ",") {
-			c := x.core(strings.TrimSuffix(strings.TrimPrefix(c, " "), " "))
-			child, ok := x.next[edge(node, c)]
-			if !ok {
-				child = len(x.fail)
-				x.next[edge(node, c)] = child
-				x.fail, x.ends, x.out = append(x.fail, 0), append(x.ends, -1), append(x.out, 0)
-				x.depth = append(x.depth, x.depth[node]+1)
-				parent, cores = append(parent, node), append(cores, c)
-			}
-			node = child
-		}
-		x.also[i], x.ends[node] = x.ends[node], i
-	}
-	// A node's fail link needs its parent's, so take the nodes by depth.
-	var byDepth [][]int
-	for v := 1; v < len(x.fail); v++ {
-		for len(byDepth) <= x.depth[v] {
-			byDepth = append(byDepth, nil)
-		}
-		byDepth[x.depth[v]] = append(byDepth[x.depth[v]], v)
-	}
-	for _, level := range byDepth {
-		for _, v := range level {
-			if u := parent[v]; u != 0 {
-				x.fail[v] = x.step(x.fail[u], cores[v])
-			}
-			if f := x.fail[v]; x.ends[f] >= 0 {
-				x.out[v] = f
-			} else {
-				x.out[v] = x.out[f]
-			}
-		}
-	}
-}
-
-// core returns the number of core c, a new one if c has none.
-func (x *replyIndex) core(c string) int {
-	id, ok := x.cores[c]
-	if !ok {
-		id = len(x.cores)
-		x.cores[c] = id
-	}
-	return id
-}
-
-// step returns the node that the automaton reaches from node on core c.
-func (x *replyIndex) step(node int, c int) int {
-	for {
-		if next, ok := x.next[edge(node, c)]; ok {
-			return next
-		}
-		if node == 0 {
-			return 0
-		}
-		node = x.fail[node]
-	}
-}
-
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show. Its error is ctx's, when ctx ends first.
-func reply(ctx context.Context, req Request, labels *replyIndex, l line) (Answer, string, error) {
+func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
 	case l.tooLong:
@@ -1230,39 +1503,48 @@ func reply(ctx context.Context, req Request, labels *replyIndex, l line) (Answer
 }
 
 // replyOne reads text, a reply to req, a single-select request.
-func replyOne(req Request, labels *replyIndex, text string) (Answer, string) {
-	labelled, isLabel := labels.byKey[labelKey(text)]
-	rows, isNumber, problem := numbers(text, len(req.Options))
+func replyOne(req *Request, labels *replyIndex, text string) (Answer, string) {
+	key := labelKey(text) // what counts of text, for a label and for numbers alike
+	num := numbers(key, len(req.Options))
+	labelled, isLabel := labels.byKey[key]
+	isLabel = isLabel && !num.hash
 	switch {
-	case isLabel && problem == "" && len(rows) == 1 && rows[0] != labelled:
+	case isLabel && num.ok && num.problem == "" && len(num.rows) == 1 && num.rows[0] != labelled:
 		return Answer{}, fmt.Sprintf("%s is option %d, and the label of option %d: type #%d or #%d.",
-			quote(text), rows[0]+1, labelled+1, rows[0]+1, labelled+1)
+			quote(text), num.rows[0]+1, labelled+1, num.rows[0]+1, labelled+1)
 	case isLabel:
 		return req.Options[labelled].Answer(), ""
-	case isNumber && problem != "":
-		return Answer{}, problem
-	case isNumber && len(rows) > 1:
+	case num.ok && num.problem != "":
+		return Answer{}, num.problem
+	case num.ok && len(num.rows) > 1:
 		return Answer{}, "Pick one option."
-	case isNumber:
-		return req.Options[rows[0]].Answer(), ""
+	case num.ok:
+		return req.Options[num.rows[0]].Answer(), ""
 	case !req.CustomAllowed():
 		return Answer{}, quote(text) + " is not an option: type its number."
 	}
 	return Answer{Text: text}, ""
 }
 
+// numbered is a reply read as option numbers.
+type numbered struct {
+	ok      bool   // the reply is only numbers ("1,3", "#2", "2.", "٢"), or a range of them
+	hash    bool   // a number is led by "#": the reply names rows, never a label
+	rows    []int  // the options the numbers pick, when problem is ""
+	problem string // what is wrong with the numbers, or ""
+}
+
 // numbers reads text as option numbers of a request with n options. Each is
-// digits, with "#" before or "." after. Commas or white space separate them.
-// isNumber reports whether text is only such numbers, or a range of them
-// ("1-3"), and problem says what is wrong with them, if anything.
-func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)) {
-			return nil, false, "" // most text: words
-		}
+// digits of any script, with "#" before or "." after. Commas or white space
+// separate them. A range of them ("1-3") is numbers with a problem.
+func numbers(text string, n int) numbered {
+	text, ok := asciiNumbers(text)
+	if !ok {
+		return numbered{} // most text: words
 	}
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' })
 	ranged := false
+	num := numbered{hash: strings.Contains(text, "#")}
 	for k, f := range fields {
 		fields[k] = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
 		from, to, isRange := strings.Cut(fields[k], "-")
@@ -1270,23 +1552,82 @@ func numbers(text string, n int) (rows []int, isNumber bool, problem string) {
 		case isRange && isDigits(from) && isDigits(to):
 			ranged = true
 		case !isDigits(fields[k]):
-			return nil, false, "" // "-1", "1.5": not a row
+			return numbered{} // "-1", "1.5", "#": not a row
 		}
 	}
+	num.ok = true
 	switch {
 	case len(fields) == 0:
-		return nil, strings.Trim(text, ", \t") == "", "Type the number of an option."
+		num.ok = strings.Trim(text, ", ") == ""
+		num.problem = "Type the number of an option."
+		return num
 	case ranged:
-		return nil, true, "Type each number, such as 1,2,3."
+		num.problem = "Type each number, such as 1,2,3."
+		return num
 	}
 	for _, f := range fields {
 		i, err := strconv.Atoi(f)
 		if err != nil || i < 1 || i > n {
-			return nil, true, "There is no option " + clip(f, maxQuoted) + "."
+			num.rows, num.problem = nil, "There is no option "+clip(f, maxQuoted)+"."
+			return num
 		}
-		rows = append(rows, i-1)
+		num.rows = append(num.rows, i-1)
 	}
-	return rows, true, ""
+	return num
+}
+
+// asciiNumbers returns text with its digits of any script as ASCII digits,
+// its white space as spaces, and its "#", ".", "-" and "," also when
+// fullwidth ("＃２") or ideographic ("、") as ASCII. It reports false when
+// text holds anything else.
+func asciiNumbers(text string) (string, bool) {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)):
+			return "", false
+		}
+	}
+	if ascii {
+		return strings.ReplaceAll(text, "\t", " "), true
+	}
+	var b strings.Builder
+	for _, c := range text {
+		switch {
+		case c == '、':
+			c = ','
+		case 0xFF01 <= c && c <= 0xFF5E: // fullwidth ASCII
+			c -= 0xFF01 - '!'
+		case unicode.IsSpace(c):
+			c = ' '
+		case unicode.IsDigit(c):
+			c = '0' + rune(digitValue(c))
+		}
+		if !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, ", c) {
+			return "", false
+		}
+		b.WriteRune(c)
+	}
+	return b.String(), true
+}
+
+// digitValue returns the value of c, a decimal digit (Unicode Nd). Unicode
+// assigns each script's digits in runs of ten from zero, and the ranges of
+// unicode.Nd hold whole runs.
+func digitValue(c rune) int {
+	for _, r := range unicode.Nd.R16 {
+		if rune(r.Lo) <= c && c <= rune(r.Hi) {
+			return int(c-rune(r.Lo)) % 10
+		}
+	}
+	for _, r := range unicode.Nd.R32 {
+		if rune(r.Lo) <= c && c <= rune(r.Hi) {
+			return int(c-rune(r.Lo)) % 10
+		}
+	}
+	return -1
 }
 
 // isDigits reports whether s is one or more ASCII digits.
@@ -1294,120 +1635,360 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// reading is one way to read a pick in the parts of a MultiSelect reply:
-// the options it names, and the part where it starts.
-type reading struct {
-	picks []int
-	start int
+// replyIndex finds the options that a reply names by label. Labels are
+// compared by their labelKey.
+type replyIndex struct {
+	keys   []string       // the key of each option's label
+	byKey  map[string]int // the option of each key
+	commas *commaLabels   // built at the first reply with a comma
 }
 
-// replySeveral reads text, a reply to req, a MultiSelect request. Text is
-// cut into parts at its commas, and each pick is one part or, for a label
-// with commas, several. One pass over the parts counts the ways to read the
-// parts before each, up to two. A reading that is not the only one is
-// refused, not guessed.
-func replySeveral(ctx context.Context, req Request, labels *replyIndex, text string) (Answer, string, error) {
-	raw := strings.Split(text, ",")
-	key := labelKey(text)
-	keyed := strings.Split(key, ",") // labelKey keeps every comma, so keyed[p] is raw[p]'s key
-	parts := len(raw)
-	if parts > 1 {
-		labels.buildAutomaton()
+// newReplyIndex returns the replyIndex of req's options, in time linear in
+// the labels' total length.
+func newReplyIndex(req *Request) *replyIndex {
+	n := len(req.Options)
+	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
+	for i, o := range req.Options {
+		x.keys[i] = labelKey(o.Label)
+		x.byKey[x.keys[i]] = i
 	}
-	ways := make([]int, parts+1) // the ways to read the parts before e, up to 2
+	return x
+}
+
+// replySeveral reads text, a reply to req, a MultiSelect request: the
+// options it picks, or the human's own words, or the refusal to show. Text
+// is cut into parts at its commas. Each pick is one part or, for a label
+// with commas, several.
+func replySeveral(ctx context.Context, req *Request, labels *replyIndex, text string) (Answer, string, error) {
+	r := cutReply(req, labels, text)
+	picks, ways, err := r.read(ctx)
+	switch {
+	case err != nil:
+		return Answer{}, "", err
+	case ways == 1 && len(picks) == 0: // only commas
+		return Answer{}, "Type the number of an option.", nil
+	case ways == 1:
+		ans, refusal := pickAll(req, picks)
+		return ans, refusal, nil
+	case ways == 2:
+		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
+	}
+	ans, refusal := r.notPicks(text)
+	return ans, refusal, nil
+}
+
+// cut is a MultiSelect reply cut into parts at its commas.
+type cut struct {
+	req    *Request
+	labels *replyIndex
+	key    string // the reply's labelKey, which keeps each comma
+	at     []int  // where each part starts in key, and one past its end
+}
+
+// cutReply cuts text, a reply to req, into parts.
+func cutReply(req *Request, labels *replyIndex, text string) *cut {
+	r := &cut{req: req, labels: labels, key: labelKey(text)}
+	r.at = make([]int, 1, strings.Count(r.key, ",")+2)
+	for i := 0; i < len(r.key); i++ {
+		if r.key[i] == ',' {
+			r.at = append(r.at, i+1)
+		}
+	}
+	r.at = append(r.at, len(r.key)+1)
+	return r
+}
+
+// part returns part p's key, and reads it on its own: as option numbers,
+// and as the option whose label it is, or -1.
+func (r *cut) part(p int) (key string, num numbered, label int) {
+	key = r.key[r.at[p] : r.at[p+1]-1]
+	num = numbers(key, len(r.req.Options))
+	label = -1
+	if i, ok := r.labels.byKey[strings.Trim(key, " ")]; ok && !num.hash {
+		label = i
+	}
+	return key, num, label
+}
+
+// reading is one way to read a pick in the parts of a MultiSelect reply:
+// the part where it starts, and the option it picks. Or it picks what that
+// part's numbers pick (byNumbers), or nothing (an empty part).
+type reading struct {
+	start, option int
+}
+
+// What a reading picks when it picks no one option.
+const (
+	byNumbers = -1
+	nothing   = -2
+)
+
+// read counts the ways to read r's parts as picks, up to two, and returns
+// the picks of the first. A pick is one part (numbers, a label, or nothing:
+// "1,,3"), or several that together are a label with commas. One pass over
+// the parts counts the ways to read the parts before each. A reading that
+// is not the only one is refused, not guessed.
+func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
+	parts := len(r.at) - 1
+	count := make([]int, parts+1) // the ways to read the parts before e, up to 2
 	last := make([]reading, parts+1)
-	ways[0] = 1
-	add := func(e int, r reading) {
-		if ways[r.start] == 0 || ways[e] == 2 ||
-			(ways[e] > 0 && last[e].start == r.start && slices.Equal(last[e].picks, r.picks)) {
-			return
+	count[0] = 1
+	add := func(e int, rd reading) {
+		if count[rd.start] > 0 && count[e] < 2 {
+			if count[e] == 0 {
+				last[e] = rd
+			}
+			count[e] = min(2, count[e]+count[rd.start])
 		}
-		if ways[e] == 0 {
-			last[e] = r
-		}
-		ways[e] = min(2, ways[e]+ways[r.start])
 	}
-	picked := false // some part reads as a pick on its own
-	state, offset := 0, 0
-	starts := make([]int, parts) // where each part starts in key
+	commas := r.labels.commaLabels(parts)
+	span := 1 // the most parts that one pick spans
+	if commas != nil {
+		span = max(1, commas.deepest)
+	}
+	node := 0  // where commas, the automaton of labels with commas, is
+	reach := 0 // the last part before which some reading ends
 	for q := 0; q < parts; q++ {
 		if q%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return Answer{}, "", err
+				return nil, 0, err
 			}
 		}
-		starts[q] = offset
-		offset += len(keyed[q]) + len(",")
-		core := strings.TrimSuffix(strings.TrimPrefix(keyed[q], " "), " ")
-		if rows, isNumber, problem := numbers(raw[q], len(req.Options)); isNumber && problem == "" {
-			add(q+1, reading{rows, q})
-			picked = true
+		if count[q] > 0 {
+			reach = q
 		}
-		if core == "" { // "1,,3" or "a, b,"
-			add(q+1, reading{nil, q})
-		} else if i, ok := labels.byKey[core]; ok {
-			add(q+1, reading{[]int{i}, q})
-			picked = true
+		if q-reach >= span { // no pick starts where a reading ends, here or later
+			return nil, 0, nil
 		}
-		if c, ok := labels.cores[core]; ok {
-			state = labels.step(state, c)
-		} else {
-			state = 0 // no label holds this core
+		key, num, label := r.part(q)
+		core := strings.Trim(key, " ")
+		rows := num.ok && num.problem == ""
+		switch {
+		case rows:
+			add(q+1, reading{q, byNumbers})
+		case core == "": // "1,,3" or "a, b,"
+			add(q+1, reading{q, nothing})
 		}
-		for node := state; node != 0; node = labels.out[node] {
-			p := q + 1 - labels.depth[node]
-			for i := labels.ends[node]; i >= 0 && ways[p] > 0 && ways[q+1] < 2; i = labels.also[i] {
-				from := starts[p] + len(keyed[p]) - len(strings.TrimPrefix(keyed[p], " "))
-				to := starts[q] + len(strings.TrimSuffix(keyed[q], " "))
-				if key[from:to] == labels.keys[i] { // the span's key: the same cores, and the same spaces
-					add(q+1, reading{[]int{i}, p})
-				}
+		if label >= 0 && !(rows && len(num.rows) == 1 && num.rows[0] == label) { // "1" is row 1 and its label: one reading
+			add(q+1, reading{q, label})
+		}
+		if commas == nil {
+			continue
+		}
+		node = commas.step(node, core)
+		for end := node; end != 0 && count[q+1] < 2; end = commas.nodes[end].out {
+			p := q + 1 - commas.nodes[end].depth
+			if !commas.nodes[end].ends || count[p] == 0 {
+				continue
+			}
+			// The parts p to q have a label's cores. They are that label when
+			// their key, with the spaces beside its commas, is.
+			from := r.at[p]
+			if r.key[from] == ' ' {
+				from++
+			}
+			to := strings.TrimRight(r.key[:r.at[q+1]-1], " ")
+			if i, ok := r.labels.byKey[to[from:]]; ok {
+				add(q+1, reading{p, i})
 			}
 		}
 	}
-	switch ways[parts] {
-	case 1:
-		var found []reading
-		for e := parts; e > 0; e = last[e].start {
-			found = append(found, last[e])
-		}
-		var named []int
-		for k := len(found) - 1; k >= 0; k-- {
-			named = append(named, found[k].picks...)
-		}
-		if len(named) == 0 { // only commas
-			return Answer{}, "Type the number of an option.", nil
-		}
-		ans, refusal := pickAll(req, named)
-		return ans, refusal, nil
-	case 2:
-		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
+	if count[parts] != 1 {
+		return nil, count[parts], nil
 	}
-	for _, r := range raw {
-		if _, isNumber, problem := numbers(r, len(req.Options)); isNumber && problem != "" && strings.TrimSpace(r) != "" {
-			return Answer{}, problem, nil
+	return r.picks(last), 1, nil
+}
+
+// picks returns the options that the one reading of r picks, in the order
+// typed. last holds, for each part, the last pick of a reading of the parts
+// before it.
+func (r *cut) picks(last []reading) []int {
+	var found []reading
+	for e := len(last) - 1; e > 0; e = last[e].start {
+		found = append(found, last[e])
+	}
+	var picks []int
+	for k := len(found) - 1; k >= 0; k-- {
+		switch rd := found[k]; rd.option {
+		case byNumbers:
+			_, num, _ := r.part(rd.start)
+			picks = append(picks, num.rows...)
+		case nothing:
+		default:
+			picks = append(picks, rd.option)
 		}
 	}
-	other := "" // the first part that is no pick on its own
-	for p := 0; p < parts && other == ""; p++ {
-		if _, isLabel := labels.byKey[strings.Trim(keyed[p], " ")]; !isLabel {
-			if _, isNumber, _ := numbers(raw[p], len(req.Options)); !isNumber {
-				other = strings.TrimSpace(raw[p])
-			}
+	return picks
+}
+
+// notPicks reads text, the reply r, that no reading of its parts picks: a
+// number that is no option, a pick among other words, or the human's own
+// words.
+func (r *cut) notPicks(text string) (Answer, string) {
+	raw := strings.Split(text, ",") // labelKey keeps each comma, so raw[p] is part p as typed
+	picked := false                 // some part reads as a pick on its own
+	other := ""                     // the first part that is neither a label nor numbers
+	for p := range raw {
+		key, num, label := r.part(p)
+		if num.ok && num.problem != "" && strings.Trim(key, " ") != "" {
+			return Answer{}, num.problem
+		}
+		picked = picked || label >= 0 || num.ok && num.problem == ""
+		if other == "" && label < 0 && !num.ok {
+			other = strings.TrimSpace(raw[p])
 		}
 	}
 	switch {
 	case picked && other != "": // a pick must not hide among the human's own words
-		return Answer{}, quote(other) + " is not an option: type only options, or only your own words.", nil
-	case !req.CustomAllowed():
-		return Answer{}, quote(text) + " is not an option: type its number.", nil
+		return Answer{}, quote(other) + " is not an option: type only options, or only your own words."
+	case !r.req.CustomAllowed():
+		return Answer{}, quote(text) + " is not an option: type its number."
 	}
-	return Answer{Text: text}, "", nil
+	return Answer{Text: text}, ""
+}
+
+// commaLabels returns the automaton of x's labels with commas, built at the
+// first reply of several parts, or nil for a reply of one part.
+func (x *replyIndex) commaLabels(parts int) *commaLabels {
+	if parts < 2 {
+		return nil
+	}
+	if x.commas == nil {
+		x.commas = newCommaLabels(x.keys)
+	}
+	return x.commas
+}
+
+// commaLabels is an Aho-Corasick automaton of the labels with commas, so
+// that one pass over a reply's parts finds every such label that ends at
+// each part. A reply is cut at its commas, and such a label spans several
+// parts. Cut at its commas into cores (the pieces without the spaces at
+// their ends), each label is a path of a trie. Node 0 is the root.
+type commaLabels struct {
+	keys    []string // the label keys
+	nodes   []trieNode
+	deepest int // the most cores of one label
+	// A node's first child is the node made right after it, along the same
+	// label. Only its other children, by core, are kept here: most nodes
+	// have none, and the trie needs no map to follow a label.
+	more map[int]map[string]int
+}
+
+// trieNode is a node of the trie of commaLabels.
+type trieNode struct {
+	parent int
+	// The core on the edge from the parent is keys[label][from:to].
+	label, from, to int
+	depth           int  // the number of cores on the node's path
+	ends            bool // the path is some label's
+	fail            int  // the node of the longest proper suffix of the path that is a path too
+	out             int  // the next node on the fail chain whose ends is set, or 0
+}
+
+// newCommaLabels returns the automaton of the label keys that hold commas,
+// in time linear in their length.
+func newCommaLabels(keys []string) *commaLabels {
+	size := 1
+	for _, key := range keys {
+		if n := strings.Count(key, ","); n > 0 {
+			size += n + 1
+		}
+	}
+	x := &commaLabels{keys: keys, nodes: make([]trieNode, 1, size), more: map[int]map[string]int{}}
+	for i, key := range keys {
+		if !strings.Contains(key, ",") {
+			continue // a part of the reply is it, or is not
+		}
+		node, grown := 0, false // grown: the path left the trie, so the rest of it is new
+		for from, to := 0, 0; from <= len(key); from = to + 1 {
+			if to = strings.IndexByte(key[from:], ','); to < 0 {
+				to = len(key)
+			} else {
+				to += from
+			}
+			c0, c1 := from, to // the core: a key has one space at most beside a comma
+			if c0 < c1 && key[c0] == ' ' {
+				c0++
+			}
+			if c0 < c1 && key[c1-1] == ' ' {
+				c1--
+			}
+			if !grown {
+				if child, ok := x.child(node, key[c0:c1]); ok {
+					node = child
+					continue
+				}
+			}
+			grown = true
+			child := len(x.nodes)
+			if child != node+1 {
+				if x.more[node] == nil {
+					x.more[node] = map[string]int{}
+				}
+				x.more[node][key[c0:c1]] = child
+			}
+			x.nodes = append(x.nodes, trieNode{parent: node, label: i, from: c0, to: c1, depth: x.nodes[node].depth + 1})
+			node = child
+		}
+		x.nodes[node].ends = true
+		x.deepest = max(x.deepest, x.nodes[node].depth)
+	}
+	// A node's fail link needs those of the nodes above it: take them by depth.
+	var byDepth [][]int
+	for v := 1; v < len(x.nodes); v++ {
+		d := x.nodes[v].depth
+		for len(byDepth) <= d {
+			byDepth = append(byDepth, nil)
+		}
+		byDepth[d] = append(byDepth[d], v)
+	}
+	for _, level := range byDepth {
+		for _, v := range level {
+			n := &x.nodes[v]
+			if n.parent != 0 {
+				n.fail = x.step(x.nodes[n.parent].fail, x.core(v))
+			}
+			if f := n.fail; x.nodes[f].ends {
+				n.out = f
+			} else {
+				n.out = x.nodes[f].out
+			}
+		}
+	}
+	return x
+}
+
+// core returns the core on the edge into node v.
+func (x *commaLabels) core(v int) string {
+	n := &x.nodes[v]
+	return x.keys[n.label][n.from:n.to]
+}
+
+// child returns the child of node on core c, if it has one.
+func (x *commaLabels) child(node int, c string) (int, bool) {
+	if next := node + 1; next < len(x.nodes) && x.nodes[next].parent == node && x.core(next) == c {
+		return next, true
+	}
+	next, ok := x.more[node][c]
+	return next, ok
+}
+
+// step returns the node that the automaton reaches from node on core c.
+func (x *commaLabels) step(node int, c string) int {
+	for {
+		if next, ok := x.child(node, c); ok {
+			return next
+		}
+		if node == 0 {
+			return 0
+		}
+		node = x.nodes[node].fail
+	}
 }
 
 // recommendedAnswer picks the recommended options of req, which has options,
 // for an empty line.
-func recommendedAnswer(req Request) (Answer, string) {
+func recommendedAnswer(req *Request) (Answer, string) {
 	var picks []Option
 	for _, o := range req.Options {
 		if o.Recommended {
@@ -1425,7 +2006,7 @@ func recommendedAnswer(req Request) (Answer, string) {
 
 // pickAll picks the options of req, a MultiSelect request, at the indexes
 // named, by number or by label, unless one is named twice.
-func pickAll(req Request, named []int) (Answer, string) {
+func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
 	for _, i := range named {

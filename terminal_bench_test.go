@@ -45,7 +45,7 @@ func benchmarkReply(b *testing.B, req ui.Request, line string) {
 }
 
 // BenchmarkTerminalSelectAll picks every option by label, at two sizes: the
-// time per option stays the same (issue 28: 12 s at 10,000 options).
+// time per option stays the same (it once took 12 s at 10,000 options).
 func BenchmarkTerminalSelectAll(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		req, line := selectAll(manyOptions(n))
@@ -67,12 +67,19 @@ func BenchmarkTerminalLargestRequest(b *testing.B) {
 }
 
 // BenchmarkTerminalPaste reads a pasted line of 100 KB and of 1 MB, of label
-// prefixes and commas, against 100 labels with commas: the time per byte
-// stays the same.
+// prefixes and commas: against 100 labels with commas, and against labels
+// of runs of "w, " of every length up to the longest, after a word no
+// label starts with, so that every part ends many labels and no reading
+// reaches it. The time per byte stays the same.
 func BenchmarkTerminalPaste(b *testing.B) {
 	req, _ := selectAll(commaLabels(100))
+	runs := ui.Request{Question: "Which ones?", MultiSelect: true}
+	for k := 2; 3*k-2 <= 256; k++ {
+		runs.Options = append(runs.Options, ui.Option{Label: strings.Repeat("w, ", k-1) + "w"})
+	}
 	for _, size := range []int{100 << 10, 1 << 20} {
 		line := strings.Repeat("w, ", size/3) + "\n"
 		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) { benchmarkReply(b, req, line) })
+		b.Run(fmt.Sprintf("runs/bytes=%d", size), func(b *testing.B) { benchmarkReply(b, runs, "x, "+line[3:]) })
 	}
 }

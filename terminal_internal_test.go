@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode"
 )
 
 // watchedWriter collects what a terminal writes and reports each write on
@@ -38,13 +41,6 @@ func (w *watchedWriter) String() string {
 	return w.out.String()
 }
 
-// waitFor waits for a write that ends with suffix. Each write is seen
-// once, so a write seen before is never taken for a new one.
-func (w *watchedWriter) waitFor(suffix string) {
-	for !strings.HasSuffix(<-w.wrote, suffix) {
-	}
-}
-
 // readingReader reads from r and reports each read that starts on reading,
 // so a test knows that the Terminal's read is in flight.
 type readingReader struct {
@@ -58,8 +54,8 @@ func (r readingReader) Read(p []byte) (int, error) {
 }
 
 // TestTerminalDropsLineTypedBefore: a line that arrived before a question
-// was shown never answers it (issue 28, item 5). The human typed "1" for
-// "Show the diff first?" after that ask was cancelled: it must not push.
+// was shown never answers it. The human typed "1" for "Show the diff
+// first?" after that ask was cancelled: it must not push.
 func TestTerminalDropsLineTypedBefore(t *testing.T) {
 	pipe, typing := io.Pipe()
 	defer typing.Close()
@@ -130,44 +126,64 @@ func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
 	}
 }
 
-// TestTerminalSaysAnsweredElsewhere: when another UI answered (the cause
-// with which FirstOf withdraws the others), the Terminal says so on a line of
-// its own, and Ask returns ctx.Err() at once.
-func TestTerminalSaysAnsweredElsewhere(t *testing.T) {
+// lostRace is the claimer of a FirstOf race that another UI won a moment
+// before: it withdraws the ask, with the winner's outcome as the cause.
+type lostRace struct {
+	withdraw context.CancelCauseFunc
+	winner   Outcome
+}
+
+func (l lostRace) claim(Outcome) bool {
+	l.withdraw(&endedElsewhere{outcome: l.winner})
+	return false
+}
+
+// TestTerminalAnswerBeatenByAMoment: the human's answer arrives a moment
+// after another UI's won the race. The Terminal does not return it as if it
+// was taken: it says where the question was answered and that this answer
+// was not used, and returns ctx's error once ctx ends.
+func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 	for _, tt := range []struct {
-		cause error
+		name  string
+		asked func(*Terminal, context.Context) error
 		want  string
 	}{
-		{cause: &endedElsewhere{}, want: "> \nThis question was answered elsewhere.\n"},
-		{cause: fmt.Errorf("withdrawn: %w", &endedElsewhere{}), want: "> \nThis question was answered elsewhere.\n"},
-		{cause: errors.New("the tool step ended"), want: "> \n"},
+		{
+			name: "a question",
+			asked: func(term *Terminal, ctx context.Context) error {
+				ans, err := term.Ask(ctx, Request{Question: "Delete?", Options: []Option{{Label: "Delete"}, {Label: "Keep"}}})
+				if ans.Text != "" {
+					t.Errorf("Terminal.Ask() = %+v, want no answer", ans)
+				}
+				return err
+			},
+			want: "> Answered on the page: Keep.\nYour answer here was not used.\n", // piped: the line typed is not echoed
+		},
+		{
+			name: "the last question of a batch",
+			asked: func(term *Terminal, ctx context.Context) error {
+				answers, err := term.AskAll(ctx, []Request{{Question: "Why?"}, {Question: "Delete?", Options: []Option{{Label: "Keep"}}}})
+				if len(answers) != 1 {
+					t.Errorf("Terminal.AskAll() = %+v, want the first answer only", answers)
+				}
+				return err
+			},
+			want: "> The questions were answered on the page.\nYour 2 answers here were not used.\n",
+		},
 	} {
-		in, typing := io.Pipe()
-		out := newWatchedWriter()
-		term := NewTerminal(in, out)
-		ctx, cancel := context.WithCancelCause(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			_, err := term.Ask(ctx, Request{Question: "Proceed?"})
-			done <- err
-		}()
-		out.waitFor("> ")
-		cancel(tt.cause)
-		if err := <-done; err != context.Canceled {
-			t.Fatalf("Terminal.Ask() = %v, want context.Canceled", err)
-		}
-		// The next question's output follows the notice, on a line of its own.
-		go func() {
-			out.waitFor("> ")
-			_, _ = io.WriteString(typing, "yes\n")
-		}()
-		if _, err := term.Ask(context.Background(), Request{Question: "Really?"}); err != nil {
-			t.Fatalf("next Terminal.Ask() = %v", err)
-		}
-		if want := tt.want + "| Really?\n"; !strings.Contains(out.String(), want) {
-			t.Errorf("cause %v: the Terminal wrote %q, want %q", tt.cause, out.String(), want)
-		}
-		typing.Close()
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			term := NewTerminal(strings.NewReader("because\n1\n"), &out)
+			ctx, withdraw := context.WithCancelCause(context.Background())
+			keep := Option{Label: "Keep"}
+			ctx = context.WithValue(ctx, claimKey{}, claimer(lostRace{withdraw, Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}))
+			if err := tt.asked(term, ctx); err != context.Canceled {
+				t.Fatalf("Terminal's ask = %v, want context.Canceled", err)
+			}
+			if !strings.HasSuffix(out.String(), tt.want) {
+				t.Fatalf("the Terminal wrote %q, want it to end with %q", out.String(), tt.want)
+			}
+		})
 	}
 }
 
@@ -209,8 +225,8 @@ func (a armingReader) Read(p []byte) (int, error) {
 }
 
 // TestTerminalReplyHonoursContext: reading a long reply stops when ctx ends
-// (issue 28, item 7: picking all of 4,000 options by label took 2 s, with
-// ctx ignored meanwhile).
+// (picking all of 4,000 options by label once took 2 s, with ctx ignored
+// meanwhile).
 func TestTerminalReplyHonoursContext(t *testing.T) {
 	req := Request{Question: "Which?", MultiSelect: true}
 	var labels []string
@@ -223,5 +239,189 @@ func TestTerminalReplyHonoursContext(t *testing.T) {
 	ans, err := NewTerminal(in, io.Discard).Ask(ctx, req)
 	if err != context.Canceled {
 		t.Fatalf("Terminal.Ask() = %d picks, %v, want context.Canceled while the reply was read", len(ans.Options), err)
+	}
+}
+
+// TestTerminalCells: the Terminal counts the columns a character takes as a
+// terminal draws it. Wide and fullwidth characters and emoji take two,
+// marks and joiners none, a tab reaches the next multiple of 8, and a
+// character asking for its emoji form (U+FE0F) takes two.
+func TestTerminalCells(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		col  int // where s starts
+		want int // the columns it takes
+	}{
+		{s: "a", want: 1},
+		{s: "é", want: 1},
+		{s: "e\u0301\u0301", want: 1},
+		{s: "日本", want: 4},
+		{s: "한국", want: 4},
+		{s: "ｱｲ", want: 2}, // halfwidth katakana
+		{s: "２", want: 2},
+		{s: "\u3000", want: 2},
+		{s: "\u2800", want: 1},
+		{s: "🚀", want: 2},
+		{s: "👩\u200d💻", want: 4}, // each part, which some terminals draw apart: never fewer
+		{s: "✔\ufe0f", want: 2},
+		{s: "#\ufe0f\u20e3", want: 2},
+		{s: "\t", want: 8},
+		{s: "\t", col: 5, want: 3},
+		{s: "ab\t", col: 8, want: 8},
+	} {
+		got := 0
+		for i := 0; i < len(tt.s); {
+			w, size := cellsAt(tt.s, i, tt.col+got)
+			got, i = got+w, i+size
+		}
+		if got != tt.want {
+			t.Errorf("the columns of %q at column %d = %d, want %d", tt.s, tt.col, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalCellsOfScripts checks the Terminal's table of wide characters
+// against the standard library's script tables: every character of the
+// scripts that terminals draw two columns wide counts two, and every mark
+// counts none.
+func TestTerminalCellsOfScripts(t *testing.T) {
+	for c := rune(0); c <= 0x3FFFF; c++ {
+		switch {
+		case !unicode.IsGraphic(c):
+		case unicode.In(c, unicode.Mn, unicode.Me):
+			if cells(c) != 0 {
+				t.Errorf("cells(%U), a mark, = %d, want 0", c, cells(c))
+			}
+		case unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo, unicode.Yi) &&
+			!(0xFF61 <= c && c <= 0xFFDC) && c >= 0x2E80, // halfwidth forms are narrow
+			0xAC00 <= c && c <= 0xD7A3, // Hangul syllables
+			0xFF01 <= c && c <= 0xFF60: // fullwidth forms
+			if cells(c) != 2 {
+				t.Errorf("cells(%U %q) = %d, want 2", c, c, cells(c))
+			}
+		}
+	}
+}
+
+// TestTerminalColumns: the Terminal's rows are as wide as $COLUMNS says,
+// at least 20, else as wide as the terminal it writes to, else 80. Output
+// that is no terminal (a buffer, a file, /dev/null) has no width of its own.
+func TestTerminalColumns(t *testing.T) {
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, tt := range []struct {
+		columns string
+		out     io.Writer
+		want    int
+	}{
+		{"", io.Discard, 80}, {"132", io.Discard, 132}, {"40", null, 40}, {"12", io.Discard, 20},
+		{"0", io.Discard, 80}, {"-40", io.Discard, 80}, {"wide", io.Discard, 80}, {" 40", io.Discard, 80},
+		{"", file, 80}, {"", null, 80},
+	} {
+		t.Setenv("COLUMNS", tt.columns)
+		if got := columnsWide(context.Background(), tt.out); got != tt.want {
+			t.Errorf("with COLUMNS=%q, writing to %T, the rows are %d columns wide, want %d", tt.columns, tt.out, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		size string
+		want int
+	}{{"24 80\n", 80}, {"50 132\n", 132}, {"0 0\n", 0}, {"24\n", 0}, {"", 0}, {"stty: invalid argument\n", 0}} {
+		if got := sizeColumns(tt.size); got != tt.want {
+			t.Errorf("sizeColumns(%q) = %d, want %d", tt.size, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalDigitsOfEveryScript: digitValue rests on Unicode's promise
+// that each script's decimal digits come in runs of ten from zero: the
+// ranges of unicode.Nd, in the tables of the Go that builds this, hold
+// whole runs. Each digit of each range then has its value.
+func TestTerminalDigitsOfEveryScript(t *testing.T) {
+	check := func(lo, hi, stride uint32) {
+		if stride != 1 || (hi-lo+1)%10 != 0 {
+			t.Errorf("unicode.Nd holds %U-%U (stride %d), not whole runs of ten digits", lo, hi, stride)
+		}
+		for c := lo; c <= hi; c++ {
+			if got, want := digitValue(rune(c)), int(c-lo)%10; got != want {
+				t.Errorf("digitValue(%U) = %d, want %d", c, got, want)
+			}
+		}
+	}
+	for _, r := range unicode.Nd.R16 {
+		check(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+	}
+	for _, r := range unicode.Nd.R32 {
+		check(r.Lo, r.Hi, r.Stride)
+	}
+	if got := digitValue('x'); got != -1 {
+		t.Errorf("digitValue('x') = %d, want -1", got)
+	}
+}
+
+// TestTerminalLabelKeyKeepsCommas: a MultiSelect reply is cut into parts at
+// the commas of its labelKey, and its parts as typed at its own commas
+// (cutReply, notPicks). That holds while labelKey keeps each comma and makes
+// none of another character, which this checks.
+func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
+	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301"} {
+		if got, want := strings.Count(labelKey(s), ","), strings.Count(s, ","); got != want {
+			t.Errorf("labelKey(%q) = %q holds %d commas, want %d", s, labelKey(s), got, want)
+		}
+	}
+}
+
+// TestTerminalEndedOn: the line that says how a question ended on another
+// UI names the UI from the answer's Via, as a person says it, and shows the
+// answer as the human there saw it: the labels picked, then their own
+// words quoted. A Via that is no plain short name is not shown.
+func TestTerminalEndedOn(t *testing.T) {
+	del, keep := Option{Label: "Delete", Value: "rm"}, Option{Label: "Keep"}
+	declined := NewError(CodeAskDeclined, "declined", nil)
+	for _, tt := range []struct {
+		o     Outcome
+		batch bool
+		want  string
+	}{
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, want: "Answered on the page: Delete."},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "terminal"}}, want: "Answered in the terminal: Delete."},
+		{o: Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "form"}}, want: "Answered in the form: Keep."},
+		{o: Outcome{Answer: Answer{Text: "rm, Keep", Options: []Option{del, keep}, Via: "slack-bot 2"}}, want: "Answered in slack-bot 2: Delete, Keep."},
+		{o: Outcome{Answer: Answer{Text: "rm, not now", Options: []Option{del}, Via: "inbox"}}, want: `Answered in the inbox: Delete, "not now".`},
+		{o: Outcome{Answer: Answer{Text: "later\u202e", Via: strings.Repeat("x", 33)}}, want: `Answered elsewhere: "later\u202e".`},
+		{o: Outcome{Answer: Answer{Text: "later", Via: "pagé"}}, want: `Answered elsewhere: "later".`},
+		{o: Outcome{}, want: "Answered on another screen."},
+		{o: Outcome{Err: declined}, want: "Declined on another screen."},
+		{o: Outcome{Err: declined}, batch: true, want: "The questions were declined on another screen."},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, batch: true, want: "The questions were answered on the page."},
+		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
+	} {
+		if got := endedOn(tt.o, tt.batch); got != tt.want {
+			t.Errorf("endedOn(%+v, batch %v) = %q, want %q", tt.o, tt.batch, got, tt.want)
+		}
+	}
+}
+
+// TestTerminalBatchEndsBetweenQuestions: when the asker stops after the
+// human answered a question of a batch and before the next is shown, the
+// Terminal says so, and AskAll returns the answer given.
+func TestTerminalBatchEndsBetweenQuestions(t *testing.T) {
+	ctx := &endingContext{Context: context.Background(), done: make(chan struct{})}
+	var out strings.Builder
+	term := NewTerminal(armingReader{r: strings.NewReader("main\n"), ctx: ctx}, &out)
+	answers, err := term.AskAll(ctx, []Request{{Question: "Which branch?"}, {Question: "Why?"}})
+	if err != context.Canceled || len(answers) != 1 || answers[0].Text != "main" {
+		t.Fatalf("Terminal.AskAll() = %+v, %v, want the first answer and context.Canceled", answers, err)
+	}
+	if want := "> The agent no longer needs an answer.\n"; !strings.HasSuffix(out.String(), want) || strings.Contains(out.String(), "Why?") {
+		t.Fatalf("the Terminal wrote %q, want it to end with %q, the second question not shown", out.String(), want)
 	}
 }

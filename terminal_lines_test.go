@@ -3,9 +3,8 @@ package userinteraction_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"regexp"
+
 	"strings"
 	"testing"
 	"time"
@@ -13,62 +12,11 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
-// row matches a line that reads as one of the Terminal's option rows, with
-// or without its recommended mark.
-var row = regexp.MustCompile(`^[ *] [0-9]+\. `)
-
-// checkShown fails unless out, what a Terminal wrote for req up to its first
-// prompt, is the Terminal's form: the header's and the question's lines,
-// each led by "|", then one row per option, numbered in order and marked
-// "*" when recommended, then the Terminal's own lines, and no other line
-// that reads as a row or a mark.
-func checkShown(t *testing.T, req ui.Request, out string) {
-	t.Helper()
-	lines := strings.Split(out, "\n")
-	var text []string
-	if req.Header != "" {
-		text = append(text, req.Header)
-	}
-	text = append(text, strings.Split(req.Question, "\n")...)
-	if len(lines) < len(text)+len(req.Options)+2 {
-		t.Fatalf("the Terminal wrote %q, want %d lines of text and %d rows", out, len(text), len(req.Options))
-	}
-	for i, l := range text {
-		want := "| " + l
-		if l == "" {
-			want = "|"
-		}
-		if lines[i] != want {
-			t.Fatalf("line %d = %q, want %q; the Terminal wrote %q", i+1, lines[i], want, out)
-		}
-	}
-	for k, o := range req.Options {
-		want := fmt.Sprintf("  %d. %s", k+1, o.Label)
-		if o.Recommended {
-			want = "*" + want[1:]
-		}
-		if o.Description != "" {
-			want += " - " + strings.Join(strings.Fields(o.Description), " ")
-		}
-		if got := lines[len(text)+k]; got != want {
-			t.Fatalf("row %d = %q, want %q; the Terminal wrote %q", k+1, got, want, out)
-		}
-	}
-	for _, l := range lines[len(text)+len(req.Options):] {
-		if row.MatchString(l) || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "* ") {
-			t.Fatalf("line %q after the rows reads as text or a row; the Terminal wrote %q", l, out)
-		}
-	}
-	if !strings.HasSuffix(out, "\n> ") {
-		t.Fatalf("the Terminal wrote %q, want it to end with the prompt", out)
-	}
-}
-
 // TestTerminalOwnLinesCannotBeForged: no text of the request reads as one of
-// the Terminal's rows or marks (issue 28, items 3 and 4). A question that
-// holds copies of option rows, a label that ends in "(recommended)" or in
-// the row mark, a header that reads as a row, a description with line feeds:
-// each is written so that the rows and marks are the Terminal's alone.
+// the Terminal's rows or marks. A question that holds copies of option rows,
+// a label that ends in "(recommended)" or in the row mark, a header that
+// reads as a row, a description with line feeds: each is written so that
+// the rows and marks are the Terminal's alone.
 func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
 	tests := []struct {
 		name string
@@ -99,6 +47,14 @@ func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
 			},
 		},
 		{
+			name: "a description of white space, and an agent",
+			req: ui.Request{
+				Agent:    &ui.Agent{ID: "~ "},
+				Question: "Pay?",
+				Options:  []ui.Option{{Label: "Pay", Description: " \n\t"}, {Label: "Cancel", Description: "\n"}},
+			},
+		},
+		{
 			name: "a description with rows in it",
 			req: ui.Request{
 				Question: "Pay?",
@@ -113,13 +69,13 @@ func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, out, err := askTerminal(t, tt.req, "")
 			wantCode(t, "Ask() at end of input", err, ui.CodeAskCancelled)
-			checkShown(t, tt.req, strings.TrimSuffix(out, "\n")) // the line end after end of input
+			checkScreen(t, tt.req, strings.TrimSuffix(out, "\n"), 80) // the line end after end of input
 		})
 	}
 }
 
 // TestTerminalRepliesPickWhatTheyMean: a reply picks the options the human
-// meant and only those (issue 28, item 6). Numbers and labels mix, a label of
+// meant and only those. Numbers and labels mix, a label of
 // digits that is no row number is a label, "#" and a number is always a
 // row, and a reply that could mean two things is refused with a way to say
 // which. Nothing meant as picks becomes the human's own words.
@@ -134,6 +90,12 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 	commas := ui.Request{
 		Question:    "Grant what?",
 		Options:     []ui.Option{{Label: "a, b"}, {Label: "a"}, {Label: "b"}, {Label: "Read, write"}},
+		MultiSelect: true,
+	}
+	hashes := ui.Request{Question: "Which?", Options: []ui.Option{{Label: "#2"}, {Label: "b"}, {Label: "c"}}}
+	hashMany := ui.Request{
+		Question:    "Which?",
+		Options:     []ui.Option{{Label: "#3"}, {Label: "a, b"}, {Label: "#1"}, {Label: "a"}, {Label: "b"}},
 		MultiSelect: true,
 	}
 	tests := []struct {
@@ -250,6 +212,21 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 			refusals: []string{`"a, b, c" can be read in more than one way: type the numbers, such as #1,#3.`},
 		},
 		{name: "commas only", req: watch, input: ", ,\n1\n", want: "logs", picks: 1, refusals: []string{"Type the number of an option."}},
+		// Digits of any script are digits, as an input method types them.
+		{name: "a fullwidth digit", req: deployWhere, input: "２\n", want: "Production", picks: 1},
+		{name: "fullwidth digits and a comma", req: watch, input: "１,３\n", want: "logs, metrics", picks: 2},
+		{name: "fullwidth digits, comma and #", req: watch, input: "＃１，＃４\n", want: "logs, alerts", picks: 2},
+		{name: "ideographic comma and space", req: watch, input: "１、３\u3000４\n", want: "logs, metrics, alerts", picks: 3},
+		{name: "an Arabic-Indic digit", req: deployWhere, input: "٢\n", want: "Production", picks: 1},
+		{name: "Devanagari digits", req: watch, input: "१ ४\n", want: "logs, alerts", picks: 2},
+		{name: "a digit of another script out of range", req: deployWhere, input: "٩\n1\n", want: "Staging", picks: 1, refusals: []string{"There is no option 9."}},
+		// What a refusal says to type is accepted: "#2" is row 2, whatever the labels.
+		{name: "# and a row whose label is #2", req: hashes, input: "#2\n", want: "b", picks: 1},
+		{name: "a label that is a row number, then #", req: replicas, input: "2\n#2\n", want: "4", picks: 1,
+			refusals: []string{`"2" is option 2, and the label of option 1: type #2 or #1.`}},
+		{name: "rows by # among labels #1 and #3", req: hashMany, input: "#1,#3\n", want: "#3, #1", picks: 2},
+		{name: "two ways, then the numbers the refusal gave", req: hashMany, input: "a, b\n#2,#3\n", want: "a, b, #1", picks: 2,
+			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -340,37 +317,6 @@ func TestTerminalSaysTheDeadline(t *testing.T) {
 	if _, err := ui.NewTerminal(strings.NewReader("1\n"), &out).Ask(context.Background(), deleteIt); err != nil ||
 		strings.Contains(out.String(), "within") {
 		t.Errorf("Terminal.Ask() without a deadline wrote %q, %v, want no time", out.String(), err)
-	}
-}
-
-// TestTerminalSaysTimeIsUp: when the deadline passes, Ask returns at once
-// and the Terminal says that no answer came in time, on a line of its own,
-// before its next question.
-func TestTerminalSaysTimeIsUp(t *testing.T) {
-	in, typing := io.Pipe()
-	defer typing.Close()
-	out := newPromptWriter()
-	term := ui.NewTerminal(in, out)
-	ctx := newDeadlineContext(time.Minute)
-	done := make(chan error, 1)
-	go func() {
-		_, err := term.Ask(ctx, deleteIt)
-		done <- err
-	}()
-	<-out.prompted
-	close(ctx.done) // the deadline passes
-	if err := <-done; err != context.DeadlineExceeded {
-		t.Fatalf("Terminal.Ask() = %v, want context.DeadlineExceeded", err)
-	}
-	go func() {
-		<-out.prompted
-		_, _ = io.WriteString(typing, "main\n")
-	}()
-	if ans, err := term.Ask(context.Background(), freeForm); err != nil || ans.Text != "main" {
-		t.Fatalf("next Terminal.Ask() = %s, %v, want main", show(ans), err)
-	}
-	if want := "1-2\n> \nNo answer came in time.\n| Name the branch."; !strings.Contains(out.String(), want) {
-		t.Fatalf("the Terminal wrote %q, want %q", out.String(), want)
 	}
 }
 

@@ -64,7 +64,7 @@ func TestTerminalShowsQuestion(t *testing.T) {
 		{
 			req: deployWhere,
 			want: "| Deploy\n| Deploy where?\n" +
-				"* 1. Staging - the test cluster\n  2. Production\n  3. Both\n" +
+				"* 1. Staging\n     | the test cluster\n  2. Production\n  3. Both\n" +
 				"1-3, Enter for 1, or type your own answer\n> ",
 		},
 		{
@@ -384,7 +384,7 @@ func TestTerminalHonoursContext(t *testing.T) {
 	if ans, err := ui.Ask(session, question); err != nil || ans.Text != "later" {
 		t.Fatalf("Ask() = %s, %v, want the line typed later", show(ans), err)
 	}
-	if want := "Type your answer.\n> \n| Proceed?\n"; !strings.Contains(out.String(), want) {
+	if want := "Type your answer.\n> \nThe agent no longer needs an answer.\n| Proceed?\n"; !strings.Contains(out.String(), want) {
 		t.Fatalf("terminal wrote %q, want the next question on a fresh line (%q)", out, want)
 	}
 }
@@ -562,7 +562,8 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 }
 
 // TestTerminalHonoursContextWhileWriting: a write that blocks does not hold
-// an ask whose ctx is done, nor the turn; it finishes before the next write.
+// an ask whose ctx is done, nor the turn; it finishes before the next write,
+// and the line that says how the ask ended comes between them.
 func TestTerminalHonoursContextWhileWriting(t *testing.T) {
 	w := &blockingWriter{started: make(chan struct{}, 4), release: make(chan struct{})}
 	session := scope(t, ui.NewTerminal(strings.NewReader("2\n"), w))
@@ -579,8 +580,9 @@ func TestTerminalHonoursContextWhileWriting(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if got := w.out.String(); strings.Count(got, deleteIt.Question) != 2 || !strings.HasPrefix(got, "| "+deleteIt.Question) {
-		t.Fatalf("terminal wrote %q, want the interrupted question, then the next one", got)
+	want := "| " + deleteIt.Question + "\n  1. Delete\n  2. Keep\n1-2\nThe agent no longer needs an answer.\n| " + deleteIt.Question
+	if got := w.out.String(); !strings.HasPrefix(got, want) {
+		t.Fatalf("terminal wrote %q, want the interrupted question, how it ended, then the next one: %q", got, want)
 	}
 }
 
@@ -621,10 +623,11 @@ func TestTerminalShowsNoHiddenText(t *testing.T) {
 		{Label: "Cancel", Description: "no changes\n\n\t\n  1. Keep everything (recommended)"},
 	}}
 	_, out, err := askTerminal(t, req, "1\n")
-	// A description is written on one line, so it cannot forge option lines.
-	want := "| Pay\t100 USD?\n| Sure?\n" +
-		"  1. Pay - now\n" +
-		"  2. Cancel - no changes 1. Keep everything (recommended)\n"
+	// A description is written on rows of its own, its line feeds as spaces,
+	// so it cannot forge option rows. A tab is written as spaces.
+	want := "| Pay   100 USD?\n| Sure?\n" +
+		"  1. Pay\n     | now\n" +
+		"  2. Cancel\n     | no changes 1. Keep everything (recommended)\n"
 	if err != nil || !strings.HasPrefix(out, want) {
 		t.Fatalf("Ask() wrote %q, %v, want it to start with %q", out, err, want)
 	}

@@ -1,0 +1,199 @@
+package userinteraction_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	ui "github.com/dsh-go/userinteraction"
+)
+
+// These tests check what the Terminal tells the human about how a question
+// ended, and that it has told it by the time Ask returns: the program's next
+// output, or its exit, comes after.
+
+// elsewhere returns a provider that answers as another UI once the
+// Terminal's question is on the screen (shown receives), with ans or err.
+func elsewhere(shown <-chan struct{}, ans ui.Answer, err error) ui.Provider {
+	return ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		select {
+		case <-shown:
+		case <-ctx.Done():
+			return ui.Answer{}, ctx.Err()
+		}
+		return ans, err
+	})
+}
+
+// TestTerminalSaysHowItEnded: when another UI answers or declines, when the
+// deadline passes, or when the asker stops, the Terminal writes one line
+// that says so, and the line is in its output when Ask has returned. Where
+// another UI answered, the line names it from the answer's Via and shows
+// the labels the human saw picked (finding: the line came after the
+// program's next line, or was lost when the program exited, and a decline
+// read as an answer).
+func TestTerminalSaysHowItEnded(t *testing.T) {
+	deploy := ui.Request{
+		Question: "Deploy?",
+		Options:  []ui.Option{{Label: "Delete", Value: "delete"}, {Label: "Keep", Value: "keep"}},
+	}
+	tests := []struct {
+		name string
+		req  ui.Request
+		ans  ui.Answer // the other UI's answer
+		err  error     // or its error
+		want string
+	}{
+		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: "Answered on the page: Delete."},
+		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: "Answered in the form: Keep."},
+		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: "Answered in Claude Code: Keep."},
+		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: "Answered elsewhere: Keep."},
+		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: "Answered on another screen: Keep."},
+		{
+			name: "picks and own words",
+			req:  services,
+			ans:  ui.Answer{Options: []ui.Option{{Label: "api"}, {Label: "web"}}, Text: "the cron\x1b[K", Via: "page"},
+			want: `Answered on the page: api, web, "the cron\x1b[K".`,
+		},
+		{name: "own words", req: freeForm, ans: ui.Answer{Text: "feature/x", Via: "inbox"}, want: `Answered in the inbox: "feature/x".`},
+		{name: "declined", req: deploy, err: ui.NewError(ui.CodeAskDeclined, "declined", nil), want: "Declined on another screen."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, typing := io.Pipe()
+			defer typing.Close()
+			out := newPromptWriter()
+			shown := make(chan struct{})
+			go func() {
+				<-out.prompted
+				close(shown)
+			}()
+			_, err := ui.FirstOf(ui.NewTerminal(in, out), elsewhere(shown, tt.ans, tt.err)).Ask(context.Background(), tt.req)
+			if (err != nil) != (tt.err != nil) {
+				t.Fatalf("Ask() = %v, want the other UI's outcome", err)
+			}
+			// FirstOf returns once the Terminal's Ask has returned.
+			if want := "\n> \n" + tt.want + "\n"; !strings.HasSuffix(out.String(), want) {
+				t.Fatalf("when Ask returned, the Terminal had written %q, want it to end with %q", out.String(), want)
+			}
+		})
+	}
+
+	for _, tt := range []struct {
+		name string
+		ctx  func() (context.Context, func())
+		want string
+	}{
+		{
+			name: "the deadline passed",
+			ctx: func() (context.Context, func()) {
+				ctx := newDeadlineContext(time.Minute)
+				return ctx, func() { close(ctx.done) }
+			},
+			want: "No answer came before the deadline.",
+		},
+		{
+			name: "the asker stopped",
+			ctx:  func() (context.Context, func()) { return context.WithCancel(context.Background()) },
+			want: "The agent no longer needs an answer.",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in, typing := io.Pipe()
+			defer typing.Close()
+			out := newPromptWriter()
+			ctx, end := tt.ctx()
+			done := make(chan error, 1)
+			go func() {
+				_, err := ui.NewTerminal(in, out).Ask(ctx, deleteIt)
+				done <- err
+			}()
+			<-out.prompted
+			end()
+			if err := <-done; err != ctx.Err() {
+				t.Fatalf("Terminal.Ask() = %v, want %v", err, ctx.Err())
+			}
+			if want := "\n> \n" + tt.want + "\n"; !strings.HasSuffix(out.String(), want) {
+				t.Fatalf("when Ask returned, the Terminal had written %q, want it to end with %q", out.String(), want)
+			}
+		})
+	}
+}
+
+// TestTerminalBatchAnsweredElsewhere: when another UI answers a whole batch
+// while the human has typed part of it here, the Terminal says where the
+// batch was answered and that the answers typed here were not used
+// (finding: they were dropped without a word).
+func TestTerminalBatchAnsweredElsewhere(t *testing.T) {
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	second := make(chan struct{})
+	go func() {
+		<-out.prompted
+		_, _ = io.WriteString(typing, "2\n") // the first question, answered here
+		<-out.prompted
+		close(second)
+	}()
+	page := ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		<-second // FirstOf asks a provider that is not a BatchProvider one question after another
+		if len(req.Options) > 0 {
+			return req.Options[0].Answer(), nil
+		}
+		return ui.Answer{Text: "the page's", Via: "page"}, nil
+	})
+	answers, err := ui.FirstOf(ui.NewTerminal(in, out), page).(ui.BatchProvider).AskAll(context.Background(),
+		[]ui.Request{freeForm, deleteIt, question})
+	if err != nil || len(answers) != 3 || answers[2].Via != "page" {
+		t.Fatalf("AskAll() = %+v, %v, want the page's three answers", answers, err)
+	}
+	got := out.String()
+	if want := "Question 2 of 3\n"; !strings.Contains(got, want) {
+		t.Fatalf("the Terminal wrote %q, want the second question shown", got)
+	}
+	if want := "\n> \nThe questions were answered on the page.\nYour answer here was not used.\n"; !strings.HasSuffix(got, want) {
+		t.Fatalf("when AskAll returned, the Terminal had written %q, want it to end with %q", got, want)
+	}
+}
+
+// TestTerminalShowsAgent: the request's agent is on a row of its own, led
+// by the mark of the model's text: its name, or its ID when it has none.
+func TestTerminalShowsAgent(t *testing.T) {
+	for _, tt := range []struct {
+		agent *ui.Agent
+		want  string
+	}{
+		{agent: &ui.Agent{ID: "a1", Name: "cleanup-bot"}, want: "| from cleanup-bot\n| Delete notes.txt?\n"},
+		{agent: &ui.Agent{ID: "a1"}, want: "| from a1\n| Delete notes.txt?\n"},
+		{agent: &ui.Agent{}, want: "| Delete notes.txt?\n"},
+	} {
+		req := deleteIt
+		req.Agent = tt.agent
+		_, out, _ := askTerminal(t, req, "")
+		if !strings.HasPrefix(out, tt.want) {
+			t.Errorf("agent %+v: the Terminal wrote %q, want it to start with %q", *tt.agent, out, tt.want)
+		}
+		checkScreen(t, req, strings.TrimSuffix(out, "\n"), 80)
+	}
+}
+
+// TestTerminalAnswersVia: every answer the Terminal gives names it as the
+// UI that answered, through a registry too.
+func TestTerminalAnswersVia(t *testing.T) {
+	term := ui.NewTerminal(strings.NewReader("2\n2\nfeature/x\n1,3\n"), io.Discard)
+	ans, err := term.Ask(context.Background(), deleteIt)
+	if err != nil || ans.Via != "terminal" {
+		t.Fatalf("Terminal.Ask() = %s via %q, %v, want via terminal", show(ans), ans.Via, err)
+	}
+	answers, err := ui.AskAll(scope(t, term), []ui.Request{deleteIt, freeForm, steps})
+	if err != nil || len(answers) != 3 {
+		t.Fatalf("AskAll() = %+v, %v, want three answers", answers, err)
+	}
+	for i, a := range answers {
+		if a.Via != "terminal" {
+			t.Errorf("AskAll() answer %d = %s via %q, want via terminal", i, show(a), a.Via)
+		}
+	}
+}
