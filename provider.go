@@ -1681,7 +1681,7 @@ func replySeveral(ctx context.Context, req *Request, labels *replyIndex, text st
 type cut struct {
 	req    *Request
 	labels *replyIndex
-	key    string // the reply's labelKey, which keeps each comma
+	key    string // the reply's labelKey, whose commas are the reply's "," and "，"
 	at     []int  // where each part starts in key, and one past its end
 }
 
@@ -1825,9 +1825,11 @@ func (r *cut) picks(last []reading) []int {
 // number that is no option, a pick among other words, or the human's own
 // words.
 func (r *cut) notPicks(text string) (Answer, string) {
-	raw := strings.Split(text, ",") // labelKey keeps each comma, so raw[p] is part p as typed
-	picked := false                 // some part reads as a pick on its own
-	other := ""                     // the first part that is neither a label nor numbers
+	// labelKey makes a comma of each "," and "，" and of nothing else, so
+	// raw[p] is part p as typed.
+	raw := strings.Split(strings.ReplaceAll(text, "，", ","), ",")
+	picked := false // some part reads as a pick on its own
+	other := ""     // the first part that is neither a label nor numbers
 	for p := range raw {
 		key, num, label := r.part(p)
 		if num.ok && num.problem != "" && strings.Trim(key, " ") != "" {

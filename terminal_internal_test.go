@@ -368,12 +368,12 @@ func TestTerminalDigitsOfEveryScript(t *testing.T) {
 }
 
 // TestTerminalLabelKeyKeepsCommas: a MultiSelect reply is cut into parts at
-// the commas of its labelKey, and its parts as typed at its own commas
-// (cutReply, notPicks). That holds while labelKey keeps each comma and makes
-// none of another character, which this checks.
+// the commas of its labelKey, and its parts as typed at its own commas and
+// fullwidth commas (cutReply, notPicks). That holds while labelKey makes a
+// comma of each of those and of no other character, which this checks.
 func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
-	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301"} {
-		if got, want := strings.Count(labelKey(s), ","), strings.Count(s, ","); got != want {
+	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301", "，，"} {
+		if got, want := strings.Count(labelKey(s), ","), strings.Count(s, ",")+strings.Count(s, "，"); got != want {
 			t.Errorf("labelKey(%q) = %q holds %d commas, want %d", s, labelKey(s), got, want)
 		}
 	}

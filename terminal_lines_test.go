@@ -108,6 +108,7 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 	}{
 		{name: "a label and a number", req: watch, input: "metrics, 4\n", want: "metrics, alerts", picks: 2},
 		{name: "a number and labels", req: watch, input: "1, TRACES,alerts\n", want: "logs, traces, alerts", picks: 3},
+		{name: "labels typed in fullwidth forms", req: watch, input: "ｌｏｇｓ，ＴＲＡＣＥＳ\n", want: "logs, traces", picks: 2},
 		{name: "numbers with #", req: watch, input: "#4 #2\n", want: "traces, alerts", picks: 2},
 		{
 			name:     "a label that is another row's number",

@@ -44,7 +44,7 @@ func migrate(ctx context.Context) string {
 		Question: "Run migration 42 on production?",
 		Options: []userinteraction.Option{
 			{Label: "Run it", Value: "run"},
-			{Label: "Dry run first", Value: "dry-run", Recommended: true},
+			{Label: "Dry run first", Value: "dry-run", Recommended: true, Description: "prints the statements, changes nothing"},
 		},
 	})
 	if err != nil {
