@@ -12,7 +12,7 @@ import (
 // TestElicitationJSON pins the form of each kind of request, as MCP and ACP
 // clients receive it. "choice" holds labels in the untitled enum shapes,
 // which every protocol version with forms shows as choices: a titled
-// "oneOf" is a text box on 2025-06-18 (issue 29, item 2).
+// "oneOf" is a text box on 2025-06-18.
 func TestElicitationJSON(t *testing.T) {
 	tests := []struct {
 		name string

@@ -168,9 +168,9 @@ func TestProviderFailedCarriesCause(t *testing.T) {
 		{"boom", "provider failed: boom", "PROVIDER_FAILED: provider failed: boom"},
 		{go2026, "provider failed: " + go2026, "PROVIDER_FAILED: provider failed: " + go2026},
 		{long, "provider failed: " + long[:200] + "…", "PROVIDER_FAILED: provider failed: " + long},
-		// Issue 28 item 10: a provider's text, which may come from a remote
-		// client, reaches neither the model nor a log with escape sequences
-		// raw, and Error() holds it once.
+		// A provider's text, which may come from a remote client, reaches
+		// neither the model nor a log with escape sequences raw, and
+		// Error() holds it once.
 		{
 			"client said \x1b[31mno\x1b[0m\r\n",
 			`provider failed: client said \x1b[31mno\x1b[0m\r\n`,

@@ -403,7 +403,7 @@ func TestFormConcurrent(t *testing.T) {
 
 // TestFormElicitIgnoresContext: when ctx ends while an elicit that ignores
 // ctx still blocks, Ask returns at once, and the response that comes later
-// is dropped. No goroutine outlives the elicit (issue 28, item 11).
+// is dropped. No goroutine outlives the elicit.
 func TestFormElicitIgnoresContext(t *testing.T) {
 	for _, tt := range []struct {
 		name string

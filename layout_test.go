@@ -15,7 +15,7 @@ import (
 )
 
 // TestContributingMatchesTree: what .github/CONTRIBUTING.md says of the
-// test files and fuzz targets is what the tree holds (issue 31). Its table of
+// test files and fuzz targets is what the tree holds. Its table of
 // test files and its list of examples together name every *_test.go file.
 // Its table of fuzz targets names every Fuzz function, and each count of
 // targets it gives is their number.

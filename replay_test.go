@@ -674,7 +674,7 @@ func serveForms(
 
 // schemaValid are responses that follow the schema of their request's form
 // and still break its rules: a client that sends one must not end the call
-// with INVALID_ANSWER on its first try (issue 29, item 1).
+// with INVALID_ANSWER on its first try.
 var schemaValid = []struct {
 	name    string
 	req     ui.Request
@@ -924,7 +924,7 @@ func TestReplayVia(t *testing.T) {
 
 // TestReplayRecordText: a record's strings read the same in Go and
 // JavaScript, or not at all: invalid UTF-8 reads as U+FFFD in Go, and an
-// escaped lone surrogate too, where JavaScript keeps it (issue 28, item 11).
+// escaped lone surrogate too, where JavaScript keeps it.
 func TestReplayRecordText(t *testing.T) {
 	for _, tt := range []struct{ name, record string }{
 		{"invalid UTF-8 in an answer", "{\"z\":{\"answer\":\"a\xffb\"}}"},

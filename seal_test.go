@@ -278,7 +278,7 @@ func TestSealedRoundsComplete(t *testing.T) {
 // TestStateHasOneSpelling: a state is base64url and one '.', and nothing
 // else. Go's base64 decoder skips "\r" and "\n" even when Strict, so a state
 // with a line break would open, and a host that keys a single-use table on
-// the state string would see two states (issue 28, item 11).
+// the state string would see two states.
 func TestStateHasOneSpelling(t *testing.T) {
 	state, _ := sealedRun(t, "call", deployTool, nil)
 	if _, err := ui.OpenReplay(sealKey, "call", state); err != nil {
@@ -311,7 +311,7 @@ func TestStateHasOneSpelling(t *testing.T) {
 
 // TestShortTTLNotExpiredAtOnce: Seal keeps the expiry in whole milliseconds,
 // rounded up, so a state with any positive ttl opens when opened at once. The
-// expiry cut down to the millisecond was already past (issue 28, item 11).
+// expiry cut down to the millisecond was already past.
 func TestShortTTLNotExpiredAtOnce(t *testing.T) {
 	for _, ttl := range []time.Duration{time.Nanosecond, time.Microsecond, 999 * time.Microsecond} {
 		// A few tries ride out a scheduler that stops the test for a

@@ -1,8 +1,7 @@
 package main
 
-// Scenarios of the page at its edges (an adversarial review found each; each
-// failed on ccbce1c): an answer whose stream event comes first, a hundred
-// batches, right-to-left text.
+// Scenarios of the page at its edges: an answer whose stream event comes
+// first, a hundred batches, right-to-left text.
 
 import (
 	"context"
@@ -53,10 +52,10 @@ func (x heldPosts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // answeredHereFirst: a question this page answered says "You answered",
-// also when the event stream says it left before the POST's 204 arrives; it
-// was marked "answered elsewhere" on ccbce1c. A second Enter while the answer is
-// on its way sends nothing: on ccbce1c it sent a second POST, whose 409 could
-// tell the human who answered that they were too late.
+// also when the event stream says it left before the POST's 204 arrives,
+// never "answered elsewhere". A second Enter while the answer is on its way
+// sends nothing, since a second POST's 409 would tell the human who answered
+// that they were too late.
 func answeredHereFirst(s *site, browser context.Context) error {
 	release := make(chan struct{})
 	s.mux.Handle("/held/", http.StripPrefix("/held", heldPosts{s.inbox.Handler(s.token), release}))
@@ -167,8 +166,8 @@ func manyBatches(s *site, t *tab) error {
 }
 
 // rightToLeft: a Hebrew or Arabic text is laid out right to left, each text
-// apart from the page's own words. On ccbce1c every text took the page's
-// direction, so "האם למחוק?" showed its question mark at the wrong end.
+// apart from the page's own words. In the page's direction, "האם למחוק?"
+// would show its question mark at the wrong end.
 func rightToLeft(s *site, t *tab) error {
 	req := ui.Request{
 		Header:   "מחיקה",
