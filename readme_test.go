@@ -224,6 +224,7 @@ var snippetImports = map[string]string{
 	"net":             "net",
 	"os":              "os",
 	"rand":            "crypto/rand",
+	"slog":            "log/slog",
 	"signal":          "os/signal",
 	"strings":         "strings",
 	"time":            "time",

@@ -59,8 +59,7 @@ func main() {
 		}
 		return
 	}
-	http.Handle("/mcp", endpoint(newServer()))
-	log.Fatal(http.ListenAndServe(*addr, nil))
+	log.Fatal(http.ListenAndServe(*addr, endpoint(newServer())))
 }
 
 // endpoint serves server on streamable HTTP to clients of every version:
@@ -87,14 +86,12 @@ type Tool func(ctx context.Context, args map[string]any) string
 func handler(tool Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
-		if len(req.Params.Arguments) > 0 {
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments: " + err.Error()}
-			}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil && len(req.Params.Arguments) > 0 {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments: " + err.Error()}
 		}
 		version, caps, via := req.ProtocolVersion(), req.ClientCapabilities(), "" // "" and nil when unknown
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			via = p.ClientInfo.Name // each answer's Via: the client's name, as it introduced itself
+			via = p.ClientInfo.Name // each answer's Via: the client, as it introduced itself
 		}
 		forms := version >= "2025-06-18" && caps != nil && caps.Elicitation != nil &&
 			(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil) // "elicitation": {} means forms
@@ -109,10 +106,7 @@ func handler(tool Tool) mcp.ToolHandler {
 			return res.Action, res.Content, nil
 		})
 		ctx = userinteraction.WithRegistry(ctx, &userinteraction.Registry{})
-		dispose, err := userinteraction.Register(ctx, formAsker{form: form, forms: forms, version: version, via: via})
-		if err != nil {
-			return nil, err
-		}
+		dispose, _ := userinteraction.Register(ctx, formAsker{form, forms, version >= "2025-11-25", via}) // a new registry: no error
 		defer dispose()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tool(ctx, args)}}}, nil
 	}
@@ -121,10 +115,9 @@ func handler(tool Tool) mcp.ToolHandler {
 // formAsker asks through a Form while the call waits, once it has checked
 // that the client can show the questions: all of a batch, before its first.
 type formAsker struct {
-	form    *userinteraction.Form
-	forms   bool   // the client declared form elicitation
-	version string // the protocol version
-	via     string // the client's name
+	form          *userinteraction.Form
+	forms, arrays bool   // the client shows forms, and forms of several picks
+	via           string // the client's name
 }
 
 func (a formAsker) Ask(ctx context.Context, r userinteraction.Request) (userinteraction.Answer, error) {
@@ -137,20 +130,18 @@ func (a formAsker) Ask(ctx context.Context, r userinteraction.Request) (userinte
 
 func (a formAsker) AskAll(ctx context.Context, reqs []userinteraction.Request) ([]userinteraction.Answer, error) {
 	for _, r := range reqs {
-		if !a.forms || (r.MultiSelect && len(r.Options) > 0 && a.version < "2025-11-25") { // no arrays before 2025-11-25
+		if !a.forms || r.MultiSelect && len(r.Options) > 0 && !a.arrays {
 			return nil, userinteraction.NewError(userinteraction.CodeAskUnsupported,
 				"the client cannot show this kind of question, so ask it another way", nil)
 		}
 	}
-	var answers []userinteraction.Answer
+	answers := []userinteraction.Answer{}
 	for _, r := range reqs {
 		ans, err := a.form.Ask(ctx, r)
 		if err != nil {
 			return answers, err
 		}
-		if a.via != "" {
-			ans.Via = a.via // the client, not "form"
-		}
+		ans.Via = a.via
 		answers = append(answers, ans)
 	}
 	return answers, nil
@@ -168,65 +159,42 @@ var key = func() []byte {
 }()
 
 // serveRound serves one round of a call of tool on protocol 2026-07-28 and
-// later: the questions still open go out as inputRequests, with the sealed state.
+// later: the answers come in as inputResponses, the questions still open go
+// out as inputRequests, and the record travels sealed in requestState.
 func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, via string, tool Tool) (*mcp.CallToolResult, error) {
 	var user string // who calls, when the server authenticates its clients
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
 		user = req.Extra.TokenInfo.UserID
 	}
-	binding, _ := json.Marshal([]any{user, req.Params.Name, args}) // sorts the keys: a client may re-serialise them
-	responses := map[string]Response{}
-	for id, r := range req.Params.InputResponses {
-		if res, ok := r.(*mcp.ElicitResult); ok { // the response to an elicitation/create
-			responses[id] = Response{Action: res.Action, Content: res.Content, Via: via}
-		}
-	}
-	text, questions, next, err := serve(ctx, key, string(binding), req.Params.RequestState, responses,
-		func(ctx context.Context) string { return tool(ctx, args) })
-	if userinteraction.CodeOf(err) == userinteraction.CodeInvalidState { // tampered with, expired, another call or key
-		data, _ := json.Marshal(err) // {"name", "code", "message"}: call the tool again from the start
+	// The arguments as decoded: json.Marshal sorts keys a client may re-serialise.
+	binding, _ := json.Marshal([]any{user, req.Params.Name, args})
+	rp, err := userinteraction.OpenReplay(key, string(binding), req.Params.RequestState) // "" in the first round
+	if err != nil {
+		// INVALID_STATE: tampered with, expired, or another call's. Its data,
+		// {"name", "code", "message"}, says to call the tool again from the start.
+		data, _ := json.Marshal(err)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState", Data: data}
 	}
-	if err != nil {
-		return nil, err
+	for _, q := range rp.Pending() { // record what was asked, and only that
+		if res, ok := req.Params.InputResponses[q.ID].(*mcp.ElicitResult); ok {
+			ans, err := userinteraction.ElicitationAnswer(res.Action, res.Content)
+			ans.Via = via
+			rp.Record(q.ID, ans, err)
+		}
 	}
+	var text string
+	questions := rp.Run(ctx, func(ctx context.Context) { text = tool(ctx, args) })
 	if len(questions) == 0 {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}
+	state, err := rp.Seal(key, string(binding), 10*time.Minute)
+	if err != nil {
+		return nil, err
 	}
 	inputs := mcp.InputRequestMap{}
 	for _, q := range questions {
 		f := q.Elicitation() // led by q.Hint when the last response broke a rule
 		inputs[q.ID] = &mcp.ElicitParams{Mode: f.Mode, Message: f.Message, RequestedSchema: f.RequestedSchema}
 	}
-	return &mcp.CallToolResult{InputRequests: inputs, RequestState: next}, nil
-}
-
-// Response is the human's response to one form: its action and content,
-// and the UI that showed it.
-type Response struct {
-	Action  string
-	Content map[string]any
-	Via     string
-}
-
-// serve runs one round of a tool call whose state travels through the client.
-func serve(ctx context.Context, key []byte, binding, state string, responses map[string]Response,
-	tool func(context.Context) string) (text string, questions []userinteraction.Pending, next string, err error) {
-	rp, err := userinteraction.OpenReplay(key, binding, state) // "" in the first round
-	if err != nil {
-		return "", nil, "", err // INVALID_STATE: tampered with, expired, another call or key
-	}
-	for _, q := range rp.Pending() { // record what was asked, and only that
-		if r, ok := responses[q.ID]; ok {
-			ans, err := userinteraction.ElicitationAnswer(r.Action, r.Content)
-			ans.Via = r.Via
-			rp.Record(q.ID, ans, err)
-		}
-	}
-	questions = rp.Run(ctx, func(ctx context.Context) { text = tool(ctx) })
-	if len(questions) == 0 {
-		return text, nil, "", nil // complete
-	}
-	next, err = rp.Seal(key, binding, 10*time.Minute) // send each q.Elicitation() under q.ID
-	return "", questions, next, err
+	return &mcp.CallToolResult{InputRequests: inputs, RequestState: state}, nil
 }
