@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestContributingMatchesTree: what .github/CONTRIBUTING.md says of the
@@ -375,4 +376,56 @@ func ends(e ast.Expr) (first, last string) {
 		}
 	}
 	return "", ""
+}
+
+// TestDocsNameWhatExists: every Go name that .github/CONTRIBUTING.md and
+// README.md quote as code (`labelKey`, `Registry.Ended`, `FeltOne`) is
+// declared in the tree's Go files, so the pages cannot keep a name the code
+// dropped. A name counts when it is declared as is, or as a Test, Benchmark,
+// Fuzz or Example of it. Only names that read as Go names are checked: a
+// capital inside or first, such as `textProblem` or `Pending`, not `stty`.
+// Another project's names are quoted with their package (`mcp.ElicitParams`,
+// `zod.EnumSchema`), and a name after a lower-case package is not checked.
+func TestDocsNameWhatExists(t *testing.T) {
+	declared := map[string]bool{}
+	err := filepath.Walk(".", func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*\b`).FindAllString(string(src), -1) {
+			declared[m] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goName := regexp.MustCompile(`^(?:[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)$`)
+	for _, page := range []string{filepath.Join(".github", "CONTRIBUTING.md"), "README.md"} {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.]*)(?:\\(\\))?`").FindAllStringSubmatch(string(data), -1) {
+			for i, name := range strings.Split(m[1], ".") {
+				if i > 0 && !unicode.IsUpper(rune(m[1][0])) {
+					break // another package's name
+				}
+				if !goName.MatchString(name) {
+					continue
+				}
+				found := declared[name]
+				for _, prefix := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
+					found = found || declared[prefix+name]
+				}
+				if !found {
+					t.Errorf("%s quotes %s, which no Go file of the tree declares", page, m[0])
+				}
+			}
+		}
+	}
 }
