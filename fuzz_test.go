@@ -150,7 +150,7 @@ func FuzzValidate(f *testing.F) {
 		if err != nil && ui.CodeOf(err) != ui.CodeInvalidRequest {
 			t.Fatalf("Validate() error = %v, want INVALID_REQUEST", err)
 		}
-		if len(req.Options) > 1000 || shownBytes(req) > 64<<10 || strings.TrimSpace(req.Question) == "" {
+		if len(req.Options) > 1000 || shownBytes(req) > 64<<10 || valueBytes(req) > 64<<10 || strings.TrimSpace(req.Question) == "" {
 			return
 		}
 		// The question is checked first, then the header, and a message

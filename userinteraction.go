@@ -224,7 +224,7 @@ type Outcome struct {
 // A request has at most 1,000 options. A label, the header, and the agent's
 // ID and Name each hold at most 256 bytes. The question, each description
 // and each value hold at most 16 KiB. All the shown text of a request is at
-// most 64 KiB.
+// most 64 KiB, and so are all its values.
 func (r Request) Validate() error {
 	return validate(&r)
 }
@@ -237,6 +237,7 @@ const (
 	maxNameBytes  = 256
 	maxProseBytes = 16 << 10
 	maxShownBytes = 64 << 10 // of all the shown text of one request
+	maxValueBytes = 64 << 10 // of all the option values of one request
 	maxQuestions  = 100
 	maxMarks      = 4 // combining marks after one character
 )
@@ -273,6 +274,9 @@ func problem(r *Request) string {
 	}
 	if n := shownBytes(r); n > maxShownBytes {
 		return fmt.Sprintf("shows %d bytes of text, at most %d", n, maxShownBytes)
+	}
+	if n := valueBytes(r); n > maxValueBytes {
+		return fmt.Sprintf("carries %d bytes of option values, at most %d", n, maxValueBytes)
 	}
 	if blank(r.Question) {
 		return "question is empty"
@@ -318,6 +322,16 @@ func shownBytes(r *Request) int {
 	}
 	for i := range r.Options {
 		n += len(r.Options[i].Label) + len(r.Options[i].Description)
+	}
+	return n
+}
+
+// valueBytes returns the size of r's option values, which no UI shows but
+// every UI, form and sealed state carries.
+func valueBytes(r *Request) int {
+	n := 0
+	for i := range r.Options {
+		n += len(r.Options[i].Value)
 	}
 	return n
 }

@@ -43,7 +43,7 @@ func validByRules(r ui.Request) bool {
 			recommended++
 		}
 	}
-	if shownBytes(r) > 64<<10 {
+	if shownBytes(r) > 64<<10 || valueBytes(r) > 64<<10 {
 		return false
 	}
 	for _, s := range prose {
@@ -67,6 +67,15 @@ func shownBytes(r ui.Request) int {
 	}
 	for _, o := range r.Options {
 		n += len(o.Label) + len(o.Description)
+	}
+	return n
+}
+
+// valueBytes returns the size of all the option values of r.
+func valueBytes(r ui.Request) int {
+	n := 0
+	for _, o := range r.Options {
+		n += len(o.Value)
 	}
 	return n
 }

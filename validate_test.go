@@ -170,7 +170,8 @@ func TestValidateSizes(t *testing.T) {
 			}},
 			"invalid request: shows 65537 bytes of text, at most 65536",
 		},
-		{"values are not shown, 16 KiB each", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose}, {Label: "b", Value: prose}, {Label: "c", Value: prose}, {Label: "d", Value: prose}, {Label: "e", Value: prose}}}, ""},
+		{"values are not shown, 16 KiB each, 64 KiB in all", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose}, {Label: "b", Value: prose}, {Label: "c", Value: prose}, {Label: "d", Value: prose}}}, ""},
+		{"values of 64 KiB and a byte in all", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose}, {Label: "b", Value: prose}, {Label: "c", Value: prose}, {Label: "d", Value: prose}, {Label: "e", Value: "x"}}}, "invalid request: carries 65537 bytes of option values, at most 65536"},
 		{"a value of 16 KiB and a byte", ui.Request{Question: "q", Options: []ui.Option{{Label: "a", Value: prose + "x"}}}, "invalid request: options[0].value is longer than 16384 bytes"},
 	}
 	for _, tt := range tests {
