@@ -3351,7 +3351,6 @@ type Replay struct {
 	pending []Pending          // questions of this run without an outcome, in the order asked
 	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
 	opened  bool               // pending holds the sealed questions, until the next run starts
-	run     *Registry          // the registry of the Run under way, which checks each request before p
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -3360,8 +3359,7 @@ var _ BatchProvider = (*Replay)(nil)
 // recorded answer completed as [Registry.Ask] completes it. A question
 // without an outcome joins [Replay.Pending], and Ask returns
 // [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
-// asked. Asked by the registry of p's own [Replay.Run], which has checked
-// req, Ask does not check it again. Ask never waits.
+// asked. Ask never waits.
 //
 // A recorded answer that breaks the rules of [Answer] is no outcome, whoever
 // recorded it. The record drops it and counts it as refused. The question
@@ -3369,10 +3367,8 @@ var _ BatchProvider = (*Replay)(nil)
 // next form. The third refused response to a question is its outcome
 // [CodeInvalidAnswer].
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	if !p.checked(ctx) {
-		if err := validate(&req); err != nil {
-			return Answer{}, err
-		}
+	if err := validate(&req); err != nil {
+		return Answer{}, err
 	}
 	answers, err := p.replay([]Request{req}, false)
 	if err != nil {
@@ -3387,25 +3383,12 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 // the ID of the first of reqs, their Index their place in reqs, and their
 // Count len(reqs). A question's ID is the same whether Ask or AskAll asks it.
 // Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
-// none is asked. As for Ask, the registry of p's Run checks them once.
+// none is asked.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if !p.checked(ctx) {
-		if err := validateAll(reqs); err != nil {
-			return nil, err
-		}
+	if err := validateAll(reqs); err != nil {
+		return nil, err
 	}
 	return p.replay(reqs, true)
-}
-
-// checked reports whether ctx is of an ask by the registry of p's Run under
-// way, which has checked its requests. A second check would cost a tenth of
-// a served MCP round of ten questions (CONTRIBUTING, "The figures a user
-// feels").
-func (p *Replay) checked(ctx context.Context) bool {
-	r := FromContext(ctx)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return r != nil && r == p.run
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -3414,22 +3397,19 @@ func (p *Replay) checked(ctx context.Context) bool {
 // [Registry] in a context derived from ctx, so the caller's UI is never
 // asked. It calls call with that context, then disposes p. One Replay can
 // serve every run of a call, one run at a time. Runs that overlap on one
-// Replay forget each other's questions.
+// Replay forget each other's questions. The new Registry's Ended is that of
+// the registry ctx carries, if any. So a host's audit sees each run's
+// questions, one without an outcome yet as [CodeInputRequired].
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	r := &Registry{}
+	if caller := FromContext(ctx); caller != nil {
+		r.Ended = caller.Ended // the host's audit sees the run's questions
+	}
 	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
+	defer dispose()
 	p.mu.Lock()
 	p.startRun()
-	p.run = r
 	p.mu.Unlock()
-	defer func() {
-		dispose()
-		p.mu.Lock()
-		if p.run == r {
-			p.run = nil
-		}
-		p.mu.Unlock()
-	}()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
 }
@@ -3618,8 +3598,10 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entries()}
 	p.mu.Lock()
+	// The record and the pending IDs under one lock, so that a Record or a
+	// run meanwhile cannot seal a state where the two disagree.
+	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entriesLocked()}
 	for i := range p.pending {
 		s.Pending = append(s.Pending, p.pending[i].ID)
 	}
@@ -3807,6 +3789,11 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 func (p *Replay) entries() map[string]any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.entriesLocked()
+}
+
+// entriesLocked is entries with p.mu held.
+func (p *Replay) entriesLocked() map[string]any {
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
 		switch {

@@ -935,6 +935,8 @@ func TestReplayRecordText(t *testing.T) {
 		{"a high surrogate at the end", `{"z":{"answer":"x\uD83D"}}`},
 		{"a high surrogate before text", `{"z":{"answer":"\ud83dx"}}`},
 		{"two high surrogates", `{"z":{"answer":"\ud83d\ud83d"}}`},
+		{"two low surrogates", `{"z":{"answer":"\udc00\udc00"}}`},
+		{"a low surrogate after a pair", `{"z":{"answer":"\ud83d\ude80\udc00"}}`},
 		{"a high one and another escape", `{"z":{"answer":"\ud83d\n"}}`},
 		{"a lone surrogate in an ID", `{"\udfff":{"answer":"x"}}`},
 		{"a lone surrogate in a hint", `{"z":{"refused":1,"hint":"\ud800"}}`},
@@ -990,19 +992,25 @@ func TestReplayAskAllAsksAgain(t *testing.T) {
 	}
 }
 
-// TestReplayChecksRequests: a Replay checks each request asked of it
-// directly, registered by a host or called after its Run, and leaves the
-// check to its Run's registry only inside that Run.
+// TestReplayChecksRequests: a Replay checks each request asked of it,
+// through its Run's registry or directly, in its Run or after it, so no
+// invalid question joins Pending.
 func TestReplayChecksRequests(t *testing.T) {
 	invalid := ui.Request{Question: "Pick", Options: []ui.Option{{Label: "a"}, {Label: "A"}}}
 	rp := &ui.Replay{}
 	var inside context.Context
 	var viaRegistry error
+	var direct, directAll error
 	rp.Run(context.Background(), func(ctx context.Context) {
 		inside = ctx
 		_, viaRegistry = ui.AskAll(ctx, []ui.Request{invalid})
+		// A tool that asks the Replay itself, with the run's context.
+		_, direct = rp.Ask(ctx, ui.Request{Question: "   "})
+		_, directAll = rp.AskAll(ctx, []ui.Request{invalid})
 	})
 	wantCode(t, "AskAll() in Run", viaRegistry, ui.CodeInvalidRequest)
+	wantCode(t, "Replay.Ask() in Run", direct, ui.CodeInvalidRequest)
+	wantCode(t, "Replay.AskAll() in Run", directAll, ui.CodeInvalidRequest)
 	_, err := rp.Ask(inside, invalid)
 	wantCode(t, "Replay.Ask() after Run", err, ui.CodeInvalidRequest)
 	_, err = rp.AskAll(inside, []ui.Request{invalid})
@@ -1011,5 +1019,36 @@ func TestReplayChecksRequests(t *testing.T) {
 	wantCode(t, "Replay.AskAll() with another registry", err, ui.CodeInvalidRequest)
 	if got := rp.Pending(); len(got) != 0 {
 		t.Fatalf("Pending() = %+v, want no invalid question", got)
+	}
+}
+
+// TestReplayRunAudits: Run's registry calls the Ended of the registry its
+// ctx carries, so a host's audit sees a question without an outcome as
+// INPUT_REQUIRED in one round and its answer in the next.
+func TestReplayRunAudits(t *testing.T) {
+	var seen []string
+	host := &ui.Registry{Ended: func(req ui.Request, o ui.Outcome) {
+		if o.Err != nil {
+			seen = append(seen, req.Question+": "+ui.CodeOf(o.Err))
+			return
+		}
+		seen = append(seen, req.Question+": "+o.Answer.Text+" via "+o.Answer.Via)
+	}}
+	ctx := ui.WithRegistry(context.Background(), host)
+	req := ui.Request{Question: "Deploy?", Options: []ui.Option{{Label: "Yes"}, {Label: "No"}}}
+	rp := &ui.Replay{}
+	tool := func(ctx context.Context) { _, _ = ui.Ask(ctx, req) }
+	pending := rp.Run(ctx, tool)
+	if len(pending) != 1 {
+		t.Fatalf("Run() = %+v, want one question", pending)
+	}
+	rp.Record(pending[0].ID, ui.Answer{Text: "Yes", Via: "client"}, nil)
+	rp.Run(ctx, tool)
+	want := []string{"Deploy?: INPUT_REQUIRED", "Deploy?: Yes via client"}
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("Ended saw %q, want %q", seen, want)
+	}
+	if host.Provider() != nil {
+		t.Fatal("Run registered the Replay in the host's registry, want a registry of its own")
 	}
 }

@@ -332,6 +332,26 @@ func TestShortTTLNotExpiredAtOnce(t *testing.T) {
 			t.Errorf("OpenReplay() at once of a state sealed for %v = %v, want it opened", ttl, err)
 		}
 	}
+	// The expiry is rounded up to the millisecond: it is never before the
+	// moment the state was sealed plus its ttl. Cut down, it would be.
+	for _, ttl := range []time.Duration{time.Nanosecond, 999 * time.Microsecond, time.Millisecond + time.Nanosecond} {
+		before := time.Now()
+		state, err := (&ui.Replay{}).Seal(sealKey, "call", ttl)
+		if err != nil {
+			t.Fatalf("Seal() error = %v, want nil", err)
+		}
+		payload, _, _ := strings.Cut(state, ".")
+		raw, err := base64.RawURLEncoding.DecodeString(payload)
+		var sealed struct {
+			Exp int64 `json:"exp"`
+		}
+		if err != nil || json.Unmarshal(raw, &sealed) != nil {
+			t.Fatalf("state %q: payload %q is not base64url JSON", state, payload)
+		}
+		if exp := time.UnixMilli(sealed.Exp); exp.Before(before.Add(ttl)) {
+			t.Errorf("Seal(ttl %v) expires at %v, before the %v it was sealed at plus its ttl", ttl, exp, before)
+		}
+	}
 	for _, ttl := range []time.Duration{0, -time.Nanosecond, -time.Hour} {
 		state, err := (&ui.Replay{}).Seal(sealKey, "call", ttl)
 		if err != nil {
