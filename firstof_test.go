@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -771,4 +773,97 @@ func BenchmarkFirstOfAsk(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestFirstOfFormPairs: a Form races the Terminal and the Inbox as any UI
+// does. The winner's answer keeps its Via, and the UI that lost learns the
+// winner's outcome: the Form's elicit from its ctx, the Inbox in Outcome.
+func TestFirstOfFormPairs(t *testing.T) {
+	req := ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging"}, {Label: "Production"}}}
+
+	// The Form's client has the form open when the human answers on the page.
+	t.Run("Inbox wins over Form", func(t *testing.T) {
+		shown := make(chan struct{})
+		lost := make(chan ui.Outcome, 1)
+		form := ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
+			close(shown)
+			<-ctx.Done()
+			o, _ := ui.EndedElsewhere(ctx)
+			lost <- o
+			return "", nil, ctx.Err()
+		})
+		inbox := &ui.Inbox{}
+		done := askInbox(scope(t, ui.FirstOf(form, inbox)), req)
+		id := waitPending(t, inbox, 1)[0].ID
+		<-shown
+		if err := inbox.Respond(id, ui.Answer{Text: "Production", Via: "page"}, nil); err != nil {
+			t.Fatalf("Respond() = %v, want nil", err)
+		}
+		if o := receive(t, done); o.err != nil || o.answers[0].Text != "Production" || o.answers[0].Via != "page" {
+			t.Fatalf("Ask() = %v via %s, want Production via page", o, o.answers[0].Via)
+		}
+		if o := <-lost; o.Answer.Text != "Production" || o.Answer.Via != "page" {
+			t.Fatalf("the Form's EndedElsewhere() = %+v, want the page's answer", o)
+		}
+	})
+
+	// The client answers the form while the question is open on the page.
+	t.Run("Form wins over Inbox", func(t *testing.T) {
+		inbox := &ui.Inbox{}
+		opened := make(chan string, 1)
+		form := ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
+			<-opened // the page shows the question
+			return "accept", map[string]any{"choice": "Staging"}, nil
+		})
+		done := askInbox(scope(t, ui.FirstOf(form, inbox)), req)
+		id := waitPending(t, inbox, 1)[0].ID
+		opened <- id
+		if o := receive(t, done); o.err != nil || o.answers[0].Text != "Staging" || o.answers[0].Via != "form" {
+			t.Fatalf("Ask() = %v, want Staging via form", o)
+		}
+		if o, ok := inbox.Outcome(id); !ok || o.Answer.Text != "Staging" || o.Answer.Via != "form" {
+			t.Fatalf("Inbox.Outcome() = %+v, %v, want the form's answer", o, ok)
+		}
+		wantCode(t, "a late Respond", inbox.Respond(id, ui.Answer{Text: "Production"}, nil), ui.CodeNotPending)
+	})
+
+	// The human types at the terminal while the client shows the form.
+	t.Run("Terminal wins over Form", func(t *testing.T) {
+		shown := make(chan struct{})
+		lost := make(chan ui.Outcome, 1)
+		form := ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
+			close(shown)
+			<-ctx.Done()
+			o, _ := ui.EndedElsewhere(ctx)
+			lost <- o
+			return "", nil, ctx.Err()
+		})
+		in, typing := io.Pipe()
+		var out strings.Builder
+		term := ui.NewTerminal(in, &lockedWriter{w: &out})
+		go func() {
+			<-shown
+			_, _ = io.WriteString(typing, "2\n")
+		}()
+		ans, err := ui.Ask(scope(t, ui.FirstOf(form, term)), req)
+		if err != nil || ans.Text != "Production" || ans.Via != "terminal" {
+			t.Fatalf("Ask() = %s, %v, want Production via terminal", show(ans), err)
+		}
+		if o := <-lost; o.Answer.Text != "Production" || o.Answer.Via != "terminal" {
+			t.Fatalf("the Form's EndedElsewhere() = %+v, want the terminal's answer", o)
+		}
+	})
+}
+
+// lockedWriter is an io.Writer safe for the Terminal's writes and the
+// test's reads.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
