@@ -813,6 +813,11 @@ func TestNullDecodesAsNothing(t *testing.T) {
 func TestDefaultIgnorableLabels(t *testing.T) {
 	same := 0
 	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if c == 0x40000 {
+			// Planes 4 to 13 assign no code point, so each is refused as
+			// plane 3's unassigned ones are. Skipping them halves the test.
+			c = 0xE0000
+		}
 		if !utf8.ValidRune(c) {
 			continue
 		}
