@@ -2661,8 +2661,9 @@ func (e *endings) set(id string, o Outcome) {
 //     the same JSON at once and at every change. Before it, an "ended"
 //     event tells how each question that left since the last one ended:
 //     {"id": ..., "outcome": ...}, the [Inbox.Outcome] or null. The query
-//     parameter open lists the IDs a client shows, joined by commas. Then
-//     the first events tell how those of them that left ended.
+//     parameter open lists the IDs a client shows, joined by commas. The
+//     first 1,000 count, each once. Then the first events tell how those
+//     of them that left ended.
 //   - POST /questions/{id} responds to question id. Its body is an MCP
 //     elicitation result, read by [ElicitationAnswer]. It is
 //     {"action":"accept","content":{"choice":...,"text":...}},
@@ -2823,10 +2824,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil { // reconnect after a second, not three
 		return
 	}
-	shown := strings.Split(r.URL.Query().Get("open"), ",")
-	if len(shown) > maxOpen {
-		shown = shown[:maxOpen]
-	}
+	shown := shownIDs(r.URL.Query().Get("open"))
 	var sent *snapshot
 	for {
 		s, err := h.current()
@@ -2858,6 +2856,25 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// shownIDs returns the first maxOpen IDs of open, the query parameter, each
+// once. The work and the events that follow are bounded by the IDs, not by
+// how often a client repeats one.
+func shownIDs(open string) []string {
+	parts := strings.SplitN(open, ",", maxOpen+1)
+	if len(parts) > maxOpen {
+		parts = parts[:maxOpen]
+	}
+	seen := make(map[string]bool, len(parts))
+	ids := parts[:0]
+	for _, id := range parts {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // current returns the snapshot of the open questions now, which every
