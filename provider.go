@@ -2252,12 +2252,19 @@ func (b *Inbox) Pending() []Pending {
 // question leaves Pending with the winner's outcome. In a batch, an answer
 // to one question of several decides nothing. The race is decided by the
 // error, or the answer to the last open question. A claim of the asker's
-// ctx ([WithClaim]) is asked the same way, under the Inbox's lock, and a
-// refusal is [CodeNotPending] too.
+// ctx ([WithClaim]) is asked the same way, and a refusal is
+// [CodeNotPending] too. While a claim runs, the questions of its call wait
+// for it: a Respond to one of them, and their asker who stops, wait until
+// the claim returns. The rest of the Inbox goes on meanwhile. A claim must
+// not call Respond for a question of its own call.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.byID[id]
+	for q != nil && q.ask.claiming != nil {
+		b.waitClaim(q.ask)
+		q = b.byID[id]
+	}
 	if q == nil {
 		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
 	}
@@ -2351,6 +2358,10 @@ type inboxAsk struct {
 	// The fields below are guarded by the Inbox's mu.
 	open int   // the questions still open
 	err  error // the error that ends the call, once delivered
+	// claiming is closed when the claim that a Respond asks for one of
+	// questions returns, and nil while none runs. The claim runs without the
+	// Inbox's mu, and nothing closes a question of the call meanwhile.
+	claiming chan struct{}
 }
 
 // result is the outcome of a question, an answer or the error in its place.
@@ -2376,7 +2387,10 @@ func (r result) recorded() Outcome {
 // UI won. An outcome that decides the race claims it first: a decline, or
 // the answer to the last open question of a call that had no error. When
 // another UI won, the ask's open questions leave with its outcome. b.mu is
-// held, so that no Respond confirms an outcome while another takes the race.
+// held, and released while the claim runs, since a claim may write to a
+// database. Meanwhile the questions of q's call wait (a.claiming), so that
+// no Respond confirms an outcome while another takes the race, and no
+// asker gives up an outcome that is being taken.
 func (b *Inbox) take(q *question, r result) bool {
 	a := q.ask
 	decides := a.err == nil && (r.err != nil || a.open == 1)
@@ -2389,7 +2403,7 @@ func (b *Inbox) take(q *question, r result) bool {
 				o.Answer = r.ans
 			}
 		}
-		if !claim(a.ctx, o) {
+		if !b.claim(a, o) {
 			b.lost(a)
 			return false
 		}
@@ -2400,6 +2414,30 @@ func (b *Inbox) take(q *question, r result) bool {
 		return false
 	}
 	return true
+}
+
+// claim asks the claimer of a's ctx to take o, without b.mu, which is held
+// when claim is called and when it returns, also when the claimer panics.
+func (b *Inbox) claim(a *inboxAsk, o Outcome) (took bool) {
+	a.claiming = make(chan struct{})
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		close(a.claiming)
+		a.claiming = nil
+	}()
+	return claim(a.ctx, o)
+}
+
+// waitClaim waits until no claim runs for the questions of a. b.mu is held,
+// and released while it waits.
+func (b *Inbox) waitClaim(a *inboxAsk) {
+	for a.claiming != nil {
+		claiming := a.claiming
+		b.mu.Unlock()
+		<-claiming
+		b.mu.Lock()
+	}
 }
 
 // lost closes the open questions of a, whose race another UI won, once its
@@ -2499,6 +2537,7 @@ func (b *Inbox) openAll(ctx context.Context, reqs []Request, batch bool, deadlin
 func (b *Inbox) giveUp(a *inboxAsk) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.waitClaim(a) // an outcome being taken is the asker's
 	if b.closeAsk(a) {
 		b.publish()
 	}
