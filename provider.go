@@ -912,7 +912,10 @@ func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
 
 // endedOn returns the line that says how a question ended on another UI, o
 // being its outcome there, or how a batch did. The answer is shown as the
-// human saw it: the labels picked, then any words of their own.
+// human saw it: the labels picked, then any words of their own. Each of
+// them, and a Via of another name, is quoted: the line is the Terminal's
+// own, and no label, words or name may add a sentence of the Terminal's to
+// it ("Answered in x. Declined on the page: ...").
 func endedOn(o Outcome, batch bool) string {
 	where := onUI(o.Answer.Via)
 	switch {
@@ -928,15 +931,19 @@ func endedOn(o Outcome, batch bool) string {
 	a := o.Answer
 	var shown, values []string
 	if a.Option != nil {
-		shown = append(shown, escape(a.Option.Label))
+		shown = append(shown, quote(a.Option.Label))
 	}
 	for _, opt := range a.Options {
-		shown = append(shown, escape(opt.Label))
+		shown = append(shown, quote(opt.Label))
 		values = append(values, opt.text())
 	}
 	words := ownWords(a.Text, strings.Join(values, ", "))
-	if a.Option == nil && words != "" {
-		shown = append(shown, quote(words))
+	switch {
+	case a.Option != nil || words == "":
+	case len(shown) > 0:
+		shown = append(shown, "own words "+quote(fewMarks(words)))
+	default:
+		shown = append(shown, quote(fewMarks(words)))
 	}
 	if len(shown) == 0 {
 		return "Answered " + where + "."
@@ -965,7 +972,35 @@ func onUI(via string) string {
 	}) != "" {
 		return "elsewhere"
 	}
-	return "in " + via
+	return "in " + quote(via)
+}
+
+// fewMarks returns s, words that no rule of Validate checked, with at most
+// as many combining marks after one character as Validate allows. More
+// draw over the rows above and below.
+func fewMarks(s string) string {
+	var b strings.Builder
+	cut := false // some mark was left out, and b holds the rest
+	marks := 0
+	for i, c := range s {
+		switch {
+		case unicode.Is(unicode.M, c):
+			marks++
+		case !isJoiner(c):
+			marks = 0
+		}
+		switch {
+		case marks > maxMarks && !cut:
+			cut = true
+			b.WriteString(s[:i])
+		case marks <= maxMarks && cut:
+			b.WriteRune(c)
+		}
+	}
+	if !cut {
+		return s
+	}
+	return b.String()
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for

@@ -46,16 +46,16 @@ func TestTerminalSaysHowItEnded(t *testing.T) {
 		err  error     // or its error
 		want string
 	}{
-		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: "Answered on the page: Delete."},
-		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: "Answered in the form: Keep."},
-		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: "Answered in Claude Code: Keep."},
-		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: "Answered elsewhere: Keep."},
-		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: "Answered on another screen: Keep."},
+		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: "Delete".`},
+		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: "Keep".`},
+		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": "Keep".`},
+		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: "Keep".`},
+		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: "Keep".`},
 		{
 			name: "picks and own words",
 			req:  services,
 			ans:  ui.Answer{Options: []ui.Option{{Label: "api"}, {Label: "web"}}, Text: "the cron\x1b[K", Via: "page"},
-			want: `Answered on the page: api, web, "the cron\x1b[K".`,
+			want: `Answered on the page: "api", "web", own words "the cron\x1b[K".`,
 		},
 		{name: "own words", req: freeForm, ans: ui.Answer{Text: "feature/x", Via: "inbox"}, want: `Answered in the inbox: "feature/x".`},
 		{name: "declined", req: deploy, err: ui.NewError(ui.CodeAskDeclined, "declined", nil), want: "Declined on another screen."},
