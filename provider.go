@@ -700,7 +700,10 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // *os.File), else 80 columns, and at least 20. The standard library has no
 // call for a terminal's width on every system, so Ask reads it with stty,
 // where there is one. Wide characters and emoji take two columns, marks
-// none, and tabs are written as spaces.
+// none, and tabs are written as spaces. A terminal that gets narrower
+// wraps the rows again, and the rest of a row of the model's text then
+// starts a row. So a reply that comes once a row is wider than the
+// terminal is not taken, and the question is shown again at the new width.
 //
 // Then Ask reads one line, trimmed. It reads only while a question waits,
 // so piped answers answer questions in order. A line that arrived before the
@@ -775,6 +778,10 @@ const (
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
 	stoppedNotice = "The agent no longer needs an answer."
+	// narrowedNotice says why a reply was not taken: the terminal wrapped
+	// the question's rows again, so the human may have read a row that the
+	// model's text drew.
+	narrowedNotice = "The terminal got narrower, so that reply was not taken. Here is the question again."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -841,7 +848,8 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	t.columns = columnsWide(ctx, t.out)
 	width := t.columns
 	labels := newReplyIndex(req)
-	if err := t.write(ctx, render(req, width, p.heading(), timeLeft(ctx))); err != nil {
+	shown, widest := render(req, width, p.heading(), timeLeft(ctx))
+	if err := t.write(ctx, shown); err != nil {
 		return Answer{}, err
 	}
 	// The question is shown. A line that the read in flight already has was
@@ -857,6 +865,17 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 		l, err := t.readLine(ctx)
 		if err != nil {
 			return Answer{}, err
+		}
+		if now := columnsWide(ctx, t.out); now < widest {
+			// The terminal got narrower and wrapped the rows again, so a
+			// wrapped part of the model's text may start a row of its own
+			// there. The human replied to what that screen shows.
+			t.columns, width = now, now
+			shown, widest = render(req, width, p.heading(), timeLeft(ctx))
+			if err := t.write(ctx, wrap(width, narrowedNotice)+shown+"> "); err != nil {
+				return Answer{}, err
+			}
+			continue
 		}
 		ans, refusal, err := reply(ctx, req, labels, l)
 		switch {
@@ -1108,9 +1127,9 @@ func sizeColumns(size string) int {
 }
 
 // render returns req, headed by heading, as the Terminal writes it before
-// the prompt, in rows of at most width columns. deadline is the line that
-// says how long the human has, or "".
-func render(req *Request, width int, heading, deadline string) string {
+// the prompt, in rows of at most width columns, and the columns of its
+// widest row. deadline is the line that says how long the human has, or "".
+func render(req *Request, width int, heading, deadline string) (string, int) {
 	r := rows{width: width}
 	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
 	if heading != "" {
@@ -1145,7 +1164,7 @@ func render(req *Request, width int, heading, deadline string) string {
 		r.text(deadline, "", "", 0)
 	}
 	r.text(accepts(req), "", "", 0)
-	return r.String()
+	return r.String(), r.widest
 }
 
 // wrap returns s, one of the Terminal's own lines, in rows of at most width
@@ -1161,7 +1180,8 @@ func wrap(width int, s string) string {
 // row of the model's text starts, the Terminal has put its own lead.
 type rows struct {
 	strings.Builder
-	width int
+	width  int
+	widest int // the columns of the widest row written
 }
 
 // text writes s, a line without line feeds, in rows: the first led by
@@ -1195,9 +1215,12 @@ func (r *rows) text(s, first, rest string, most int) {
 				col, i = col+w, i+size
 			}
 		}
+		cols := columnsAfter(s[:end], len(lead))
 		if cut {
 			r.WriteString("…")
+			cols++
 		}
+		r.widest = max(r.widest, cols)
 		r.WriteByte('\n')
 		if cut || !more {
 			return
@@ -1232,6 +1255,15 @@ func fit(s string, col, width int) int {
 		col, i = col+w, i+size
 	}
 	return len(s)
+}
+
+// columnsAfter returns the column where s, written from column col, ends.
+func columnsAfter(s string, col int) int {
+	for i := 0; i < len(s); {
+		w, size := cellsAt(s, i, col)
+		col, i = col+w, i+size
+	}
+	return col
 }
 
 // cellsAt returns the columns that the character at s[i] takes when it is
