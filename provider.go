@@ -3213,10 +3213,7 @@ let token = "", source = null, retry = 0, still = 0;
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text) {
-    e.textContent = text;
-    e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
-  }
+  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
   return e;
 }
 
@@ -3237,11 +3234,7 @@ function render(list) {
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
-  let parent = box;
-  if (q.batch) {
-    if (!groups.has(q.batch)) box.append(groups.set(q.batch, el("section", "batch")).get(q.batch));
-    parent = groups.get(q.batch);
-  }
+  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
   if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
   if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
@@ -3256,10 +3249,7 @@ function show(q) {
     set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
     for (const o of opts) {
       const row = el("div", "option"), label = el("label", "pick"), input = el("input");
-      input.type = multi ? "checkbox" : "radio";
-      input.name = "choice";
-      input.value = o.label;
-      input.checked = !!o.recommended;
+      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
       label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
       if (o.recommended) label.append(el("span", "badge", "Recommended"));
       row.append(label);
@@ -3282,10 +3272,9 @@ function show(q) {
   const note = el("p", "note"), buttons = el("div", "buttons");
   note.setAttribute("role", "alert");
   const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
-  submit.type = "submit";
-  decline.type = dismiss.type = "button";
+  submit.type = "submit", decline.type = dismiss.type = "button";
   buttons.append(submit, decline, dismiss);
-  body.append(note, buttons);
+  body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
   const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
   form.addEventListener("submit", e => {
@@ -3313,7 +3302,6 @@ function end(card, outcome) {
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (!cards.delete(card.id)) return;
   const group = card.form.parentElement;
-  if (card.form.nextElementSibling || group !== box && group.nextElementSibling) still = Date.now() + 600; // the rows below move up: a click meant for them waits
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
   const [why, answer] = describe(card, outcome);
@@ -3377,8 +3365,7 @@ function ownWords(a) {
 
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true;
-  card.note.textContent = "";
+  card.sending = true, card.note.textContent = "";
   let res = null, refusal = {};
   try {
     res = await fetch("questions/" + encodeURIComponent(card.id), {
@@ -3402,8 +3389,7 @@ async function send(card, body) {
 }
 
 function refuse(card, why) {
-  card.note.classList.add("refused");
-  card.note.textContent = why;
+  card.note.classList.add("refused"), card.note.textContent = why;
 }
 
 function tick() {
@@ -3418,8 +3404,7 @@ function tick() {
 // the stream tells how those that closed meanwhile ended. It reconnects
 // itself, a second after an error, once a check says the token is right.
 function connect() {
-  clearTimeout(retry);
-  if (source) source.close();
+  if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
   source.addEventListener("questions", e => render(JSON.parse(e.data)));
@@ -3443,7 +3428,22 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
   statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
 }
 
-box.addEventListener("click", e => { if (e.detail > 0 && Date.now() < still) e.preventDefault(); }, true);
+// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
+// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
+const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
+function track() {
+  for (const c of box.querySelectorAll("label, button, input, summary")) {
+    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
+    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
+    placed.set(c, at);
+  }
+}
+watch.observe(box), watch.observe(statusLine);
+box.addEventListener("click", e => {
+  track(); // a change laid out since the last observation, and not painted yet
+  const c = e.target.closest("label, button, input, summary");
+  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+}, true);
 addEventListener("hashchange", start);
 setInterval(tick, 1000);
 start();
