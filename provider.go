@@ -3179,14 +3179,14 @@ form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; marg
 .desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
 .gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
-fieldset { border: 0; padding: 0; margin: .5rem 0; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
 legend { font-size: .875rem; padding: 0; }
 .option { margin: .5rem 0; }
-label.pick { display: flex; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
+label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
 label.pick:hover { background: #8882; }
 label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
 label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
-.label { overflow-wrap: anywhere; }
+.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
 .badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
 label.own { display: block; font-size: .875rem; margin: .5rem 0; }
 label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
@@ -3347,7 +3347,7 @@ function where(via) { // the UI that answered, in the page's words, or framed as
 }
 
 function said(text) {
-  text = text.replace(/\s+/g, " ");
+  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
 

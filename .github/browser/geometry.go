@@ -30,6 +30,7 @@ func init() {
 		scenario{"a row that moves under the pointer is not clicked at once", onOneTab(movedRow)},
 		scenario{"a button that moves under the pointer is not pressed at once", onOneTab(movedButton)},
 		scenario{"a hint that moves the rows below is not clicked through", onOneTab(movedByHint)},
+		scenario{"zoomed 200% on a phone, and 320 px wide: the rows and the mark in view", onOneTab(zoomed)},
 	)
 }
 
@@ -432,4 +433,54 @@ func movedByHint(s *site, t *tab) error {
 		return err
 	}
 	return want(above, "lint")
+}
+
+// zoomed: at 200% zoom on a phone (195 CSS px wide) and in a window 320
+// px wide, every control and the recommended mark stay inside the card and
+// the window, and a label keeps a few words a line. On 750ed08, at 200%,
+// the mark stood past the card's edge, out of view, and "Keep" read one
+// letter a line: the row did not wrap.
+func zoomed(s *site, t *tab) error {
+	defer func() { _ = t.do(chromedp.EmulateViewport(1280, 800)) }()
+	req := ui.Request{
+		Header:   "Cleanup",
+		Question: "Delete the merged branches?",
+		Options: []ui.Option{
+			{Label: "Keep", Recommended: true, Description: "nothing changes"},
+			{Label: "Delete every merged branch", Value: "delete"},
+		},
+		Agent: &ui.Agent{Name: "cleanup-bot"},
+	}
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	for _, size := range []struct {
+		width, height int64
+		scale         float64
+	}{{195, 422, 4}, {320, 640, 2}} {
+		if err := t.do(chromedp.EmulateViewport(size.width, size.height, chromedp.EmulateScale(size.scale), chromedp.EmulateMobile)); err != nil {
+			return err
+		}
+		bad, err := eval[string](t, `(() => {
+			const form = document.querySelector('`+card(id)+`').getBoundingClientRect(), bad = [];
+			if (document.documentElement.scrollWidth > innerWidth) bad.push("the page is " + document.documentElement.scrollWidth + " px wide");
+			for (const e of document.querySelectorAll('`+card(id)+` label, `+card(id)+` button, `+card(id)+` .badge')) {
+				const r = e.getBoundingClientRect();
+				if (r.left < form.left || r.right > form.right) bad.push(e.textContent + " stands past the card, " + r.left + " to " + r.right + " of " + form.left + " to " + form.right);
+			}
+			for (const e of document.querySelectorAll('`+card(id)+` .label')) if (e.getBoundingClientRect().width < 48) bad.push(e.textContent + " is " + e.getBoundingClientRect().width + " px wide");
+			return bad.join("; ");
+		})()`)
+		if err != nil || bad != "" {
+			return fmt.Errorf("%d px wide at scale %v: %s (%v)", size.width, size.scale, bad, err)
+		}
+	}
+	if err := t.until("Date.now() >= still"); err != nil { // the window changed: every row moved
+		return err
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Keep")
 }
