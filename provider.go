@@ -1023,10 +1023,13 @@ func fewMarks(s string) string {
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. When a write that
-// ctx interrupted is still stuck in the output, s follows it and say
-// returns at once. Else it waits at most sayWait.
+// them, so that they come before the host's next output. A write that ctx
+// interrupted may have finished without saying so yet, so say waits for
+// it first. Its whole wait is at most sayWait: when a write is stuck in the
+// output, s follows it, and say returns.
 func (t *Terminal) say(s string) {
+	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
+	defer cancel()
 	if t.written != nil {
 		select {
 		case w := <-t.written: // the interrupted write is done
@@ -1034,13 +1037,11 @@ func (t *Terminal) say(s string) {
 			if w.panicked != nil {
 				panic(w.panicked)
 			}
-		default:
+		case <-ctx.Done():
 			t.post(s)
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
-	defer cancel()
 	_ = t.write(ctx, s)
 }
 
