@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -181,5 +182,131 @@ func TestWithClaimNil(t *testing.T) {
 	ctx := context.Background()
 	if got := ui.WithClaim(ctx, nil); got != ctx {
 		t.Errorf("WithClaim(ctx, nil) = %v, want ctx itself", got)
+	}
+}
+
+// within fails the test unless f returns within inboxWait: a hang detector,
+// not a clock. what says what f does.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(inboxWait):
+		t.Fatalf("%s did not return while another question's claim was writing", what)
+	}
+}
+
+// TestWithClaimSlowHoldsNoOtherQuestion: a claim that takes its time, as a
+// durable write to a slow database does, holds its own question only. While
+// it writes, Pending, Outcome and a Respond to another question return, and
+// another question's asker who stops is answered at once; a second Respond
+// to the claimed question is not confirmed; and the answer the claim takes
+// reaches its asker, also when that asker stopped meanwhile, since the human
+// is told that it was taken. Else the Inbox waited for the claim under its
+// lock, and one stuck write froze every page and every other deadline.
+func TestWithClaimSlowHoldsNoOtherQuestion(t *testing.T) {
+	inbox := &ui.Inbox{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	step, stop := context.WithCancel(context.Background())
+	defer stop()
+	slow := claimed(t, step, inbox, deployRequest, func(ui.Outcome) bool {
+		close(entered)
+		<-release
+		return true
+	})
+	slowID := inbox.Pending()[0].ID
+	other, quit := context.WithCancel(context.Background())
+	defer quit()
+	opened := inbox.Changed()
+	stopped := make(chan error, 1)
+	go func() {
+		_, err := inbox.Ask(other, ui.Request{Question: "Why?"})
+		stopped <- err
+	}()
+	<-opened
+	third := make(chan ui.Outcome, 1)
+	opened = inbox.Changed()
+	go func() {
+		ans, err := inbox.Ask(context.Background(), ui.Request{Question: "Which branch?"})
+		third <- ui.Outcome{Answer: ans, Err: err}
+	}()
+	<-opened
+
+	responded := make(chan error, 1)
+	go func() { responded <- inbox.Respond(slowID, ui.Answer{Text: "deploy"}, nil) }()
+	<-entered
+	within(t, "Pending", func() { inbox.Pending() })
+	within(t, "Outcome", func() { inbox.Outcome(slowID) })
+	within(t, "Changed", func() { inbox.Changed() })
+	quit()
+	within(t, "the Ask of a stopped asker", func() {
+		if err := <-stopped; err != context.Canceled {
+			t.Errorf("Ask() of the stopped asker = %v, want context.Canceled", err)
+		}
+	})
+	var thirdID string
+	for _, p := range inbox.Pending() {
+		if p.Request.Question == "Which branch?" {
+			thirdID = p.ID
+		}
+	}
+	within(t, "Respond to another question", func() {
+		if err := inbox.Respond(thirdID, ui.Answer{Text: "main"}, nil); err != nil {
+			t.Errorf("Respond() to another question = %v, want nil", err)
+		}
+	})
+	if o := <-third; o.Err != nil || o.Answer.Text != "main" {
+		t.Errorf("Ask() of the other question = %q, %v, want main", o.Answer.Text, o.Err)
+	}
+	second := make(chan error, 1)
+	go func() { second <- inbox.Respond(slowID, ui.Answer{Text: "Wait"}, nil) }()
+	stop() // the asker stops while the claim writes
+	close(release)
+	if err := <-responded; err != nil {
+		t.Fatalf("Respond() whose claim took the answer = %v, want nil", err)
+	}
+	wantCode(t, "a second Respond while the first one's claim wrote", <-second, ui.CodeNotPending)
+	if o := <-slow; o.Err != nil || o.Answer.Text != "deploy" {
+		t.Errorf("Ask() whose answer the claim took = %q, %v, want deploy, the answer the human was told was taken", o.Answer.Text, o.Err)
+	}
+}
+
+// TestWithClaimPanics: a claim that panics raises the panic in Respond's
+// caller, and leaves the Inbox as it was: the question open, another
+// Respond taken, no wait left behind.
+func TestWithClaimPanics(t *testing.T) {
+	inbox := &ui.Inbox{}
+	panics := true
+	done := claimed(t, context.Background(), inbox, deployRequest, func(ui.Outcome) bool {
+		if panics {
+			panic("the database went away")
+		}
+		return true
+	})
+	id := inbox.Pending()[0].ID
+	func() {
+		defer func() {
+			if v := recover(); v != "the database went away" {
+				t.Errorf("Respond() under a panicking claim panicked with %v, want the claim's panic", v)
+			}
+		}()
+		_ = inbox.Respond(id, ui.Answer{Text: "deploy"}, nil)
+	}()
+	if n := len(inbox.Pending()); n != 1 {
+		t.Fatalf("Pending() after a panicking claim holds %d questions, want the question still open", n)
+	}
+	panics = false
+	within(t, "Respond after a panicking claim", func() {
+		if err := inbox.Respond(id, ui.Answer{Text: "Wait"}, nil); err != nil {
+			t.Errorf("Respond() after a panicking claim = %v, want nil", err)
+		}
+	})
+	if o := <-done; o.Answer.Text != "Wait" {
+		t.Errorf("Ask() = %q, %v, want Wait", o.Answer.Text, o.Err)
 	}
 }

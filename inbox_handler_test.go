@@ -989,3 +989,29 @@ func TestInboxHandlerUsesExportedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestInboxHandlerEventsOpenOncePerID: a client that names one ended question
+// a thousand times in ?open= gets one "ended" event for it, not a thousand.
+// Else a query of 33 KB made the stream build a thousand copies of the
+// question's outcome in memory at once, however large the answer was: work
+// that multiplies what the client sent by what the Inbox holds.
+func TestInboxHandlerEventsOpenOncePerID(t *testing.T) {
+	inbox, ctx, h := serve(t)
+	done := askInbox(ctx, ui.Request{Question: "Why?"})
+	id := waitPending(t, inbox, 1)[0].ID
+	if w := authed(h, "POST", "/questions/"+id, `{"action":"accept","content":{"text":"`+strings.Repeat("because ", 1000)+`"}}`); w.Code != 204 {
+		t.Fatalf("POST = %d, want 204", w.Code)
+	}
+	receive(t, done)
+	got, _, _ := events(t, h, "/events?open="+strings.TrimSuffix(strings.Repeat(id+",", 1000), ","))
+	n := 0
+	for {
+		if _, isList := nextEvent(t, got); isList {
+			break
+		}
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("the stream sent %d ended events for one question named 1000 times in ?open=, want 1", n)
+	}
+}

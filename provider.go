@@ -700,7 +700,10 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // *os.File), else 80 columns, and at least 20. The standard library has no
 // call for a terminal's width on every system, so Ask reads it with stty,
 // where there is one. Wide characters and emoji take two columns, marks
-// none, and tabs are written as spaces.
+// none, and tabs are written as spaces. A terminal that gets narrower
+// wraps the rows again, and the rest of a row of the model's text then
+// starts a row. So a reply that comes once a row is wider than the
+// terminal is not taken, and the question is shown again at the new width.
 //
 // Then Ask reads one line, trimmed. It reads only while a question waits,
 // so piped answers answer questions in order. A line that arrived before the
@@ -775,6 +778,10 @@ const (
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
 	stoppedNotice = "The agent no longer needs an answer."
+	// narrowedNotice says why a reply was not taken: the terminal wrapped
+	// the question's rows again, so the human may have read a row that the
+	// model's text drew.
+	narrowedNotice = "The terminal got narrower, so that reply was not taken. Here is the question again."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -841,7 +848,8 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	t.columns = columnsWide(ctx, t.out)
 	width := t.columns
 	labels := newReplyIndex(req)
-	if err := t.write(ctx, render(req, width, p.heading(), timeLeft(ctx))); err != nil {
+	shown, widest := render(req, width, p.heading(), timeLeft(ctx))
+	if err := t.write(ctx, shown); err != nil {
 		return Answer{}, err
 	}
 	// The question is shown. A line that the read in flight already has was
@@ -857,6 +865,17 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 		l, err := t.readLine(ctx)
 		if err != nil {
 			return Answer{}, err
+		}
+		if now := columnsWide(ctx, t.out); now < widest {
+			// The terminal got narrower and wrapped the rows again, so a
+			// wrapped part of the model's text may start a row of its own
+			// there. The human replied to what that screen shows.
+			t.columns, width = now, now
+			shown, widest = render(req, width, p.heading(), timeLeft(ctx))
+			if err := t.write(ctx, wrap(width, narrowedNotice)+shown+"> "); err != nil {
+				return Answer{}, err
+			}
+			continue
 		}
 		ans, refusal, err := reply(ctx, req, labels, l)
 		switch {
@@ -912,7 +931,10 @@ func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
 
 // endedOn returns the line that says how a question ended on another UI, o
 // being its outcome there, or how a batch did. The answer is shown as the
-// human saw it: the labels picked, then any words of their own.
+// human saw it: the labels picked, then any words of their own. Each of
+// them, and a Via of another name, is quoted: the line is the Terminal's
+// own, and no label, words or name may add a sentence of the Terminal's to
+// it ("Answered in x. Declined on the page: ...").
 func endedOn(o Outcome, batch bool) string {
 	where := onUI(o.Answer.Via)
 	switch {
@@ -928,15 +950,19 @@ func endedOn(o Outcome, batch bool) string {
 	a := o.Answer
 	var shown, values []string
 	if a.Option != nil {
-		shown = append(shown, escape(a.Option.Label))
+		shown = append(shown, quote(a.Option.Label))
 	}
 	for _, opt := range a.Options {
-		shown = append(shown, escape(opt.Label))
+		shown = append(shown, quote(opt.Label))
 		values = append(values, opt.text())
 	}
 	words := ownWords(a.Text, strings.Join(values, ", "))
-	if a.Option == nil && words != "" {
-		shown = append(shown, quote(words))
+	switch {
+	case a.Option != nil || words == "":
+	case len(shown) > 0:
+		shown = append(shown, "own words "+quote(fewMarks(words)))
+	default:
+		shown = append(shown, quote(fewMarks(words)))
 	}
 	if len(shown) == 0 {
 		return "Answered " + where + "."
@@ -965,14 +991,45 @@ func onUI(via string) string {
 	}) != "" {
 		return "elsewhere"
 	}
-	return "in " + via
+	return "in " + quote(via)
+}
+
+// fewMarks returns s, words that no rule of Validate checked, with at most
+// as many combining marks after one character as Validate allows. More
+// draw over the rows above and below.
+func fewMarks(s string) string {
+	var b strings.Builder
+	cut := false // some mark was left out, and b holds the rest
+	marks := 0
+	for i, c := range s {
+		switch {
+		case unicode.Is(unicode.M, c):
+			marks++
+		case !isJoiner(c):
+			marks = 0
+		}
+		switch {
+		case marks > maxMarks && !cut:
+			cut = true
+			b.WriteString(s[:i])
+		case marks <= maxMarks && cut:
+			b.WriteRune(c)
+		}
+	}
+	if !cut {
+		return s
+	}
+	return b.String()
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. When a write that
-// ctx interrupted is still stuck in the output, s follows it and say
-// returns at once. Else it waits at most sayWait.
+// them, so that they come before the host's next output. A write that ctx
+// interrupted may have finished without saying so yet, so say waits for
+// it first. Its whole wait is at most sayWait: when a write is stuck in the
+// output, s follows it, and say returns.
 func (t *Terminal) say(s string) {
+	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
+	defer cancel()
 	if t.written != nil {
 		select {
 		case w := <-t.written: // the interrupted write is done
@@ -980,13 +1037,11 @@ func (t *Terminal) say(s string) {
 			if w.panicked != nil {
 				panic(w.panicked)
 			}
-		default:
+		case <-ctx.Done():
 			t.post(s)
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
-	defer cancel()
 	_ = t.write(ctx, s)
 }
 
@@ -1073,9 +1128,9 @@ func sizeColumns(size string) int {
 }
 
 // render returns req, headed by heading, as the Terminal writes it before
-// the prompt, in rows of at most width columns. deadline is the line that
-// says how long the human has, or "".
-func render(req *Request, width int, heading, deadline string) string {
+// the prompt, in rows of at most width columns, and the columns of its
+// widest row. deadline is the line that says how long the human has, or "".
+func render(req *Request, width int, heading, deadline string) (string, int) {
 	r := rows{width: width}
 	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
 	if heading != "" {
@@ -1110,7 +1165,7 @@ func render(req *Request, width int, heading, deadline string) string {
 		r.text(deadline, "", "", 0)
 	}
 	r.text(accepts(req), "", "", 0)
-	return r.String()
+	return r.String(), r.widest
 }
 
 // wrap returns s, one of the Terminal's own lines, in rows of at most width
@@ -1126,7 +1181,8 @@ func wrap(width int, s string) string {
 // row of the model's text starts, the Terminal has put its own lead.
 type rows struct {
 	strings.Builder
-	width int
+	width  int
+	widest int // the columns of the widest row written
 }
 
 // text writes s, a line without line feeds, in rows: the first led by
@@ -1160,9 +1216,12 @@ func (r *rows) text(s, first, rest string, most int) {
 				col, i = col+w, i+size
 			}
 		}
+		cols := columnsAfter(s[:end], len(lead))
 		if cut {
 			r.WriteString("…")
+			cols++
 		}
+		r.widest = max(r.widest, cols)
 		r.WriteByte('\n')
 		if cut || !more {
 			return
@@ -1197,6 +1256,15 @@ func fit(s string, col, width int) int {
 		col, i = col+w, i+size
 	}
 	return len(s)
+}
+
+// columnsAfter returns the column where s, written from column col, ends.
+func columnsAfter(s string, col int) int {
+	for i := 0; i < len(s); {
+		w, size := cellsAt(s, i, col)
+		col, i = col+w, i+size
+	}
+	return col
 }
 
 // cellsAt returns the columns that the character at s[i] takes when it is
@@ -2252,12 +2320,19 @@ func (b *Inbox) Pending() []Pending {
 // question leaves Pending with the winner's outcome. In a batch, an answer
 // to one question of several decides nothing. The race is decided by the
 // error, or the answer to the last open question. A claim of the asker's
-// ctx ([WithClaim]) is asked the same way, under the Inbox's lock, and a
-// refusal is [CodeNotPending] too.
+// ctx ([WithClaim]) is asked the same way, and a refusal is
+// [CodeNotPending] too. While a claim runs, the questions of its call wait
+// for it: a Respond to one of them, and their asker who stops, wait until
+// the claim returns. The rest of the Inbox goes on meanwhile. A claim must
+// not call Respond for a question of its own call.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.byID[id]
+	for q != nil && q.ask.claiming != nil {
+		b.waitClaim(q.ask)
+		q = b.byID[id]
+	}
 	if q == nil {
 		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
 	}
@@ -2351,6 +2426,10 @@ type inboxAsk struct {
 	// The fields below are guarded by the Inbox's mu.
 	open int   // the questions still open
 	err  error // the error that ends the call, once delivered
+	// claiming is closed when the claim that a Respond asks for one of
+	// questions returns, and nil while none runs. The claim runs without the
+	// Inbox's mu, and nothing closes a question of the call meanwhile.
+	claiming chan struct{}
 }
 
 // result is the outcome of a question, an answer or the error in its place.
@@ -2376,7 +2455,10 @@ func (r result) recorded() Outcome {
 // UI won. An outcome that decides the race claims it first: a decline, or
 // the answer to the last open question of a call that had no error. When
 // another UI won, the ask's open questions leave with its outcome. b.mu is
-// held, so that no Respond confirms an outcome while another takes the race.
+// held, and released while the claim runs, since a claim may write to a
+// database. Meanwhile the questions of q's call wait (a.claiming), so that
+// no Respond confirms an outcome while another takes the race, and no
+// asker gives up an outcome that is being taken.
 func (b *Inbox) take(q *question, r result) bool {
 	a := q.ask
 	decides := a.err == nil && (r.err != nil || a.open == 1)
@@ -2389,7 +2471,7 @@ func (b *Inbox) take(q *question, r result) bool {
 				o.Answer = r.ans
 			}
 		}
-		if !claim(a.ctx, o) {
+		if !b.claim(a, o) {
 			b.lost(a)
 			return false
 		}
@@ -2400,6 +2482,30 @@ func (b *Inbox) take(q *question, r result) bool {
 		return false
 	}
 	return true
+}
+
+// claim asks the claimer of a's ctx to take o, without b.mu, which is held
+// when claim is called and when it returns, also when the claimer panics.
+func (b *Inbox) claim(a *inboxAsk, o Outcome) (took bool) {
+	a.claiming = make(chan struct{})
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		close(a.claiming)
+		a.claiming = nil
+	}()
+	return claim(a.ctx, o)
+}
+
+// waitClaim waits until no claim runs for the questions of a. b.mu is held,
+// and released while it waits.
+func (b *Inbox) waitClaim(a *inboxAsk) {
+	for a.claiming != nil {
+		claiming := a.claiming
+		b.mu.Unlock()
+		<-claiming
+		b.mu.Lock()
+	}
 }
 
 // lost closes the open questions of a, whose race another UI won, once its
@@ -2499,6 +2605,7 @@ func (b *Inbox) openAll(ctx context.Context, reqs []Request, batch bool, deadlin
 func (b *Inbox) giveUp(a *inboxAsk) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.waitClaim(a) // an outcome being taken is the asker's
 	if b.closeAsk(a) {
 		b.publish()
 	}
@@ -2661,8 +2768,9 @@ func (e *endings) set(id string, o Outcome) {
 //     the same JSON at once and at every change. Before it, an "ended"
 //     event tells how each question that left since the last one ended:
 //     {"id": ..., "outcome": ...}, the [Inbox.Outcome] or null. The query
-//     parameter open lists the IDs a client shows, joined by commas. Then
-//     the first events tell how those of them that left ended.
+//     parameter open lists the IDs a client shows, joined by commas. The
+//     first 1,000 count, each once. Then the first events tell how those
+//     of them that left ended.
 //   - POST /questions/{id} responds to question id. Its body is an MCP
 //     elicitation result, read by [ElicitationAnswer]. It is
 //     {"action":"accept","content":{"choice":...,"text":...}},
@@ -2823,10 +2931,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil { // reconnect after a second, not three
 		return
 	}
-	shown := strings.Split(r.URL.Query().Get("open"), ",")
-	if len(shown) > maxOpen {
-		shown = shown[:maxOpen]
-	}
+	shown := shownIDs(r.URL.Query().Get("open"))
 	var sent *snapshot
 	for {
 		s, err := h.current()
@@ -2858,6 +2963,25 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// shownIDs returns the first maxOpen IDs of open, the query parameter, each
+// once. The work and the events that follow are bounded by the IDs, not by
+// how often a client repeats one.
+func shownIDs(open string) []string {
+	parts := strings.SplitN(open, ",", maxOpen+1)
+	if len(parts) > maxOpen {
+		parts = parts[:maxOpen]
+	}
+	seen := make(map[string]bool, len(parts))
+	ids := parts[:0]
+	for _, id := range parts {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // current returns the snapshot of the open questions now, which every
@@ -3056,14 +3180,14 @@ form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; marg
 .desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
 .gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
-fieldset { border: 0; padding: 0; margin: .5rem 0; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
 legend { font-size: .875rem; padding: 0; }
 .option { margin: .5rem 0; }
-label.pick { display: flex; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
+label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
 label.pick:hover { background: #8882; }
 label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
 label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
-.label { overflow-wrap: anywhere; }
+.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
 .badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
 label.own { display: block; font-size: .875rem; margin: .5rem 0; }
 label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
@@ -3090,10 +3214,7 @@ let token = "", source = null, retry = 0, still = 0;
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text) {
-    e.textContent = text;
-    e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
-  }
+  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
   return e;
 }
 
@@ -3114,11 +3235,7 @@ function render(list) {
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
-  let parent = box;
-  if (q.batch) {
-    if (!groups.has(q.batch)) box.append(groups.set(q.batch, el("section", "batch")).get(q.batch));
-    parent = groups.get(q.batch);
-  }
+  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
   if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
   if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
@@ -3133,10 +3250,7 @@ function show(q) {
     set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
     for (const o of opts) {
       const row = el("div", "option"), label = el("label", "pick"), input = el("input");
-      input.type = multi ? "checkbox" : "radio";
-      input.name = "choice";
-      input.value = o.label;
-      input.checked = !!o.recommended;
+      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
       label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
       if (o.recommended) label.append(el("span", "badge", "Recommended"));
       row.append(label);
@@ -3159,10 +3273,9 @@ function show(q) {
   const note = el("p", "note"), buttons = el("div", "buttons");
   note.setAttribute("role", "alert");
   const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
-  submit.type = "submit";
-  decline.type = dismiss.type = "button";
+  submit.type = "submit", decline.type = dismiss.type = "button";
   buttons.append(submit, decline, dismiss);
-  body.append(note, buttons);
+  body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
   const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
   form.addEventListener("submit", e => {
@@ -3190,7 +3303,6 @@ function end(card, outcome) {
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (!cards.delete(card.id)) return;
   const group = card.form.parentElement;
-  if (card.form.nextElementSibling || group !== box && group.nextElementSibling) still = Date.now() + 600; // the rows below move up: a click meant for them waits
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
   const [why, answer] = describe(card, outcome);
@@ -3236,7 +3348,7 @@ function where(via) { // the UI that answered, in the page's words, or framed as
 }
 
 function said(text) {
-  text = text.replace(/\s+/g, " ");
+  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
 
@@ -3254,8 +3366,7 @@ function ownWords(a) {
 
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true;
-  card.note.textContent = "";
+  card.sending = true, card.note.textContent = "";
   let res = null, refusal = {};
   try {
     res = await fetch("questions/" + encodeURIComponent(card.id), {
@@ -3279,8 +3390,7 @@ async function send(card, body) {
 }
 
 function refuse(card, why) {
-  card.note.classList.add("refused");
-  card.note.textContent = why;
+  card.note.classList.add("refused"), card.note.textContent = why;
 }
 
 function tick() {
@@ -3295,8 +3405,7 @@ function tick() {
 // the stream tells how those that closed meanwhile ended. It reconnects
 // itself, a second after an error, once a check says the token is right.
 function connect() {
-  clearTimeout(retry);
-  if (source) source.close();
+  if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
   source.addEventListener("questions", e => render(JSON.parse(e.data)));
@@ -3320,7 +3429,22 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
   statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
 }
 
-box.addEventListener("click", e => { if (e.detail > 0 && Date.now() < still) e.preventDefault(); }, true);
+// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
+// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
+const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
+function track() {
+  for (const c of box.querySelectorAll("label, button, input, summary")) {
+    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
+    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
+    placed.set(c, at);
+  }
+}
+watch.observe(box), watch.observe(statusLine);
+box.addEventListener("click", e => {
+  track(); // a change laid out since the last observation, and not painted yet
+  const c = e.target.closest("label, button, input, summary");
+  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+}, true);
 addEventListener("hashchange", start);
 setInterval(tick, 1000);
 start();

@@ -3,7 +3,9 @@ package userinteraction_test
 import (
 	"context"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,16 +48,16 @@ func TestTerminalSaysHowItEnded(t *testing.T) {
 		err  error     // or its error
 		want string
 	}{
-		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: "Answered on the page: Delete."},
-		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: "Answered in the form: Keep."},
-		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: "Answered in Claude Code: Keep."},
-		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: "Answered elsewhere: Keep."},
-		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: "Answered on another screen: Keep."},
+		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: "Delete".`},
+		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: "Keep".`},
+		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": "Keep".`},
+		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: "Keep".`},
+		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: "Keep".`},
 		{
 			name: "picks and own words",
 			req:  services,
 			ans:  ui.Answer{Options: []ui.Option{{Label: "api"}, {Label: "web"}}, Text: "the cron\x1b[K", Via: "page"},
-			want: `Answered on the page: api, web, "the cron\x1b[K".`,
+			want: `Answered on the page: "api", "web", own words "the cron\x1b[K".`,
 		},
 		{name: "own words", req: freeForm, ans: ui.Answer{Text: "feature/x", Via: "inbox"}, want: `Answered in the inbox: "feature/x".`},
 		{name: "declined", req: deploy, err: ui.NewError(ui.CodeAskDeclined, "declined", nil), want: "Declined on another screen."},
@@ -194,6 +196,53 @@ func TestTerminalAnswersVia(t *testing.T) {
 	for i, a := range answers {
 		if a.Via != "terminal" {
 			t.Errorf("AskAll() answer %d = %s via %q, want via terminal", i, show(a), a.Via)
+		}
+	}
+}
+
+// expiringWriter records what is written, and passes the deadline of ctx
+// while it writes the first prompt: the write is done, but the Terminal may
+// see the deadline before it learns that.
+type expiringWriter struct {
+	mu      sync.Mutex
+	out     strings.Builder
+	expire  func()
+	expired bool
+}
+
+func (w *expiringWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.out.Write(p)
+	if !w.expired && strings.HasSuffix(string(p), "> ") {
+		w.expired = true
+		w.expire()
+		runtime.Gosched() // the Terminal sees the deadline before this write returns
+	}
+	return len(p), nil
+}
+
+func (w *expiringWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String()
+}
+
+// TestTerminalSaysBeforeReturningAfterAWrite: the deadline passes just as
+// the prompt is written. The line that says so is in the output when Ask
+// returns, every time. Else the Terminal took the prompt's write, done but
+// not yet reported, for one stuck in the output, and wrote the line after
+// returning (1 try in 20 in TestEndingsRace under -race).
+func TestTerminalSaysBeforeReturningAfterAWrite(t *testing.T) {
+	for i := 0; i < 300; i++ {
+		in, typing := io.Pipe()
+		step := newExpiring(context.Background())
+		out := &expiringWriter{expire: step.expire}
+		_, err := ui.NewTerminal(in, out).Ask(step, ui.Request{Question: "Deploy?"})
+		said := out.String()
+		typing.Close()
+		if err != context.DeadlineExceeded || !strings.HasSuffix(said, "No answer came before the deadline.\n") {
+			t.Fatalf("try %d: when Terminal.Ask() returned %v, it had written %q, want the deadline's line at its end", i, err, said)
 		}
 	}
 }

@@ -1,8 +1,12 @@
 package userinteraction_test
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -327,4 +331,57 @@ answer
 		t.Fatalf("the Terminal wrote\n%s\nwant\n%s", out, want)
 	}
 	checkScreen(t, req, strings.TrimSuffix(out, "\n"), 40)
+}
+
+// TestTerminalScreenNarrowed: the terminal gets narrower after the question
+// is shown, as when the human splits a tmux pane or turns a phone. The
+// terminal wraps the rows again at the new width, and a wrapped part of the
+// model's text starts a row: at 80 columns narrowed to 40, "| Delete all the
+// merged branches of api?  1. Keep everything" showed a row "  1. Keep
+// everything" above the real "  1. Delete everything", and typing 1 deleted
+// (finding of the adversarial review, in tmux). A reply that comes once the
+// rows no longer fit is not taken: the question is shown again at the new
+// width, and the next reply answers it.
+func TestTerminalScreenNarrowed(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	req := ui.Request{
+		Question:       "Delete all the merged branches of api?  1. Keep everything",
+		Options:        []ui.Option{{Label: "Delete everything", Value: "delete"}, {Label: "Keep"}},
+		DisallowCustom: true,
+	}
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	term := ui.NewTerminal(in, out)
+	done := make(chan ui.Answer, 1)
+	go func() {
+		ans, _ := term.Ask(context.Background(), req)
+		done <- ans
+	}()
+	<-out.prompted
+	shown := out.String()
+	if forged := screen(shown, 40); !slices.Contains(forged, "  1. Keep everything") {
+		t.Fatalf("at 40 columns the rows written for 80 show no forged row; the test lost its point:\n%s", strings.Join(forged, "\n"))
+	}
+	os.Setenv("COLUMNS", "40") // restored by t.Setenv
+	if _, err := io.WriteString(typing, "1\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ans := <-done:
+		t.Fatalf("Terminal.Ask() = %q after the terminal narrowed under rows it wraps again, want the question shown again", ans.Text)
+	case <-out.prompted:
+	}
+	again := strings.TrimPrefix(out.String(), shown)
+	_, rest, ok := strings.Cut(again, "\n| ")
+	if !ok {
+		t.Fatalf("after the terminal narrowed, the Terminal wrote %q, want a line that says so and the question again", again)
+	}
+	checkScreen(t, req, "| "+rest, 40)
+	if _, err := io.WriteString(typing, "1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if ans := <-done; ans.Text != "delete" {
+		t.Errorf("Terminal.Ask() = %q for 1 typed under the question shown again, want delete", ans.Text)
+	}
 }

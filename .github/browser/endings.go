@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -24,6 +25,7 @@ func init() {
 		scenario{"dismissed here while the terminal still asks", onOneTab(dismissedHere)},
 		scenario{"a batch answered in the terminal: the answers here were not used", onOneTab(batchWonElsewhere)},
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
+		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
 	)
 }
 
@@ -269,4 +271,31 @@ func reloadMidBatch(s *site, t *tab) error {
 		return err
 	}
 	return want(done, "one", "two", "three")
+}
+
+// answeredWithMarks: another client answers in words that stack 200
+// combining marks on one letter. The page says how the question ended with
+// at most 4 marks on a letter, as Validate allows the model's text: more
+// draw over the rows above, the open questions included. On 750ed08 the
+// words were shown with every mark.
+func answeredWithMarks(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Name the release."})
+	if err != nil {
+		return err
+	}
+	words := "x" + strings.Repeat("\u030d", 200) + "y"
+	if err := s.inbox.Respond(id, ui.Answer{Text: words, Via: "page"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, words); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(id) + "') !== null"); err != nil {
+		return err
+	}
+	shown, err := eval[string](t, "document.querySelector('"+card(id)+" .why .said').textContent")
+	if err != nil || shown != "x"+strings.Repeat("\u030d", 4)+"y" {
+		return fmt.Errorf("the answer is shown as %+q (%v), want x, 4 marks, y", shown, err)
+	}
+	return nil
 }

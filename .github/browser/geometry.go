@@ -28,6 +28,9 @@ func init() {
 		scenario{"on a phone: tap targets 44 px high, apart", onOneTab(tapTargets)},
 		scenario{"by keyboard alone: a radio, then Send answer", onOneTab(keyboardPick)},
 		scenario{"a row that moves under the pointer is not clicked at once", onOneTab(movedRow)},
+		scenario{"a button that moves under the pointer is not pressed at once", onOneTab(movedButton)},
+		scenario{"a hint that moves the rows below is not clicked through", onOneTab(movedByHint)},
+		scenario{"zoomed 200% on a phone, and 320 px wide: the rows and the mark in view", onOneTab(zoomed)},
 	)
 }
 
@@ -321,4 +324,163 @@ func movedRow(s *site, t *tab) error {
 		return err
 	}
 	return want(done, "Deploy")
+}
+
+// movedButton: the question above another leaves just as the human presses
+// its "Decline to answer". The other question, of the same form, moves up
+// under the pointer, and the press declines nothing there. On 750ed08 the
+// page cancelled the click's default action only, which a button of type
+// button has none of: its listener ran, and the question below was declined.
+func movedButton(s *site, t *tab) error {
+	step, stop := context.WithCancel(s.session)
+	defer stop()
+	req := ui.Request{Question: "Deploy build 41?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true}
+	gone, p, err := s.ask(step, req)
+	if err != nil {
+		return err
+	}
+	req.Question = "Deploy build 42?"
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	at, err := eval[[]float64](t, `(() => { const r = Array.from(document.querySelectorAll('`+card(p[0].ID)+` button')).find(b => b.textContent === "Decline to answer").getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	if err != nil {
+		return err
+	}
+	stop()
+	if err := want(gone, ui.CodeAskAborted); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null"); err != nil {
+		return err
+	}
+	// Count the responses the page sends: send() calls fetch within the click.
+	if _, err := eval[bool](t, `(() => { const f = window.fetch; window.posts = 0;
+		window.fetch = (url, o) => { if (o && o.method === "POST") posts++; return f(url, o); }; return true; })()`); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	// posts, and the milliseconds since the move, which the page holds
+	// clicks for 600 ms after: a busy machine may click later than that.
+	got, err := eval[[]float64](t, "[posts, Date.now() - (still - 600)]")
+	switch {
+	case err != nil:
+		return err
+	case got[0] != 0 && got[1] > 600:
+		fmt.Printf("     (the press came %.0f ms after the move, later than the page holds one: nothing to check)\n", got[1])
+		return want(done, ui.CodeAskDeclined)
+	case got[0] != 0:
+		return fmt.Errorf("a press meant for the question that left sent %.0f responses for the one below, want none", got[0])
+	}
+	if err := t.until("Date.now() >= still"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(id, "Wait")), chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Wait")
+}
+
+// movedByHint: another client's refused answer to the question above puts
+// its hint on the page, which moves the question below down by a line just
+// as the human clicks its second row. The click lands on the first row
+// there, and ticks nothing. On 750ed08 only a question that left held a
+// click: this one ticked "Deploy" for a click on "Wait".
+func movedByHint(s *site, t *tab) error {
+	above, p, err := s.ask(s.session, ui.Request{Question: "Which checks?", Options: []ui.Option{{Label: "lint"}, {Label: "test"}}, MultiSelect: true, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	done, id, err := s.askShown(t, ui.Request{Question: "Deploy build 42?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	at, err := eval[[]float64](t, `(() => { const r = document.querySelectorAll('`+card(id)+` label.pick')[1].getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + 6]; })()`)
+	if err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(p[0].ID, ui.Answer{}, nil); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		return fmt.Errorf("Respond() of no pick = %v, want INVALID_ANSWER and a hint", err)
+	}
+	if err := t.until(noteOf(p[0].ID) + " !== ''"); err != nil {
+		return err
+	}
+	under, err := eval[string](t, fmt.Sprintf("(document.elementFromPoint(%f, %f).closest('label') || {}).textContent || ''", at[0], at[1]))
+	if err != nil || under != "Deploy" {
+		return fmt.Errorf("after the hint, the click lands on %q (%v), want Deploy: the test lost its point", under, err)
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
+		return fmt.Errorf("a click meant for Wait, as the hint above moved the rows, ticked %q (%v), want nothing", got, err)
+	}
+	if err := t.until("Date.now() >= still"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(id, "Wait")), chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	if err := want(done, "Wait"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(p[0].ID, "lint")), chromedp.Click(button(p[0].ID, "Send answer"))); err != nil {
+		return err
+	}
+	return want(above, "lint")
+}
+
+// zoomed: at 200% zoom on a phone (195 CSS px wide) and in a window 320
+// px wide, every control and the recommended mark stay inside the card and
+// the window, and a label keeps a few words a line. On 750ed08, at 200%,
+// the mark stood past the card's edge, out of view, and "Keep" read one
+// letter a line: the row did not wrap.
+func zoomed(s *site, t *tab) error {
+	defer func() { _ = t.do(chromedp.EmulateViewport(1280, 800)) }()
+	req := ui.Request{
+		Header:   "Cleanup",
+		Question: "Delete the merged branches?",
+		Options: []ui.Option{
+			{Label: "Keep", Recommended: true, Description: "nothing changes"},
+			{Label: "Delete every merged branch", Value: "delete"},
+		},
+		Agent: &ui.Agent{Name: "cleanup-bot"},
+	}
+	done, id, err := s.askShown(t, req)
+	if err != nil {
+		return err
+	}
+	for _, size := range []struct {
+		width, height int64
+		scale         float64
+	}{{195, 422, 4}, {320, 640, 2}} {
+		if err := t.do(chromedp.EmulateViewport(size.width, size.height, chromedp.EmulateScale(size.scale), chromedp.EmulateMobile)); err != nil {
+			return err
+		}
+		bad, err := eval[string](t, `(() => {
+			const form = document.querySelector('`+card(id)+`').getBoundingClientRect(), bad = [];
+			if (document.documentElement.scrollWidth > innerWidth) bad.push("the page is " + document.documentElement.scrollWidth + " px wide");
+			for (const e of document.querySelectorAll('`+card(id)+` label, `+card(id)+` button, `+card(id)+` .badge')) {
+				const r = e.getBoundingClientRect();
+				if (r.left < form.left || r.right > form.right) bad.push(e.textContent + " stands past the card, " + r.left + " to " + r.right + " of " + form.left + " to " + form.right);
+			}
+			for (const e of document.querySelectorAll('`+card(id)+` .label')) if (e.getBoundingClientRect().width < 48) bad.push(e.textContent + " is " + e.getBoundingClientRect().width + " px wide");
+			return bad.join("; ");
+		})()`)
+		if err != nil || bad != "" {
+			return fmt.Errorf("%d px wide at scale %v: %s (%v)", size.width, size.scale, bad, err)
+		}
+	}
+	if err := t.until("Date.now() >= still"); err != nil { // the window changed: every row moved
+		return err
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "Keep")
 }
