@@ -867,3 +867,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestFirstOfTakesNothingOnceTheAskerStopped: once the ask's ctx is done, an
+// answer that comes late is not taken, so no UI that told its human "the
+// agent no longer needs an answer" is contradicted.
+func TestFirstOfTakesNothingOnceTheAskerStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	shown := make(chan struct{})
+	late := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		close(shown)
+		<-ctx.Done()
+		return ui.Answer{Text: "Delete"}, nil
+	})
+	go func() {
+		<-shown
+		cancel()
+	}()
+	_, err := ui.FirstOf(late, newRacer(blocks)).Ask(ctx, ui.Request{Question: "Delete?"})
+	if err != context.Canceled {
+		t.Fatalf("Ask() = %v, want context.Canceled", err)
+	}
+}

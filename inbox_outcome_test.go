@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -417,17 +416,11 @@ func TestInboxOutcomeOfBatchWonElsewhere(t *testing.T) {
 // one story; Respond returned nil exactly when the page's answer is the
 // outcome (a human told "taken" is never dropped); and the Terminal said
 // where the question went exactly when its own answer is not the outcome.
-//
-// It fails on 750ed08 about once in 20 tries: a claim that passed while the
-// asker's ctx was ending, or just after, withdrew the Terminal too late to
-// tell it, and the Terminal said "The agent no longer needs an answer." of
-// a question the page answered. The fix is in FirstOf's part (a claim is
-// refused once the race's ctx is done, and EndedElsewhere asks the race for
-// its winner): UI_ENDINGS_RACE=1 runs the test until it is in.
+// A claim that passes while the asker's ctx is ending must not leave the
+// Terminal saying "The agent no longer needs an answer." of a question the
+// page answered: a race takes no claim once its ctx is done, and
+// EndedElsewhere asks the race for its winner.
 func TestEndingsRace(t *testing.T) {
-	if os.Getenv("UI_ENDINGS_RACE") == "" {
-		t.Skip("fails until FirstOf refuses a claim once its ctx is done: UI_ENDINGS_RACE=1 runs it")
-	}
 	req := ui.Request{Question: "Delete?", Options: []ui.Option{{Label: "Delete", Value: "rm"}, {Label: "Keep"}}, DisallowCustom: true}
 	seen := map[string]int{}
 	for i := 0; i < 200; i++ {

@@ -414,7 +414,8 @@ func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	if errors.As(context.Cause(ctx), &e) {
 		return e.outcome, true
 	}
-	return Outcome{}, false
+	// A win may come as ctx ends another way, as by a deadline.
+	return lostRace(ctx)
 }
 
 // endedElsewhere is the cause of the context of a UI that FirstOf withdraws
@@ -432,6 +433,7 @@ func (e *endedElsewhere) Error() string {
 // question's outcome o, and takes it when so.
 type claimer interface {
 	claim(o Outcome) bool
+	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
 }
 
 // claimKey is the context key of the claimer of an ask in a race.
@@ -462,7 +464,8 @@ func claim(ctx context.Context, o Outcome) bool {
 //
 // claim runs on the UI's goroutine, while the UI holds the question, so no
 // other answer to it comes between. It may block for a write. The Inbox
-// waits for it under its lock. With a nil claim, WithClaim returns ctx.
+// holds the question's call meanwhile, and its other questions go on. With a
+// nil claim, WithClaim returns ctx.
 func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
 	if claim == nil {
 		return ctx
@@ -478,6 +481,19 @@ type claimFunc struct {
 
 func (c *claimFunc) claim(o Outcome) bool {
 	return claim(c.outer, o) && c.take(o)
+}
+
+func (c *claimFunc) lostTo() (Outcome, bool) {
+	return lostRace(c.outer)
+}
+
+// lostRace returns the outcome of the UI that won the race ctx is an ask
+// of, when another UI won it.
+func lostRace(ctx context.Context) (Outcome, bool) {
+	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
+		return c.lostTo()
+	}
+	return Outcome{}, false
 }
 
 // track records an ask in flight, whose provider context is cancelled by
@@ -4328,8 +4344,8 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // [EndedElsewhere] of their ctx reports the winner's outcome. Later answers
 // are dropped. Any other outcome, a broken answer included, drops that provider
 // out, and the others go on. When all have dropped out, the outcome of
-// providers[0] is returned. When ctx ends, every provider is withdrawn. The
-// error is then ctx.Err(), unless an answer or decline still comes.
+// providers[0] is returned. When ctx ends, every provider is withdrawn, and
+// no answer or decline is taken after. The error is then ctx.Err().
 //
 // AskAll races whole batches, so all the answers come from one UI. The first
 // provider to answer every question wins. A decline of one question wins
@@ -4421,8 +4437,9 @@ type race struct {
 	ctx     context.Context // the ask's
 	members []*member       // one per provider, in argument order
 
-	mu     sync.Mutex // guards winner
+	mu     sync.Mutex // guards winner and won
 	winner *member    // the member whose outcome won, or nil
+	won    Outcome    // the winner's outcome
 }
 
 // A member is one provider's part of a race. Its context holds it as the
@@ -4444,10 +4461,12 @@ func (m *member) claim(o Outcome) bool {
 	if r.winner != nil {
 		return r.winner == m
 	}
-	if !claim(r.ctx, o) {
+	// Once the asker stopped, no answer is taken: a UI that its end
+	// withdrew has told its human so, and must not be contradicted.
+	if r.ctx.Err() != nil || !claim(r.ctx, o) {
 		return false
 	}
-	r.winner = m
+	r.winner, r.won = m, o
 	cause := &endedElsewhere{outcome: o}
 	for _, other := range r.members {
 		if other != m {
@@ -4455,6 +4474,19 @@ func (m *member) claim(o Outcome) bool {
 		}
 	}
 	return true
+}
+
+// lostTo returns the outcome of the member that won m's race, when another
+// member did. A win and the end of the ask's ctx can come at once, so that
+// m's context ended without the win as its cause.
+func (m *member) lostTo() (Outcome, bool) {
+	r := m.race
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.winner == nil || r.winner == m {
+		return Outcome{}, false
+	}
+	return r.won, true
 }
 
 // race runs ask for every provider of f at once, each under a context of its

@@ -126,17 +126,19 @@ func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
 	}
 }
 
-// lostRace is the claimer of a FirstOf race that another UI won a moment
-// before: it withdraws the ask, with the winner's outcome as the cause.
-type lostRace struct {
+// lostRaceClaimer is the claimer of a FirstOf race that another UI won a
+// moment before: it withdraws the ask, with the winner's outcome as the cause.
+type lostRaceClaimer struct {
 	withdraw context.CancelCauseFunc
 	winner   Outcome
 }
 
-func (l lostRace) claim(Outcome) bool {
+func (l lostRaceClaimer) claim(Outcome) bool {
 	l.withdraw(&endedElsewhere{outcome: l.winner})
 	return false
 }
+
+func (l lostRaceClaimer) lostTo() (Outcome, bool) { return l.winner, true }
 
 // TestTerminalAnswerBeatenByAMoment: the human's answer arrives a moment
 // after another UI's won the race. The Terminal does not return it as if it
@@ -176,7 +178,7 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 			term := NewTerminal(strings.NewReader("because\n1\n"), &out)
 			ctx, withdraw := context.WithCancelCause(context.Background())
 			keep := Option{Label: "Keep"}
-			ctx = context.WithValue(ctx, claimKey{}, claimer(lostRace{withdraw, Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}))
+			ctx = context.WithValue(ctx, claimKey{}, claimer(lostRaceClaimer{withdraw, Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}))
 			if err := tt.asked(term, ctx); err != context.Canceled {
 				t.Fatalf("Terminal's ask = %v, want context.Canceled", err)
 			}
