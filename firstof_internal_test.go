@@ -19,7 +19,7 @@ type claiming struct {
 func (c *claiming) Ask(ctx context.Context, req Request) (Answer, error) {
 	<-c.start
 	ans := Answer{Text: c.text, Via: c.text}
-	ok := claim(ctx, Outcome{Answer: ans})
+	ok := Claim(ctx, Outcome{Answer: ans})
 	c.claimed <- ok
 	if !ok {
 		<-ctx.Done()
@@ -52,8 +52,8 @@ func (c *claiming) refused() bool {
 // their own claims fail. Outside a race, a claim always holds.
 func TestFirstOfClaim(t *testing.T) {
 	req := Request{Question: "Deploy?"}
-	if !claim(context.Background(), Outcome{Answer: Answer{Text: "yes"}}) {
-		t.Fatal("claim() outside a race = false, want true")
+	if !Claim(context.Background(), Outcome{Answer: Answer{Text: "yes"}}) {
+		t.Fatal("Claim() outside a race = false, want true")
 	}
 
 	// The page claims once the terminal shows the question, then holds its

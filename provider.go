@@ -44,7 +44,8 @@ import (
 // Ask returns [Option.Answer] of the picked option, [Pick] of several, or
 // Answer{Text: typed} for the human's own words. [Registry.Ask] completes
 // and checks it. A refusal to answer is NewError([CodeAskDeclined], ...).
-// A dismissed question is NewError([CodeAskCancelled], ...).
+// A dismissed question is NewError([CodeAskCancelled], ...). A provider
+// that tells its human their answer was taken calls [Claim] first.
 //
 // Ask must not modify req or its options, as an http.Handler must not
 // modify its Request. The same holds for every provider method given
@@ -428,9 +429,8 @@ func (e *endedElsewhere) Error() string {
 	return "the question ended on another UI"
 }
 
-// A claimer decides a race between UIs for one question: [FirstOf]'s. claim
-// reports whether the UI whose ask's context holds it may take the
-// question's outcome o, and takes it when so.
+// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
+// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
 type claimer interface {
 	claim(o Outcome) bool
 	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
@@ -439,21 +439,23 @@ type claimer interface {
 // claimKey is the context key of the claimer of an ask in a race.
 type claimKey struct{}
 
-// claim reports whether o, the answer or decline that a UI is about to
-// confirm to its human, is the question's outcome. It is, unless ctx is the
-// context of a UI in a FirstOf race that another UI has won. A UI that tells
-// its human "your answer was taken" calls it first, so that only the
-// winner's human is told so.
-func claim(ctx context.Context, o Outcome) bool {
+// Claim reports whether o, the answer or decline that a provider is about
+// to confirm to its human, is the question's outcome, and takes it when so.
+// A provider that tells its human "your answer was taken" calls Claim first,
+// with the ctx of its Ask, and tells them so only when Claim returns true.
+// In a [FirstOf] race only the first UI to claim wins, and none once the
+// asker stopped. A claim of [WithClaim] is asked too. Elsewhere Claim
+// returns true.
+func Claim(ctx context.Context, o Outcome) bool {
 	c, _ := ctx.Value(claimKey{}).(claimer)
 	return c == nil || c.claim(o)
 }
 
 // WithClaim returns a copy of ctx for a provider to ask another UI under.
 // Before that UI tells its human that their answer was taken, it calls
-// claim with the question's [Outcome]. It takes the outcome only when claim
-// returns true, and refuses it otherwise. The Inbox calls claim in Respond,
-// before its page is told. A refused outcome is [CodeNotPending] there, and
+// [Claim], and so claim, with the question's [Outcome]. It takes the
+// outcome only when claim returns true, and refuses it otherwise. The Inbox
+// claims in Respond, before its page is told. A refused outcome is [CodeNotPending] there, and
 // the question stays open.
 //
 // A host that must keep the human's answer through a crash uses it. Its
@@ -480,7 +482,7 @@ type claimFunc struct {
 }
 
 func (c *claimFunc) claim(o Outcome) bool {
-	return claim(c.outer, o) && c.take(o)
+	return Claim(c.outer, o) && c.take(o)
 }
 
 func (c *claimFunc) lostTo() (Outcome, bool) {
@@ -798,6 +800,7 @@ const (
 	// the question's rows again, so the human may have read a row that the
 	// model's text drew.
 	narrowedNotice = "The terminal got narrower, so that reply was not taken. Here is the question again."
+	unkeptNotice   = "That answer could not be kept. Here is the question again."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -834,7 +837,7 @@ func (p place) heading() string {
 }
 
 // ask asks req, the question at p, and returns its answer. The answer of
-// the last question of a batch is claimed first ([claim]), so that only an
+// the last question of a batch is claimed first ([Claim]), so that only an
 // answer that is taken is returned. When the ask ends without one, the
 // human is told how, before ask returns.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, error) {
@@ -846,13 +849,20 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 		return Answer{}, err
 	}
 	ans, err := t.answer(ctx, req, p)
-	if err == nil {
-		if p.index < p.count-1 || claim(ctx, Outcome{Answer: ans}) {
-			return ans, nil
+	for err == nil && p.index == p.count-1 && !Claim(ctx, Outcome{Answer: ans}) {
+		if ctx.Err() != nil { // another UI's answer came a moment before this one
+			typed++
+			err = ctx.Err()
+			break
 		}
-		typed++ // another UI's answer came a moment before this one
-		<-ctx.Done()
-		err = ctx.Err()
+		// The host's claim (WithClaim) could not keep it, as when a write
+		// failed. The question is still open here: the human answers again.
+		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
+			ans, err = t.answer(ctx, req, p)
+		}
+	}
+	if err == nil {
+		return ans, nil
 	}
 	t.ended(ctx, err, p, typed)
 	return Answer{}, err
@@ -2436,7 +2446,7 @@ type question struct {
 // An inboxAsk is one Ask or AskAll of an Inbox.
 type inboxAsk struct {
 	// ctx is the asker's. In a FirstOf race, a Respond claims with it
-	// before it confirms an answer ([claim]).
+	// before it confirms an answer ([Claim]).
 	ctx       context.Context
 	questions []*question // in request order
 	// The fields below are guarded by the Inbox's mu.
@@ -2510,7 +2520,7 @@ func (b *Inbox) claim(a *inboxAsk, o Outcome) (took bool) {
 		close(a.claiming)
 		a.claiming = nil
 	}()
-	return claim(a.ctx, o)
+	return Claim(a.ctx, o)
 }
 
 // waitClaim waits until no claim runs for the questions of a. b.mu is held,
@@ -4463,7 +4473,7 @@ func (m *member) claim(o Outcome) bool {
 	}
 	// Once the asker stopped, no answer is taken: a UI that its end
 	// withdrew has told its human so, and must not be contradicted.
-	if r.ctx.Err() != nil || !claim(r.ctx, o) {
+	if r.ctx.Err() != nil || !Claim(r.ctx, o) {
 		return false
 	}
 	r.winner, r.won = m, o
@@ -4493,7 +4503,7 @@ func (m *member) lostTo() (Outcome, bool) {
 // own derived from ctx, and returns the winning outcome once all returned.
 // ask returns an error unless every answer is there and keeps the rules.
 // A provider that confirms an answer to its human claims the race first
-// ([claim]). Any other winning outcome claims it when it arrives.
+// ([Claim]). Any other winning outcome claims it when it arrives.
 func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) ([]Answer, error)) ([]Answer, error) {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)

@@ -246,3 +246,29 @@ func TestTerminalSaysBeforeReturningAfterAWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalAsksAgainWhenAnAnswerIsNotKept: when the host's claim
+// (WithClaim) cannot keep the human's answer, as when its durable write
+// fails, the Terminal says so and asks again, and the next answer it keeps
+// is the one returned. It neither waits for a ctx that does not end nor
+// drops the human's answer without a word.
+func TestTerminalAsksAgainWhenAnAnswerIsNotKept(t *testing.T) {
+	var offered []string
+	keeps := func(o ui.Outcome) bool {
+		offered = append(offered, o.Answer.Text)
+		return len(offered) > 1 // the first write fails
+	}
+	var out strings.Builder
+	term := ui.NewTerminal(strings.NewReader("1\n2\n"), &out)
+	ctx := ui.WithClaim(context.Background(), keeps)
+	ans, err := term.Ask(ctx, ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging"}, {Label: "Production"}}})
+	if err != nil || ans.Text != "Production" {
+		t.Fatalf("Ask() = %s, %v, want the answer kept, Production", show(ans), err)
+	}
+	if want := []string{"Staging", "Production"}; strings.Join(offered, ",") != strings.Join(want, ",") {
+		t.Fatalf("the claim was offered %q, want %q", offered, want)
+	}
+	if got := out.String(); strings.Count(got, "Deploy where?") != 2 || !strings.Contains(got, "That answer could not be kept.") {
+		t.Fatalf("the Terminal wrote %q, want the question twice, with the reason between", got)
+	}
+}
