@@ -29,6 +29,9 @@ func TestOutcomeJSON(t *testing.T) {
 		{"coded error", ui.Outcome{Err: declined},
 			`{"error":{"name":"UserInteractionError","code":"ASK_DECLINED","message":"the human declined"}}`,
 			ui.Outcome{Err: ui.NewError(ui.CodeAskDeclined, "the human declined", nil)}},
+		{"a decline on the page", ui.Outcome{Answer: ui.Answer{Via: "page"}, Err: ui.NewError(ui.CodeAskDeclined, "the human declined", nil)},
+			`{"error":{"name":"UserInteractionError","code":"ASK_DECLINED","message":"the human declined"},"via":"page"}`,
+			ui.Outcome{Answer: ui.Answer{Via: "page"}, Err: ui.NewError(ui.CodeAskDeclined, "the human declined", nil)}},
 		{"another family's error", ui.Outcome{Err: other},
 			`{"error":{"name":"ToolError","code":"TOOL_GONE","message":"the tool went away"}}`,
 			ui.Outcome{Err: other}},
@@ -291,5 +294,35 @@ func TestEndedElsewhere(t *testing.T) {
 	//lint:ignore SA1012 a nil ctx is refused, not dereferenced
 	if _, ok := ui.EndedElsewhere(nil); ok {
 		t.Error("EndedElsewhere(nil) = true, want false")
+	}
+}
+
+// TestEndedElsewhereDeclinedOnThePage: a decline through the Inbox keeps the
+// Via it came with, so a UI that FirstOf withdrew learns where the human
+// declined, and so does the Inbox's Outcome.
+func TestEndedElsewhereDeclinedOnThePage(t *testing.T) {
+	shown := make(chan struct{})
+	seen := make(chan ui.Outcome, 1)
+	loser := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		close(shown)
+		<-ctx.Done()
+		o, _ := ui.EndedElsewhere(ctx)
+		seen <- o
+		return ui.Answer{}, ctx.Err()
+	})
+	inbox := &ui.Inbox{}
+	done := askInbox(scope(t, ui.FirstOf(loser, inbox)), ui.Request{Question: "Delete the branch?"})
+	id := waitPending(t, inbox, 1)[0].ID
+	<-shown
+	declined := ui.NewError(ui.CodeAskDeclined, "the human declined", nil)
+	if err := inbox.Respond(id, ui.Answer{Via: "page"}, declined); err != nil {
+		t.Fatalf("Respond() = %v, want nil", err)
+	}
+	wantCode(t, "Ask()", receive(t, done).err, ui.CodeAskDeclined)
+	if o := <-seen; ui.CodeOf(o.Err) != ui.CodeAskDeclined || o.Answer.Via != "page" {
+		t.Fatalf("EndedElsewhere() = %+v, want the decline via page", o)
+	}
+	if o, ok := inbox.Outcome(id); !ok || ui.CodeOf(o.Err) != ui.CodeAskDeclined || o.Answer.Via != "page" {
+		t.Fatalf("Inbox.Outcome() = %+v, %v, want the decline via page", o, ok)
 	}
 }

@@ -2362,7 +2362,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	if q == nil {
 		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
 	}
-	r := result{err: err}
+	r := result{ans: Answer{Via: ans.Via}, err: err} // an error keeps the Via of the UI that gave it
 	if err == nil {
 		var broken *brokenRule
 		if r.ans, broken = resolve(&q.entry.Request, ans); broken != nil {
@@ -2370,9 +2370,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 			b.publish()
 			return invalidAnswer(broken.why)
 		}
-		if r.ans.Via == "" {
-			r.ans.Via = "inbox"
-		}
+	}
+	if r.ans.Via == "" {
+		r.ans.Via = "inbox"
 	}
 	if !b.take(q, r) {
 		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: another UI answered it first, or its asker could not keep this answer", nil)
@@ -2467,13 +2467,14 @@ type result struct {
 // recorded returns the Outcome of r as [Registry.Ask] would return it, for
 // a Respond's outcome r.
 func (r result) recorded() Outcome {
-	if r.err == nil {
+	switch via := (Answer{Via: r.ans.Via}); {
+	case r.err == nil:
 		return Outcome{Answer: r.ans}
+	case isTypedNil(r.err) || CodeOf(r.err) == "":
+		return Outcome{Answer: via, Err: providerFailed(r.err)}
+	default:
+		return Outcome{Answer: via, Err: r.err}
 	}
-	if isTypedNil(r.err) || CodeOf(r.err) == "" {
-		return Outcome{Err: providerFailed(r.err)}
-	}
-	return Outcome{Err: r.err}
 }
 
 // take reports whether r, a Respond's outcome of q, may be confirmed to the
@@ -2490,7 +2491,7 @@ func (b *Inbox) take(q *question, r result) bool {
 	decides := a.err == nil && (r.err != nil || a.open == 1)
 	wins := r.err == nil || !isTypedNil(r.err) && CodeOf(r.err) == CodeAskDeclined
 	if decides && wins {
-		o := Outcome{Err: r.err}
+		o := Outcome{Answer: Answer{Via: r.ans.Via}, Err: r.err}
 		if r.err == nil { // the answer to the batch's last question, as FirstOf reports a batch
 			o.Answer = a.questions[len(a.questions)-1].given.ans
 			if q.index == len(a.questions)-1 {

@@ -179,10 +179,12 @@ func (a Answer) clone() Answer {
 }
 
 // Outcome is how one question ended: its Answer, or the coded error Err in
-// its place, such as [CodeAskDeclined] or [CodeAskAborted]. Its JSON is
-// {"answer": {...}} or {"error": {"name", "code", "message"}}. An error
-// without a code is written as the [CodeProviderFailed] that [Registry.Ask]
-// would return for it.
+// its place, such as [CodeAskDeclined] or [CodeAskAborted]. Beside an Err,
+// Answer holds at most the Via of the UI that ended the question, when it
+// is known, as for a decline on the Inbox's page. Its JSON is
+// {"answer": {...}} or {"error": {"name", "code", "message"}, "via"?}. An
+// error without a code is written as the [CodeProviderFailed] that
+// [Registry.Ask] would return for it.
 type Outcome struct {
 	Answer Answer
 	Err    error
@@ -1237,12 +1239,13 @@ func (w *wireAnswer) decode(data []byte) error {
 type wireOutcome struct {
 	Answer *Answer       `json:"answer,omitempty"`
 	Error  *HarnessError `json:"error,omitempty"`
+	Via    string        `json:"via,omitempty"` // beside an error
 }
 
 // MarshalJSON encodes o as described on [Outcome].
 func (o Outcome) MarshalJSON() ([]byte, error) {
 	if o.Err != nil {
-		return json.Marshal(wireOutcome{Error: codedError(o.Err)})
+		return json.Marshal(wireOutcome{Error: codedError(o.Err), Via: o.Answer.Via})
 	}
 	return json.Marshal(wireOutcome{Answer: &o.Answer})
 }
@@ -1263,7 +1266,7 @@ func (o *Outcome) UnmarshalJSON(data []byte) error {
 	case (w.Answer == nil) == (w.Error == nil):
 		return errors.New(`userinteraction: Outcome: want one of "answer" and "error"`)
 	case w.Error != nil:
-		*o = Outcome{Err: w.Error.asError()}
+		*o = Outcome{Answer: Answer{Via: w.Via}, Err: w.Error.asError()}
 	default:
 		*o = Outcome{Answer: *w.Answer}
 	}
