@@ -415,6 +415,7 @@ func TestTerminalEndedOn(t *testing.T) {
 		{o: Outcome{Answer: Answer{Text: "x" + marks + "y", Via: "page"}}, want: "Answered on the page: \"x\u0353\u0358\u0346\u034cy\"."},
 		{o: Outcome{}, want: "Answered on another screen."},
 		{o: Outcome{Err: declined}, want: "Declined on another screen."},
+		{o: Outcome{Answer: Answer{Via: "page"}, Err: declined}, want: "Declined on the page."},
 		{o: Outcome{Err: declined}, batch: true, want: "The questions were declined on another screen."},
 		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, batch: true, want: "The questions were answered on the page."},
 		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
