@@ -249,3 +249,33 @@ func withImports(block string) string {
 	b.WriteString(")\n\n" + block)
 	return b.String()
 }
+
+// TestDocsTimesAgree: each command README.md's "Tests and figures" gives with
+// its time has a row in .github/CONTRIBUTING.md's table of commands, with
+// the same time, so the two pages cannot drift apart.
+func TestDocsTimesAgree(t *testing.T) {
+	readme := readFile(t, "README.md")
+	contributing := readFile(t, filepath.Join(".github", "CONTRIBUTING.md"))
+	block := fenced(readme[strings.Index(readme, "## Tests and figures"):], "```sh\n")
+	rows := 0
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		command, comment, ok := strings.Cut(line, " # ")
+		if !ok {
+			t.Errorf("README.md's command %q has no comment with its time", line)
+			continue
+		}
+		command = strings.TrimSpace(command)
+		time := comment[strings.LastIndex(comment, ": ")+2:]
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(command) + "` \\|.*\\| ([^|]*) \\|$").FindStringSubmatch(contributing)
+		switch {
+		case row == nil:
+			t.Errorf("CONTRIBUTING's table of commands has no row for README.md's %q", command)
+		case row[1] != time:
+			t.Errorf("README.md times %q at %q, CONTRIBUTING at %q", command, time, row[1])
+		}
+		rows++
+	}
+	if rows < 3 {
+		t.Fatalf("README.md's Tests and figures give %d commands with their times, want the tests, examples and benchmarks", rows)
+	}
+}
