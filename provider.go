@@ -78,94 +78,6 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Pending is a question that waits for an outcome. A [Replay] run asked it
-// and had none recorded, or it is open in an [Inbox]. The host asks the
-// human and records the outcome under ID, or responds with it.
-//
-// Batch is shared by the questions of one AskAll, so a UI can show them as
-// one dialog. It is empty for a lone Ask. Index is the question's place in
-// its batch, from 0, and Count the number of questions in the batch (0 for
-// a lone Ask), so a UI can say "Question 2 of 3". Hint says why the last
-// response was refused, for the UI to lead with. Deadline is the asker's
-// deadline, when its context has one (Inbox only).
-//
-// Its JSON is {"id", "request", "batch"?, "index"?, "count"?, "hint"?,
-// "deadline"?}, with the deadline in RFC 3339.
-type Pending struct {
-	ID       string
-	Request  Request
-	Batch    string
-	Index    int
-	Count    int
-	Hint     string
-	Deadline time.Time
-}
-
-// Elicitation returns [Request.Elicitation] of q's request. Its message is
-// led by the Hint, when there is one, and then by "Question 2 of 3." for a
-// batch of several questions, each on a line of its own. A client may show
-// a batch's forms in any order.
-func (q Pending) Elicitation() Elicitation {
-	form := q.Request.Elicitation()
-	if q.Count > 1 {
-		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
-	}
-	if q.Hint != "" {
-		form.Message = q.Hint + "\n" + form.Message
-	}
-	return form
-}
-
-// wirePending is the JSON shape of a Pending. Its request is the JSON shape
-// too, so that encoding/json reads and writes it in one pass. A Request
-// field would have its JSON checked again by its methods.
-type wirePending struct {
-	ID       string      `json:"id"`
-	Request  wireRequest `json:"request"`
-	Batch    string      `json:"batch,omitempty"`
-	Index    int         `json:"index,omitempty"`
-	Count    int         `json:"count,omitempty"`
-	Hint     string      `json:"hint,omitempty"`
-	Deadline *time.Time  `json:"deadline,omitempty"`
-}
-
-// MarshalJSON encodes q as described on [Pending].
-func (q Pending) MarshalJSON() ([]byte, error) {
-	return json.Marshal(q.wire())
-}
-
-// wire returns q's JSON shape.
-func (q *Pending) wire() wirePending {
-	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
-	if !q.Deadline.IsZero() {
-		w.Deadline = &q.Deadline
-	}
-	return w
-}
-
-// pending returns the Pending that w is the JSON shape of.
-func (w *wirePending) pending() Pending {
-	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
-	return q
-}
-
-// UnmarshalJSON decodes the JSON object described on [Pending] into q,
-// replacing every field.
-func (q *Pending) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	var w wirePending
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*q = w.pending()
-	return nil
-}
-
 // Registry holds the single active [Provider] of one scope, typically one
 // agent session. A host puts it in the session's context with [WithRegistry].
 //
@@ -396,108 +308,6 @@ type registration struct {
 // registration was disposed while it was answering.
 var errDisposed = errors.New("provider disposed")
 
-// errStopped is the error of a call that a provider made on a goroutine of
-// its own and that ended that goroutine without returning or panicking with
-// a value: runtime.Goexit, or panic(nil) under GODEBUG=panicnil=1. The
-// Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
-var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
-
-// EndedElsewhere reports how the question ended on another UI, when that
-// ended ctx: a provider's ask that [FirstOf] withdrew because another UI
-// answered or declined. The Outcome is the winner's, its Answer with its
-// Via. For a batch it is the decline or the last answer. It reports false
-// for any other end of ctx, and while ctx is not done.
-func EndedElsewhere(ctx context.Context) (Outcome, bool) {
-	if ctx == nil || ctx.Err() == nil {
-		return Outcome{}, false
-	}
-	var e *endedElsewhere
-	if errors.As(context.Cause(ctx), &e) {
-		return e.outcome, true
-	}
-	// A win may come as ctx ends another way, as by a deadline.
-	return lostRace(ctx)
-}
-
-// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
-// because another UI won, with the winner's outcome.
-type endedElsewhere struct {
-	outcome Outcome
-}
-
-func (e *endedElsewhere) Error() string {
-	return "the question ended on another UI"
-}
-
-// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
-// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
-type claimer interface {
-	claim(o Outcome) bool
-	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
-}
-
-// claimKey is the context key of the claimer of an ask in a race.
-type claimKey struct{}
-
-// Claim reports whether o, the answer or decline that a provider is about
-// to confirm to its human, is the question's outcome, and takes it when so.
-// A provider that tells its human "your answer was taken" calls Claim first,
-// with the ctx of its Ask, and tells them so only when Claim returns true.
-// In a [FirstOf] race only the first UI to claim wins, and none once the
-// asker stopped. A claim of [WithClaim] is asked too. Elsewhere Claim
-// returns true.
-func Claim(ctx context.Context, o Outcome) bool {
-	c, _ := ctx.Value(claimKey{}).(claimer)
-	return c == nil || c.claim(o)
-}
-
-// WithClaim returns a copy of ctx for a provider to ask another UI under.
-// Before that UI tells its human that their answer was taken, it calls
-// [Claim], and so claim, with the question's [Outcome]. It takes the
-// outcome only when claim returns true, and refuses it otherwise. The Inbox
-// claims in Respond, before its page is told. A refused outcome is [CodeNotPending] there, and
-// the question stays open.
-//
-// A host that must keep the human's answer through a crash uses it. Its
-// claim writes the outcome to durable storage and reports whether that
-// worked. So a page never says "answered" for an answer that a crash could
-// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
-// decides first, and claim is called only when it agrees.
-//
-// claim runs on the UI's goroutine, while the UI holds the question, so no
-// other answer to it comes between. It may block for a write. The Inbox
-// holds the question's call meanwhile, and its other questions go on. With a
-// nil claim, WithClaim returns ctx.
-func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
-	if claim == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
-}
-
-// claimFunc is the claimer that [WithClaim] puts in a context.
-type claimFunc struct {
-	outer context.Context // the context given to WithClaim, whose claimer decides first
-	take  func(o Outcome) bool
-}
-
-func (c *claimFunc) claim(o Outcome) bool {
-	return Claim(c.outer, o) && c.take(o)
-}
-
-func (c *claimFunc) lostTo() (Outcome, bool) {
-	return lostRace(c.outer)
-}
-
-// lostRace returns the outcome of the UI that won the race ctx is an ask
-// of, when another UI won it.
-func lostRace(ctx context.Context) (Outcome, bool) {
-	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
-		return c.lostTo()
-	}
-	return Outcome{}, false
-}
-
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
 func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
@@ -649,13 +459,202 @@ func (a *inflight) askErr(err error) error {
 }
 
 // checkCtx returns the error of Registry.Ask for a caller's ctx that it
-// cannot ask with. It is [ctxErr]'s, with a done ctx as ASK_ABORTED.
+// cannot ask with. A nil ctx is INVALID_REQUEST, and a done one ASK_ABORTED.
 func checkCtx(ctx context.Context) error {
-	err := ctxErr(ctx)
-	if err != nil && ctx != nil {
+	switch {
+	case ctx == nil:
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	case ctx.Err() != nil:
 		return aborted(ctx, "asked")
 	}
-	return err
+	return nil
+}
+
+// ----------------------------------------------------------------------------
+// Shared by the providers
+
+// Pending is a question that waits for an outcome. A [Replay] run asked it
+// and had none recorded, or it is open in an [Inbox]. The host asks the
+// human and records the outcome under ID, or responds with it.
+//
+// Batch is shared by the questions of one AskAll, so a UI can show them as
+// one dialog. It is empty for a lone Ask. Index is the question's place in
+// its batch, from 0, and Count the number of questions in the batch (0 for
+// a lone Ask), so a UI can say "Question 2 of 3". Hint says why the last
+// response was refused, for the UI to lead with. Deadline is the asker's
+// deadline, when its context has one (Inbox only).
+//
+// Its JSON is {"id", "request", "batch"?, "index"?, "count"?, "hint"?,
+// "deadline"?}, with the deadline in RFC 3339.
+type Pending struct {
+	ID       string
+	Request  Request
+	Batch    string
+	Index    int
+	Count    int
+	Hint     string
+	Deadline time.Time
+}
+
+// Elicitation returns [Request.Elicitation] of q's request. Its message is
+// led by the Hint, when there is one, and then by "Question 2 of 3." for a
+// batch of several questions, each on a line of its own. A client may show
+// a batch's forms in any order.
+func (q Pending) Elicitation() Elicitation {
+	form := q.Request.Elicitation()
+	if q.Count > 1 {
+		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
+	}
+	if q.Hint != "" {
+		form.Message = q.Hint + "\n" + form.Message
+	}
+	return form
+}
+
+// wirePending is the JSON shape of a Pending. Its request is the JSON shape
+// too, so that encoding/json reads and writes it in one pass. A Request
+// field would have its JSON checked again by its methods.
+type wirePending struct {
+	ID       string      `json:"id"`
+	Request  wireRequest `json:"request"`
+	Batch    string      `json:"batch,omitempty"`
+	Index    int         `json:"index,omitempty"`
+	Count    int         `json:"count,omitempty"`
+	Hint     string      `json:"hint,omitempty"`
+	Deadline *time.Time  `json:"deadline,omitempty"`
+}
+
+// MarshalJSON encodes q as described on [Pending].
+func (q Pending) MarshalJSON() ([]byte, error) {
+	return json.Marshal(q.wire())
+}
+
+// wire returns q's JSON shape.
+func (q *Pending) wire() wirePending {
+	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
+	if !q.Deadline.IsZero() {
+		w.Deadline = &q.Deadline
+	}
+	return w
+}
+
+// pending returns the Pending that w is the JSON shape of.
+func (w *wirePending) pending() Pending {
+	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
+	return q
+}
+
+// UnmarshalJSON decodes the JSON object described on [Pending] into q,
+// replacing every field.
+func (q *Pending) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wirePending
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*q = w.pending()
+	return nil
+}
+
+// Claim reports whether o, the answer or decline that a provider is about
+// to confirm to its human, is the question's outcome, and takes it when so.
+// A provider that tells its human "your answer was taken" calls Claim first,
+// with the ctx of its Ask, and tells them so only when Claim returns true.
+// In a [FirstOf] race only the first UI to claim wins, and none once the
+// asker stopped. A claim of [WithClaim] is asked too. Elsewhere Claim
+// returns true.
+func Claim(ctx context.Context, o Outcome) bool {
+	c, _ := ctx.Value(claimKey{}).(claimer)
+	return c == nil || c.claim(o)
+}
+
+// WithClaim returns a copy of ctx for a provider to ask another UI under.
+// Before that UI tells its human that their answer was taken, it calls
+// [Claim], and so claim, with the question's [Outcome]. It takes the
+// outcome only when claim returns true, and refuses it otherwise. The Inbox
+// claims in Respond, before its page is told. A refused outcome is [CodeNotPending] there, and
+// the question stays open.
+//
+// A host that must keep the human's answer through a crash uses it. Its
+// claim writes the outcome to durable storage and reports whether that
+// worked. So a page never says "answered" for an answer that a crash could
+// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
+// decides first, and claim is called only when it agrees.
+//
+// claim runs on the UI's goroutine, while the UI holds the question, so no
+// other answer to it comes between. It may block for a write. The Inbox
+// holds the question's call meanwhile, and its other questions go on. With a
+// nil claim, WithClaim returns ctx.
+func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
+	if claim == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
+}
+
+// EndedElsewhere reports how the question ended on another UI, when that
+// ended ctx: a provider's ask that [FirstOf] withdrew because another UI
+// answered or declined. The Outcome is the winner's, its Answer with its
+// Via. For a batch it is the decline or the last answer. It reports false
+// for any other end of ctx, and while ctx is not done.
+func EndedElsewhere(ctx context.Context) (Outcome, bool) {
+	if ctx == nil || ctx.Err() == nil {
+		return Outcome{}, false
+	}
+	var e *endedElsewhere
+	if errors.As(context.Cause(ctx), &e) {
+		return e.outcome, true
+	}
+	// A win may come as ctx ends another way, as by a deadline.
+	return lostRace(ctx)
+}
+
+// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
+// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
+type claimer interface {
+	claim(o Outcome) bool
+	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
+}
+
+// claimKey is the context key of the claimer of an ask in a race.
+type claimKey struct{}
+
+// claimFunc is the claimer that [WithClaim] puts in a context.
+type claimFunc struct {
+	outer context.Context // the context given to WithClaim, whose claimer decides first
+	take  func(o Outcome) bool
+}
+
+func (c *claimFunc) claim(o Outcome) bool {
+	return Claim(c.outer, o) && c.take(o)
+}
+
+func (c *claimFunc) lostTo() (Outcome, bool) {
+	return lostRace(c.outer)
+}
+
+// lostRace returns the outcome of the UI that won the race ctx is an ask
+// of, when another UI won it.
+func lostRace(ctx context.Context) (Outcome, bool) {
+	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
+		return c.lostTo()
+	}
+	return Outcome{}, false
+}
+
+// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
+// because another UI won, with the winner's outcome.
+type endedElsewhere struct {
+	outcome Outcome
+}
+
+func (e *endedElsewhere) Error() string {
+	return "the question ended on another UI"
 }
 
 // ctxErr returns the error that a provider of this package returns for ctx
@@ -667,6 +666,12 @@ func ctxErr(ctx context.Context) error {
 	}
 	return ctx.Err()
 }
+
+// errStopped is the error of a call that a provider made on a goroutine of
+// its own and that ended that goroutine without returning or panicking with
+// a value: runtime.Goexit, or panic(nil) under GODEBUG=panicnil=1. The
+// Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
+var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
 // ----------------------------------------------------------------------------
 // Terminal
