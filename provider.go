@@ -2783,7 +2783,7 @@ func (e *endings) set(id string, o Outcome) {
 }
 
 // ----------------------------------------------------------------------------
-// Inbox: the web page and its routes
+// Inbox: the handler and its routes
 
 // Handler returns an [http.Handler] that serves b to a web browser, as a
 // page of the open questions and the routes the page uses. Mount it under a
@@ -3155,332 +3155,6 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
-
-// pageCSP returns the page's Content-Security-Policy. It allows the page's
-// own script and style by their hashes, and requests to its own origin, and
-// nothing else. It uses hashes, not a nonce, since the page is static.
-func pageCSP() string {
-	hash := func(s string) string {
-		sum := sha256.Sum256([]byte(s))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	}
-	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
-		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-}
-
-// inboxPage is the page that [Inbox.Handler] serves at its root. It is
-// static. The questions come from its routes, read with the token in the
-// page's URL fragment, which never reaches a server or its log.
-const inboxPage = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Questions</title>
-<style>` + pageStyle + `</style>
-</head>
-<body>
-<main>
-<h1>Questions from your agent</h1>
-<p id="status" role="status">Connecting…</p>
-<div id="questions"></div>
-<section id="ended" hidden><h2>Closed</h2></section>
-</main>
-<script>` + pageScript + `</script>
-</body>
-</html>
-`
-
-// pageStyle is the page's style sheet. The model's text sits in frames
-// (.text, .said) outside every control's clickable area, with line
-// feeds kept only where Validate allows them, and in boxes that scroll, so
-// that no text draws a row of the page's own or pushes one out of view.
-const pageStyle = `
-:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
-body { margin: 0; }
-main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.25rem; margin: 0; }
-h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
-#status { margin: .25rem 0 1rem; }
-.batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
-form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
-.meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
-.header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
-.question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
-.desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
-.gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
-fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
-legend { font-size: .875rem; padding: 0; }
-.option { margin: .5rem 0; }
-label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
-label.pick:hover { background: #8882; }
-label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
-label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
-.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
-.badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
-label.own { display: block; font-size: .875rem; margin: .5rem 0; }
-label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
-.buttons { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: .75rem; }
-button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
-button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
-button:disabled { opacity: .5; }
-.note, .why { font-weight: 600; margin: .5rem 0 0; }
-.note:empty, .why:empty { display: none; }
-.refused { color: #c0262d; }
-summary { line-height: 2.75rem; cursor: pointer; }
-:focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
-`
-
-// pageScript is the page's script. It writes text only with textContent.
-const pageScript = `
-"use strict";
-const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
-const cards = new Map(); // open question ID -> the card that shows it
-const groups = new Map(); // batch -> the section of its open questions
-const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0;
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
-  return e;
-}
-
-function render(list) {
-  const open = new Set(list.map(q => q.id));
-  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
-  for (const q of list) {
-    const card = cards.get(q.id);
-    if (!card) show(q);
-    else if (q.hint && !card.sending) refuse(card, q.hint);
-  }
-  tick(); // once a render, not once a question: the work of a render follows the list
-  const n = list.length;
-  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
-  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
-}
-
-function show(q) {
-  const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
-  const form = el("form"), body = el("div"), meta = el("p", "meta");
-  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
-  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
-  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
-  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
-  if (meta.childNodes.length > 0) body.append(meta);
-  if (r.header) body.append(el("div", "text header", r.header));
-  const text = el("div", "text question", r.question);
-  text.id = "q-" + q.id;
-  form.setAttribute("aria-labelledby", text.id);
-  body.append(text);
-  if (opts.length > 0) {
-    const set = el("fieldset");
-    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
-    for (const o of opts) {
-      const row = el("div", "option"), label = el("label", "pick"), input = el("input");
-      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
-      label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
-      if (o.recommended) label.append(el("span", "badge", "Recommended"));
-      row.append(label);
-      if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
-      set.append(row);
-    }
-    body.append(set);
-  }
-  let own = null;
-  if (opts.length === 0 || r.allowCustom !== false) {
-    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
-    own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
-    label.append(own);
-    body.append(label);
-    if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
-      own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
-      for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
-    }
-  }
-  const note = el("p", "note"), buttons = el("div", "buttons");
-  note.setAttribute("role", "alert");
-  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
-  submit.type = "submit", decline.type = dismiss.type = "button";
-  buttons.append(submit, decline, dismiss);
-  body.append(buttons, note); // a refusal moves none of the question's own controls
-  form.append(el("p", "why"), body);
-  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
-  form.addEventListener("submit", e => {
-    e.preventDefault();
-    const content = {}, chosen = picks(form, true).map(i => i.value);
-    if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
-    if (own && own.value.trim() !== "") content.text = own.value;
-    send(card, {action: "accept", content});
-  });
-  decline.addEventListener("click", () => send(card, {action: "decline"}));
-  dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
-  cards.set(q.id, card);
-  parent.append(form);
-  if (q.hint) refuse(card, q.hint);
-}
-
-function picks(form, checked) {
-  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
-}
-
-// end shows how a question ended: the outcome from the stream, or null
-// when the Inbox no longer knows. Its controls show what was answered, and
-// the card moves below the open ones, collapsed.
-function end(card, outcome) {
-  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
-  if (!cards.delete(card.id)) return;
-  const group = card.form.parentElement;
-  card.form.remove();
-  if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, answer] = describe(card, outcome);
-  for (const i of picks(card.form, false)) i.checked = false;
-  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
-  const own = card.form.querySelector("input[type=text]");
-  if (own) own.value = answer ? ownWords(answer) : "";
-  for (const c of card.form.elements) c.disabled = true;
-  for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
-  card.form.querySelector(".why").replaceChildren(...why);
-  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
-  more.append(el("summary", "", "Show the question"), card.body);
-  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
-  closed.hidden = false;
-  closed.insertBefore(card.form, closed.children[1] || null);
-  if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
-    for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
-}
-
-// describe returns the line that says how a question ended, and the
-// answer its controls show, if any.
-function describe(card, o) {
-  if (!o) return [["This question is no longer open."], null];
-  if (o.error) {
-    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
-    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
-    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
-    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
-    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
-    return [["Closed: ", said(o.error.message)], null];
-  }
-  const a = o.answer, via = a.via || "";
-  if (card.sent) return [["You answered: ", said(picked(a))], a];
-  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
-    return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
-}
-
-function where(via) { // the UI that answered, in the page's words, or framed as the host named it
-  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
-}
-
-function said(text) {
-  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
-  return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
-}
-
-function picked(a) { // what the human picked or typed, as they saw it
-  const own = ownWords(a);
-  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
-}
-
-function ownWords(a) {
-  const chosen = a.options || (a.option ? [a.option] : []);
-  if (chosen.length === 0) return a.answer;
-  const join = chosen.map(o => o.value || o.label).join(", ");
-  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
-}
-
-async function send(card, body) {
-  if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true, card.note.textContent = "";
-  let res = null, refusal = {};
-  try {
-    res = await fetch("questions/" + encodeURIComponent(card.id), {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 204) refusal = await res.json().catch(() => ({}));
-  } catch (e) {} // not sent: res stays null
-  card.sending = false;
-  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
-  else if (res.status === 204) {
-    card.sent = body.action;
-    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
-    else if (card.batch) sentIn.set(card.batch, body.action);
-    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
-  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
-  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
-  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
-  if (card.left !== undefined) end(card, card.left);
-}
-
-function refuse(card, why) {
-  card.note.classList.add("refused"), card.note.textContent = why;
-}
-
-function tick() {
-  for (const d of document.querySelectorAll("[data-deadline]")) {
-    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
-    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
-  }
-}
-
-// connect follows the event stream, naming the questions shown, so that
-// the stream tells how those that closed meanwhile ended. It reconnects
-// itself, a second after an error, once a check says the token is right.
-function connect() {
-  if (clearTimeout(retry), source) source.close();
-  const open = Array.from(cards.keys()).join(",");
-  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data)));
-  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
-}
-
-async function recheck() {
-  try {
-    const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
-    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
-  } catch (e) {}
-  connect();
-}
-
-function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
-  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-  try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
-  if (token !== "") return connect();
-  if (source) source.close(), clearTimeout(retry);
-  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
-}
-
-// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
-// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
-const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
-function track() {
-  for (const c of box.querySelectorAll("label, button, input, summary")) {
-    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
-    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
-    placed.set(c, at);
-  }
-}
-watch.observe(box), watch.observe(statusLine);
-box.addEventListener("click", e => {
-  track(); // a change laid out since the last observation, and not painted yet
-  const c = e.target.closest("label, button, input, summary");
-  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
-}, true);
-addEventListener("hashchange", start);
-setInterval(tick, 1000);
-start();
-`
 
 // ----------------------------------------------------------------------------
 // Replay
@@ -4609,3 +4283,332 @@ func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer,
 	given, err := bp.AskAll(ctx, reqs)
 	return checkBatch(reqs, given, err)
 }
+
+// ----------------------------------------------------------------------------
+// Inbox: the web page
+
+// pageCSP returns the page's Content-Security-Policy. It allows the page's
+// own script and style by their hashes, and requests to its own origin, and
+// nothing else. It uses hashes, not a nonce, since the page is static.
+func pageCSP() string {
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
+		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// inboxPage is the page that [Inbox.Handler] serves at its root. It is
+// static. The questions come from its routes, read with the token in the
+// page's URL fragment, which never reaches a server or its log.
+const inboxPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Questions</title>
+<style>` + pageStyle + `</style>
+</head>
+<body>
+<main>
+<h1>Questions from your agent</h1>
+<p id="status" role="status">Connecting…</p>
+<div id="questions"></div>
+<section id="ended" hidden><h2>Closed</h2></section>
+</main>
+<script>` + pageScript + `</script>
+</body>
+</html>
+`
+
+// pageStyle is the page's style sheet. The model's text sits in frames
+// (.text, .said) outside every control's clickable area, with line
+// feeds kept only where Validate allows them, and in boxes that scroll, so
+// that no text draws a row of the page's own or pushes one out of view.
+const pageStyle = `
+:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
+body { margin: 0; }
+main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.25rem; margin: 0; }
+h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
+#status { margin: .25rem 0 1rem; }
+.batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
+form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
+.meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
+.header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
+.question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
+.desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
+.gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
+legend { font-size: .875rem; padding: 0; }
+.option { margin: .5rem 0; }
+label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
+label.pick:hover { background: #8882; }
+label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
+label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
+.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
+.badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
+label.own { display: block; font-size: .875rem; margin: .5rem 0; }
+label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
+.buttons { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: .75rem; }
+button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
+button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
+button:disabled { opacity: .5; }
+.note, .why { font-weight: 600; margin: .5rem 0 0; }
+.note:empty, .why:empty { display: none; }
+.refused { color: #c0262d; }
+summary { line-height: 2.75rem; cursor: pointer; }
+:focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
+`
+
+// pageScript is the page's script. It writes text only with textContent.
+const pageScript = `
+"use strict";
+const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
+const cards = new Map(); // open question ID -> the card that shows it
+const groups = new Map(); // batch -> the section of its open questions
+const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
+let token = "", source = null, retry = 0, still = 0;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
+  return e;
+}
+
+function render(list) {
+  const open = new Set(list.map(q => q.id));
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const q of list) {
+    const card = cards.get(q.id);
+    if (!card) show(q);
+    else if (q.hint && !card.sending) refuse(card, q.hint);
+  }
+  tick(); // once a render, not once a question: the work of a render follows the list
+  const n = list.length;
+  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
+  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
+}
+
+function show(q) {
+  const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
+  const form = el("form"), body = el("div"), meta = el("p", "meta");
+  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
+  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
+  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
+  if (meta.childNodes.length > 0) body.append(meta);
+  if (r.header) body.append(el("div", "text header", r.header));
+  const text = el("div", "text question", r.question);
+  text.id = "q-" + q.id;
+  form.setAttribute("aria-labelledby", text.id);
+  body.append(text);
+  if (opts.length > 0) {
+    const set = el("fieldset");
+    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
+    for (const o of opts) {
+      const row = el("div", "option"), label = el("label", "pick"), input = el("input");
+      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
+      label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
+      if (o.recommended) label.append(el("span", "badge", "Recommended"));
+      row.append(label);
+      if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
+      set.append(row);
+    }
+    body.append(set);
+  }
+  let own = null;
+  if (opts.length === 0 || r.allowCustom !== false) {
+    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
+    own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
+    label.append(own);
+    body.append(label);
+    if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
+      own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
+      for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
+    }
+  }
+  const note = el("p", "note"), buttons = el("div", "buttons");
+  note.setAttribute("role", "alert");
+  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
+  submit.type = "submit", decline.type = dismiss.type = "button";
+  buttons.append(submit, decline, dismiss);
+  body.append(buttons, note); // a refusal moves none of the question's own controls
+  form.append(el("p", "why"), body);
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
+  form.addEventListener("submit", e => {
+    e.preventDefault();
+    const content = {}, chosen = picks(form, true).map(i => i.value);
+    if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
+    if (own && own.value.trim() !== "") content.text = own.value;
+    send(card, {action: "accept", content});
+  });
+  decline.addEventListener("click", () => send(card, {action: "decline"}));
+  dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
+  cards.set(q.id, card);
+  parent.append(form);
+  if (q.hint) refuse(card, q.hint);
+}
+
+function picks(form, checked) {
+  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
+}
+
+// end shows how a question ended: the outcome from the stream, or null
+// when the Inbox no longer knows. Its controls show what was answered, and
+// the card moves below the open ones, collapsed.
+function end(card, outcome) {
+  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
+  if (!cards.delete(card.id)) return;
+  const group = card.form.parentElement;
+  card.form.remove();
+  if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
+  const [why, answer] = describe(card, outcome);
+  for (const i of picks(card.form, false)) i.checked = false;
+  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
+  const own = card.form.querySelector("input[type=text]");
+  if (own) own.value = answer ? ownWords(answer) : "";
+  for (const c of card.form.elements) c.disabled = true;
+  for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
+  card.form.querySelector(".why").replaceChildren(...why);
+  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
+  more.append(el("summary", "", "Show the question"), card.body);
+  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
+  closed.hidden = false;
+  closed.insertBefore(card.form, closed.children[1] || null);
+  if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
+  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+    for (const other of closed.querySelectorAll("form[data-batch]"))
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
+}
+
+// describe returns the line that says how a question ended, and the
+// answer its controls show, if any.
+function describe(card, o) {
+  if (!o) return [["This question is no longer open."], null];
+  if (o.error) {
+    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
+    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
+    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
+    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
+    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
+    return [["Closed: ", said(o.error.message)], null];
+  }
+  const a = o.answer, via = a.via || "";
+  if (card.sent) return [["You answered: ", said(picked(a))], a];
+  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
+    return [["The batch was answered ", ...where(via), "."], null];
+  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
+}
+
+function where(via) { // the UI that answered, in the page's words, or framed as the host named it
+  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
+}
+
+function said(text) {
+  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
+  return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
+}
+
+function picked(a) { // what the human picked or typed, as they saw it
+  const own = ownWords(a);
+  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
+}
+
+function ownWords(a) {
+  const chosen = a.options || (a.option ? [a.option] : []);
+  if (chosen.length === 0) return a.answer;
+  const join = chosen.map(o => o.value || o.label).join(", ");
+  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
+}
+
+async function send(card, body) {
+  if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
+  card.sending = true, card.note.textContent = "";
+  let res = null, refusal = {};
+  try {
+    res = await fetch("questions/" + encodeURIComponent(card.id), {
+      method: "POST",
+      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 204) refusal = await res.json().catch(() => ({}));
+  } catch (e) {} // not sent: res stays null
+  card.sending = false;
+  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
+  else if (res.status === 204) {
+    card.sent = body.action;
+    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    else if (card.batch) sentIn.set(card.batch, body.action);
+    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
+  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
+  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  if (card.left !== undefined) end(card, card.left);
+}
+
+function refuse(card, why) {
+  card.note.classList.add("refused"), card.note.textContent = why;
+}
+
+function tick() {
+  for (const d of document.querySelectorAll("[data-deadline]")) {
+    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
+    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
+    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
+  }
+}
+
+// connect follows the event stream, naming the questions shown, so that
+// the stream tells how those that closed meanwhile ended. It reconnects
+// itself, a second after an error, once a check says the token is right.
+function connect() {
+  if (clearTimeout(retry), source) source.close();
+  const open = Array.from(cards.keys()).join(",");
+  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
+  source.addEventListener("questions", e => render(JSON.parse(e.data)));
+  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
+  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
+}
+
+async function recheck() {
+  try {
+    const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
+    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
+  } catch (e) {}
+  connect();
+}
+
+function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
+  if (token !== "") return connect();
+  if (source) source.close(), clearTimeout(retry);
+  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
+}
+
+// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
+// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
+const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
+function track() {
+  for (const c of box.querySelectorAll("label, button, input, summary")) {
+    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
+    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
+    placed.set(c, at);
+  }
+}
+watch.observe(box), watch.observe(statusLine);
+box.addEventListener("click", e => {
+  track(); // a change laid out since the last observation, and not painted yet
+  const c = e.target.closest("label, button, input, summary");
+  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+}, true);
+addEventListener("hashchange", start);
+setInterval(tick, 1000);
+start();
+`
