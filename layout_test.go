@@ -75,12 +75,14 @@ func TestContributingMatchesTree(t *testing.T) {
 	}
 }
 
-// TestProviderPartsDependOneWay: each part of provider.go uses, of the
-// file's own top-level names, only its own, those of the registry (the first
-// part), those of the part the providers share (the second), and those of its
-// sub-parts ("Replay: sealed state" belongs to "Replay"). The registry uses
-// no part after it, and the shared part only the registry. So the registry
-// knows no provider, and no provider leans on another's internals.
+// TestProviderPartsDependOneWay: provider.go opens with its map, a comment
+// above package that names its parts in order, one row each, as their
+// "// ----" lines title them. Each part uses, of the file's own top-level
+// names, only its own, those of the registry (the first part), those of the
+// part the providers share (the second), and those of its sub-parts
+// ("Replay: sealed state" belongs to "Replay"). The registry uses no part
+// after it, and the shared part only the registry. So the registry knows no
+// provider, and no provider leans on another's internals.
 func TestProviderPartsDependOneWay(t *testing.T) {
 	src, err := os.ReadFile("provider.go")
 	if err != nil {
@@ -114,7 +116,21 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 		}
 		return title
 	}
-	registry, shared := parts[0].title, parts[1].title
+	head, _, _ := strings.Cut(string(src), "\npackage ")
+	var mapped, titles []string
+	for _, l := range strings.Split(head, "\n") {
+		if row, ok := strings.CutPrefix(l, "//\t"); ok { // "//\tTitle  what the part holds"
+			title, _, _ := strings.Cut(row, "  ")
+			mapped = append(mapped, title)
+		}
+	}
+	for _, p := range parts {
+		titles = append(titles, p.title)
+	}
+	if !slices.Equal(mapped, titles) {
+		t.Fatalf("provider.go's map above package names the parts\n%q\nits // ---- lines title them\n%q", mapped, titles)
+	}
+	registry, shared := mapped[0], mapped[1]
 	mayUse := func(user, in string) bool {
 		provider := func(title string) string {
 			before, _, _ := strings.Cut(title, ":")

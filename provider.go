@@ -1,3 +1,23 @@
+// The seam a tool asks through, and the providers the package ships. The
+// file reads in parts, each opened by a "// ----" line and its title.
+//
+//	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll
+//	Shared by the providers            Pending, Claim, WithClaim, EndedElsewhere, ctxErr, errStopped
+//	Terminal                           NewTerminal's Provider, on a text terminal
+//	Form                               NewForm's Provider, for clients that render forms
+//	Inbox                              a Provider for a UI outside the process
+//	Inbox: the handler and its routes  Inbox.Handler, which serves an Inbox to a web browser
+//	Replay                             a Provider for hosts that cannot wait: the record and its runs
+//	Replay: sealed state               Seal and OpenReplay
+//	Replay: the record's JSON          the record's JSON and its strict reader
+//	FirstOf                            a Provider that asks several UIs at once
+//	Inbox: the web page                the page's HTML, style, script and CSP
+//
+// Each part uses the registry, the shared part and its own sub-parts
+// ("Inbox: the web page" belongs to "Inbox"), never another provider's
+// part. The registry uses no part after it, and the shared part only the
+// registry. TestProviderPartsDependOneWay checks both.
+
 package userinteraction
 
 import (
