@@ -2,7 +2,7 @@
 // file reads in parts, each opened by a "// ----" line and its title.
 //
 //	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll
-//	Shared by the providers            Pending, Claim, WithClaim, EndedElsewhere, ctxErr, errStopped
+//	Shared by the providers            Pending, Claim, WithClaim, EndedElsewhere, ctxErr, goCall
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
 //	Inbox                              a Provider for a UI outside the process
@@ -687,11 +687,37 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// errStopped is the error of a call that a provider made on a goroutine of
-// its own and that ended that goroutine without returning or panicking with
-// a value: runtime.Goexit, or panic(nil) under GODEBUG=panicnil=1. The
-// Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
+// errStopped is the error of a call that goCall made and that ended its
+// goroutine without returning or panicking with a value: runtime.Goexit, or
+// panic(nil) under GODEBUG=panicnil=1. The Terminal's reads and writes, a
+// Form's elicit and FirstOf's members share it.
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
+
+// goCall calls f on a goroutine of its own, so that its caller can stop
+// waiting for it. It sends what came of the call on done, which has room for
+// it, so the goroutine never blocks. It always sends, so that a panic or a
+// Goexit leaves no caller waiting. A panic is sent as called.panicked, for
+// the caller to raise again on its own goroutine. Raised on this one, it
+// would end the process. A call that did not return sends stopped, the
+// caller's fallback.
+func goCall[T any](done chan<- called[T], stopped T, f func() T) {
+	go func() {
+		c := called[T]{value: stopped}
+		defer func() {
+			if v := recover(); v != nil {
+				c.panicked = v
+			}
+			done <- c
+		}()
+		c.value = f()
+	}()
+}
+
+// called is what came of a call that goCall made.
+type called[T any] struct {
+	value    T   // what the call returned, or goCall's stopped
+	panicked any // what the call panicked with, or nil
+}
 
 // ----------------------------------------------------------------------------
 // Terminal
@@ -706,10 +732,10 @@ type Terminal struct {
 	turn chan struct{} // holds a token while a question or a batch is asked
 
 	// Guarded by turn.
-	read    chan line    // the read in flight, or nil
-	written chan written // the last write in flight, or nil
-	midLine bool         // the last output is a prompt that no line answered
-	columns int          // the width of the last question's rows
+	read    chan called[line]  // the read in flight, or nil
+	written chan called[error] // the last write in flight, or nil
+	midLine bool               // the last output is a prompt that no line answered
+	columns int                // the width of the last question's rows
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -1466,7 +1492,7 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 		if w.panicked != nil {
 			panic(w.panicked)
 		}
-		return w.err
+		return w.value
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -1475,28 +1501,24 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 // post starts writing s after the write in flight, and returns the channel
 // that receives its outcome. Nobody waits for a post of its own. Its error
 // is lost, and the next write raises its panic.
-func (t *Terminal) post(s string) chan written {
+func (t *Terminal) post(s string) chan called[error] {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
 	before := t.written
-	done := make(chan written, 1)
-	go func() {
-		w := written{err: errStopped}
-		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-			if v := recover(); v != nil {
-				w = written{panicked: v}
-			}
-			done <- w
-		}()
+	done := make(chan called[error], 1)
+	goCall(done, errStopped, func() error {
 		if before != nil {
-			if w = <-before; w.panicked != nil { // its error was the interrupted ask's to report
-				return
+			// Its error was the interrupted ask's to report. Its panic is
+			// this write's, and nothing is written after it.
+			if w := <-before; w.panicked != nil {
+				panic(w.panicked)
 			}
 		}
-		_, w.err = io.WriteString(t.out, s)
-	}()
+		_, err := io.WriteString(t.out, s)
+		return err
+	})
 	t.written = done
 	return done
 }
@@ -1510,7 +1532,7 @@ func (t *Terminal) dropStale() bool {
 	}
 	select {
 	case l := <-t.read:
-		if l.err != nil || l.panicked != nil {
+		if l.value.err != nil || l.panicked != nil {
 			t.read <- l
 			return false
 		}
@@ -1526,25 +1548,16 @@ func (t *Terminal) dropStale() bool {
 // flight, and its line is dropped if it comes before the next question.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
-		read := make(chan line, 1)
-		go func() {
-			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
-			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-				if v := recover(); v != nil {
-					l = line{panicked: v}
-				}
-				read <- l
-			}()
-			l = t.scanLine()
-		}()
-		t.read = read
+		t.read = make(chan called[line], 1)
+		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
 	select {
-	case l := <-t.read:
+	case c := <-t.read:
 		t.read = nil
-		if l.panicked != nil {
-			panic(l.panicked)
+		if c.panicked != nil {
+			panic(c.panicked)
 		}
+		l := c.value
 		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
 		return l, l.err
 	case <-ctx.Done():
@@ -1586,16 +1599,6 @@ type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
-	// panicked is what the reader panicked with, or nil. It is recovered on
-	// the Terminal's goroutine so that Ask raises it again on the caller's, as
-	// a provider's panic.
-	panicked any
-}
-
-// written is the outcome of a write to a Terminal's output.
-type written struct {
-	err      error
-	panicked any // what the writer panicked with, as in line
 }
 
 // reply reads l, the human's reply to req, as the answer a provider returns,
@@ -2222,26 +2225,19 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 // send sends form through f's elicit on a goroutine of its own, so that ctx
 // can end the wait even when elicit ignores ctx. The goroutine ends when
 // elicit returns. Its channel has room for the late response, which nobody
-// reads.
+// reads, and a panic after ctx ended is dropped with it.
 func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
-	done := make(chan elicited, 1)
-	go func() {
-		// Always sends. A panic, or runtime.Goexit, must not leave Ask waiting.
-		e := elicited{err: errStopped}
-		defer func() {
-			if v := recover(); v != nil {
-				e = elicited{panicked: v}
-			}
-			done <- e
-		}()
-		e.action, e.content, e.err = f.elicit(ctx, form)
-	}()
+	done := make(chan called[elicited], 1)
+	goCall(done, elicited{err: errStopped}, func() elicited {
+		action, content, err := f.elicit(ctx, form)
+		return elicited{action, content, err}
+	})
 	select {
 	case e := <-done:
 		if e.panicked != nil {
 			panic(e.panicked)
 		}
-		return e.action, e.content, e.err
+		return e.value.action, e.value.content, e.value.err
 	case <-ctx.Done():
 		return "", nil, ctx.Err()
 	}
@@ -2252,11 +2248,6 @@ type elicited struct {
 	action  string
 	content map[string]any
 	err     error
-	// panicked is what elicit panicked with, or nil. It is recovered on the
-	// Form's goroutine so that Ask raises it again on the caller's. A panic
-	// after ctx ended is dropped with the late response. Raised on the Form's
-	// goroutine, it would end the process.
-	panicked any
 }
 
 // ----------------------------------------------------------------------------
@@ -4122,10 +4113,9 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 
 // A runOutcome is how one provider's part of a race ended.
 type runOutcome struct {
-	index    int // the provider's place in the arguments of FirstOf
-	answers  []Answer
-	err      error
-	panicked any // the value of the provider's panic, or nil
+	index   int // the provider's place in the arguments of FirstOf
+	answers []Answer
+	err     error
 }
 
 // outcome returns the question's Outcome that o stands for, once it won: the
@@ -4214,29 +4204,26 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 		r.members[i] = m
 	}
 	// Buffered, so that no provider's goroutine waits to report its outcome.
-	outcomes := make(chan runOutcome, len(f.providers))
+	outcomes := make(chan called[runOutcome], len(f.providers))
 	for i, p := range f.providers {
-		go func(i int, p Provider) {
-			o := runOutcome{index: i, err: errStopped}
-			defer func() { // always sends: a panic, or Goexit, must not leave the race waiting
-				if v := recover(); v != nil {
-					o = runOutcome{index: i, panicked: v}
-				}
-				outcomes <- o
-			}()
-			o.answers, o.err = ask(r.members[i].ctx, p)
-		}(i, p)
+		i, p := i, p
+		goCall(outcomes, runOutcome{index: i, err: errStopped}, func() runOutcome {
+			answers, err := ask(r.members[i].ctx, p)
+			return runOutcome{i, answers, err}
+		})
 	}
 	byIndex := make([]runOutcome, len(f.providers))
-	var win, panicked *runOutcome
+	var win *runOutcome
+	var panicked any // the first provider's panic
 	for range f.providers {
-		o := <-outcomes
+		c := <-outcomes
+		o := c.value
 		byIndex[o.index] = o
 		r.members[o.index].withdraw(nil) // returned: its context is done with
 		switch {
-		case o.panicked != nil:
+		case c.panicked != nil:
 			if panicked == nil {
-				panicked = &o
+				panicked = c.panicked
 				withdrawAll(errPanicElsewhere)
 			}
 		case win == nil && panicked == nil && wins(o.err) && r.members[o.index].claim(o.outcome()):
@@ -4245,7 +4232,7 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 	}
 	switch {
 	case panicked != nil:
-		panic(panicked.panicked) // nothing is swallowed, not even after a win
+		panic(panicked) // nothing is swallowed, not even after a win
 	case win != nil:
 		return win.answers, win.err
 	case ctx.Err() != nil:
