@@ -55,34 +55,34 @@ import (
 
 // Provider answers questions on behalf of the human. A UI surface implements
 // it and becomes the active provider of a [Registry] with [Register].
-//
-// Ask may be called concurrently, once per question, on the asking tool's
-// goroutine. ctx carries the caller's values. It is done when the caller
-// gives up or the registration is disposed. Ask should then return soon,
-// typically with ctx.Err().
-//
-// Ask returns [Option.Answer] of the picked option, [Pick] of several, or
-// Answer{Text: typed} for the human's own words. [Registry.Ask] completes
-// and checks it. A refusal to answer is NewError([CodeAskDeclined], ...).
-// A dismissed question is NewError([CodeAskCancelled], ...). A provider
-// that tells its human their answer was taken calls [Claim] first.
-//
-// Ask must not modify req or its options, as an http.Handler must not
-// modify its Request. The same holds for every provider method given
-// requests.
 type Provider interface {
+	// Ask asks the human req and returns their answer. It may be called
+	// concurrently, once per question, on the asking tool's goroutine. ctx
+	// carries the caller's values. It is done when the caller gives up or
+	// the registration is disposed, and Ask should then return soon,
+	// typically with ctx.Err().
+	//
+	// The answer is [Option.Answer] of the picked option, [Pick] of several,
+	// or Answer{Text: typed} for the human's own words. [Registry.Ask]
+	// completes and checks it. A refusal to answer is
+	// NewError([CodeAskDeclined], ...), and a dismissed question
+	// NewError([CodeAskCancelled], ...). A provider that tells its human
+	// their answer was taken calls [Claim] first.
+	//
+	// Ask must not modify req or its options, as an http.Handler must not
+	// modify its Request.
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
 // BatchProvider is a [Provider] that can show several questions at once, in
 // one dialog, form or round trip. It is optional, as io.WriterTo is for an
 // io.Writer. [Registry.AskAll] uses it when the active provider has it.
-//
-// AskAll answers reqs in order, under the rules of Ask. It returns one answer
-// per request, or the answers before the failed question and its error. It
-// must not keep reqs.
 type BatchProvider interface {
 	Provider
+
+	// AskAll answers reqs in order, under the rules of Ask. It returns one
+	// answer per request, or the answers before the failed question and its
+	// error. It must not modify or keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -98,13 +98,9 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Registry holds the single active [Provider] of one scope, typically one
-// agent session. A host puts it in the session's context with [WithRegistry].
-//
-// The zero value is an empty registry ready to use. A nil *Registry never has
-// a provider. Its Ask returns [CodeNoProvider], and its Register
-// [CodeNoRegistry]. A Registry is safe for concurrent use and must not be
-// copied after first use.
+// Registry holds the single active [Provider] of one scope, such as an agent
+// session. Its zero value is ready to use, and a nil *Registry has none. It
+// is safe for concurrent use and must not be copied after first use.
 type Registry struct {
 	// Ended, when set, is called once for every question asked through the
 	// registry, once it ended and before Ask or AskAll returns, on the asking
@@ -157,20 +153,20 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return FromContext(ctx).AskAll(ctx, reqs)
 }
 
-// Register makes p the active provider of r. It returns dispose, the func
-// that unregisters p. It fails, leaving r as it was, with these codes.
+// Register makes p the active provider of r. It returns dispose, which
+// unregisters p. It fails, leaving r as it was, with these codes.
 //
 //   - [CodeNoRegistry] when r is nil.
 //   - [CodeInvalidProvider] when p is a nil interface, or a nil pointer or
 //     func of any type.
 //   - [CodeDuplicateProvider] when another provider is active.
 //
-// dispose is never nil. After a failed Register it does nothing. Its first
-// call removes p and cancels the contexts of the asks p is answering. Those
-// asks return [CodeAskAborted], unless p answers anyway and the answer is
-// kept. p is not called again. Later calls do nothing, and so does a stale
-// dispose after another Register. dispose may be called from any goroutine,
-// p.Ask included, and never waits for p.
+// dispose is never nil, and does nothing after a failed Register. Its first
+// call removes p and cancels the contexts of the asks p is answering. They
+// return [CodeAskAborted], unless p still answers. p is not called again.
+// Later calls do nothing, as does a stale dispose after another Register.
+// dispose may be called from any goroutine, p.Ask included, and never waits
+// for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
@@ -194,27 +190,25 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks req of the active provider of r and waits for the answer. It is
-// safe for concurrent use. It takes these steps, in order.
+// Ask asks req of the active provider of r and waits for the answer. It
+// takes these steps, in order.
 //
-//  1. A nil ctx is [CodeInvalidRequest]. A done ctx is [CodeAskAborted].
-//  2. An invalid req is the [CodeInvalidRequest] of [Request.Validate].
+//  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
+//  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. The provider is called on the caller's goroutine, holding no lock. Its
-//     context carries ctx's values. That context is done when ctx is done or
-//     the registration is disposed, and the provider is not called after.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is. A
-//     [CodeAskAborted] of this ask's disposal is mapped, and so is an error
-//     without a code. Once the context ended, it maps to [CodeAskAborted].
-//     That wraps ctx.Err() and context.Cause(ctx) when ctx ended. It does
-//     not wrap [context.Canceled] when the disposal ended it. Otherwise it
-//     maps to [CodeProviderFailed], with the error as its cause.
-//  6. The answer is completed and checked against req, as [Answer] says.
-//     A broken rule is [CodeInvalidAnswer].
+//  4. Unless its context is done already, the provider is called on the
+//     caller's goroutine, holding no lock. That context carries ctx's values,
+//     and ends with ctx or with the registration.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is. Any
+//     other is [CodeProviderFailed], or [CodeAskAborted] once the context
+//     ended. That wraps ctx.Err() and context.Cause(ctx) when ctx ended, but
+//     no [context.Canceled] after a disposal.
+//  6. The answer is completed and checked as [Answer] says, and a broken
+//     rule is [CodeInvalidAnswer].
 //
-// An answer is returned even when ctx ended or the provider was disposed
-// meanwhile. A panic in the provider propagates to the caller and leaves r
-// consistent. Then r.Ended is called with the outcome, when set.
+// The provider's answer is returned even after ctx ended or a disposal. A
+// panic in the provider propagates and leaves r consistent. Then r.Ended,
+// when set, gets the outcome.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	ans, err := r.ask(ctx, req)
 	if r != nil && r.Ended != nil {
@@ -239,17 +233,17 @@ func (r *Registry) ask(ctx context.Context, req Request) (Answer, error) {
 	return a.askProvider(&req, "")
 }
 
-// AskAll asks the active provider of r several questions at once. It returns
-// their answers in order. It is Ask for a batch, and steps 1 to 3 apply to
+// AskAll asks the active provider of r several questions at once, and
+// returns their answers in order. Steps 1 to 3 of [Registry.Ask] apply to
 // the whole call. No requests, or an invalid one, is [CodeInvalidRequest]
-// naming it ("questions[2]: ..."). A [BatchProvider] is asked once. Any other
-// provider is asked one request after another. Each answer is checked
-// against its request, and [CodeInvalidAnswer] names the question. Errors
-// are mapped as by Ask, and a disposal aborts the rest of the batch.
+// naming it ("questions[2]: ..."). A [BatchProvider] is asked once, and any
+// other provider one request after another. Each answer is checked against
+// its request, and [CodeInvalidAnswer] names the question. Errors map as in
+// Ask, and a disposal aborts the rest of the batch.
 //
-// On an error, AskAll returns it with the answers given before it, a
-// possibly empty prefix of reqs. Then r.Ended is called for each request in
-// order, when set. The requests after the answered ones get the error.
+// On an error, AskAll returns it with the answers before it. Then r.Ended is
+// called for each request in order, when set. The requests after the
+// answered ones get the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	answers, err := r.askAll(ctx, reqs)
 	if r != nil && r.Ended != nil {
@@ -495,31 +489,20 @@ func checkCtx(ctx context.Context) error {
 
 // Pending is a question that waits for an outcome. A [Replay] run asked it
 // and had none recorded, or it is open in an [Inbox]. The host asks the
-// human and records the outcome under ID, or responds with it.
-//
-// Batch is shared by the questions of one AskAll, so a UI can show them as
-// one dialog. It is empty for a lone Ask. Index is the question's place in
-// its batch, from 0, and Count the number of questions in the batch (0 for
-// a lone Ask), so a UI can say "Question 2 of 3". Hint says why the last
-// response was refused, for the UI to lead with. Deadline is the asker's
-// deadline, when its context has one (Inbox only).
-//
-// Its JSON is {"id", "request", "batch"?, "index"?, "count"?, "hint"?,
-// "deadline"?}, with the deadline in RFC 3339.
+// human, and records or responds with the outcome under ID.
 type Pending struct {
 	ID       string
 	Request  Request
-	Batch    string
-	Index    int
-	Count    int
-	Hint     string
-	Deadline time.Time
+	Batch    string    // shared by the questions of one AskAll, empty for a lone Ask
+	Index    int       // the question's place in its batch, from 0
+	Count    int       // the number of questions in its batch, 0 for a lone Ask
+	Hint     string    // why the last response was refused, for the UI to lead with
+	Deadline time.Time // the asker's deadline, when its context has one (Inbox only)
 }
 
 // Elicitation returns [Request.Elicitation] of q's request. Its message is
-// led by the Hint, when there is one, and then by "Question 2 of 3." for a
-// batch of several questions, each on a line of its own. A client may show
-// a batch's forms in any order.
+// led by the Hint, when there is one, and then by "Question 2 of 3." in a
+// batch of several, each on a line of its own.
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Count > 1 {
@@ -544,7 +527,8 @@ type wirePending struct {
 	Deadline *time.Time  `json:"deadline,omitempty"`
 }
 
-// MarshalJSON encodes q as described on [Pending].
+// MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
+// "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
 	return json.Marshal(q.wire())
 }
@@ -567,7 +551,7 @@ func (w *wirePending) pending() Pending {
 	return q
 }
 
-// UnmarshalJSON decodes the JSON object described on [Pending] into q,
+// UnmarshalJSON decodes the JSON object of [Pending.MarshalJSON] into q,
 // replacing every field.
 func (q *Pending) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
@@ -582,34 +566,27 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 }
 
 // Claim reports whether o, the answer or decline that a provider is about
-// to confirm to its human, is the question's outcome, and takes it when so.
-// A provider that tells its human "your answer was taken" calls Claim first,
-// with the ctx of its Ask, and tells them so only when Claim returns true.
-// In a [FirstOf] race only the first UI to claim wins, and none once the
-// asker stopped. A claim of [WithClaim] is asked too. Elsewhere Claim
-// returns true.
+// to confirm to its human, is the question's outcome, and takes it if so. A
+// provider calls Claim with the ctx of its Ask before it tells its human
+// their answer was taken. It tells them only when Claim returns true. In a
+// [FirstOf] race only the first claim wins, and none once the asker
+// stopped. A claim of [WithClaim] is asked too. Elsewhere Claim returns
+// true.
 func Claim(ctx context.Context, o Outcome) bool {
 	c, _ := ctx.Value(claimKey{}).(claimer)
 	return c == nil || c.claim(o)
 }
 
 // WithClaim returns a copy of ctx for a provider to ask another UI under.
-// Before that UI tells its human that their answer was taken, it calls
-// [Claim], and so claim, with the question's [Outcome]. It takes the
-// outcome only when claim returns true, and refuses it otherwise. The Inbox
-// claims in Respond, before its page is told. A refused outcome is [CodeNotPending] there, and
-// the question stays open.
-//
-// A host that must keep the human's answer through a crash uses it. Its
-// claim writes the outcome to durable storage and reports whether that
-// worked. So a page never says "answered" for an answer that a crash could
-// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
-// decides first, and claim is called only when it agrees.
-//
-// claim runs on the UI's goroutine, while the UI holds the question, so no
-// other answer to it comes between. It may block for a write. The Inbox
-// holds the question's call meanwhile, and its other questions go on. With a
-// nil claim, WithClaim returns ctx.
+// Before that UI tells its human their answer was taken, it calls [Claim],
+// and so claim, with the question's [Outcome]. The outcome is taken only
+// when claim returns true. The Inbox claims in Respond, and a refused
+// outcome is [CodeNotPending] there. A host that must keep answers through
+// a crash writes the outcome to durable storage in claim, and reports
+// whether that worked. A claimer that ctx holds already, such as a
+// [FirstOf] race, decides first. claim runs on the UI's goroutine while the
+// UI holds the question, and may block. With a nil claim, WithClaim returns
+// ctx.
 func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
 	if claim == nil {
 		return ctx
@@ -617,11 +594,9 @@ func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context 
 	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
 }
 
-// EndedElsewhere reports how the question ended on another UI, when that
-// ended ctx: a provider's ask that [FirstOf] withdrew because another UI
-// answered or declined. The Outcome is the winner's, its Answer with its
-// Via. For a batch it is the decline or the last answer. It reports false
-// for any other end of ctx, and while ctx is not done.
+// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
+// ask of ctx because another UI won. For a batch it is the decline or the
+// last answer. Otherwise, and while ctx is live, it reports false.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	if ctx == nil || ctx.Err() == nil {
 		return Outcome{}, false
@@ -723,9 +698,8 @@ type called[T any] struct {
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]. A zero Terminal's Ask is
-// [CodeInvalidProvider]. A Terminal is safe for concurrent use. Asks take
-// turns, each under its own ctx.
+// writer. Make one with [NewTerminal]. A Terminal is safe for concurrent use,
+// and its asks take turns.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -741,9 +715,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads the human's replies from in and
-// writes to out. It reads in through a buffer of its own, so in is for this
-// Terminal only. A nil in is an input that has ended. A nil out discards
-// what is written.
+// writes to out. It buffers in, so in serves this Terminal only. A nil in
+// has ended, and a nil out discards what is written.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -754,51 +727,22 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply. Its answer's Via is
-// "terminal".
+// Ask writes req and reads the human's reply, an answer with Via "terminal".
+// An invalid req is [CodeInvalidRequest], and a zero Terminal's Ask
+// [CodeInvalidProvider].
 //
-// It writes the agent, the header and the question, each row led by "|".
-// Then come the options, numbered from 1, a recommended one marked "*".
-// The rest of a long label, and the description, follow on rows indented
-// under the label and led by "|". A description takes at most three rows.
-// So no text of req starts a row as the Terminal's own rows do. A line
-// saying what Ask accepts ends the question, and how long the human has
-// when ctx has a deadline.
+// Each row of req's text is led by "|" or indented under an option's number.
+// Rows are as wide as $COLUMNS says, else the terminal, else 80 columns.
 //
-// Rows are as wide as $COLUMNS says, else as the terminal that out is (an
-// *os.File), else 80 columns, and at least 20. The standard library has no
-// call for a terminal's width on every system, so Ask reads it with stty,
-// where there is one. Wide characters and emoji take two columns, marks
-// none, and tabs are written as spaces. A terminal that gets narrower
-// wraps the rows again, and the rest of a row of the model's text then
-// starts a row. So a reply that comes once a row is wider than the
-// terminal is not taken, and the question is shown again at the new width.
+// Ask reads a line only while a question waits. A line picks options by
+// number ("2", "#2") or label, several with commas, or the recommended ones
+// when empty. Other text is the human's own answer, when
+// [Request.CustomAllowed]. Ask says why it refuses a line, and asks again.
 //
-// Then Ask reads one line, trimmed. It reads only while a question waits,
-// so piped answers answer questions in order. A line that arrived before the
-// question was shown is ignored, and a line says so. Digits of any script
-// are digits.
-//
-//   - A number picks that option. So does "#" and the number, always.
-//   - A label picks that option, compared as [Request.Validate] compares
-//     labels.
-//   - For MultiSelect, numbers and labels separated by commas pick several.
-//   - An empty line picks the recommended option or options.
-//   - Other text is the human's own answer, when [Request.CustomAllowed].
-//
-// A line of digits is a number, unless it is a label and no option has that
-// number. Ask refuses a line that could mean two things or mixes picks and
-// other words. It refuses a line over 1 MiB, and any other line it cannot
-// take. Each refusal is a line saying why, and the question is asked again.
-//
-// End of input, even within a line, is [CodeAskCancelled], as is a read
-// error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
-// and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
-// It first writes a line saying why: another UI answered or declined (see
-// [EndedElsewhere]), the deadline passed, or the asker stopped. An answer
-// that another UI beat by a moment is not taken, and Ask says so. A panic
-// of the reader or writer is raised again in Ask. Ask handles no signals:
-// run the tool step under signal.NotifyContext for Ctrl-C to cancel it.
+// End of input, or a read error, is [CodeAskCancelled], and a write error is
+// returned as it is. When ctx is done, Ask says why and returns ctx.Err(). A
+// panic of the reader or writer is raised in Ask. Run Ask under
+// signal.NotifyContext for Ctrl-C to cancel it.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -810,9 +754,8 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	return t.ask(ctx, &req, place{count: 1})
 }
 
-// AskAll asks reqs one after another, each headed with its place ("Question
-// 2 of 3"), with no other question in between. It returns the answers up to
-// the first error, as [BatchProvider] says. When another UI answers the
+// AskAll asks reqs as Ask does, one after another, each headed "Question 2
+// of 3", with no other question between them. When another UI answers the
 // batch, AskAll says that the answers typed here were not used.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
@@ -1100,13 +1043,14 @@ func fewMarks(s string) string {
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. A write that ctx
-// interrupted may have finished without saying so yet, so say waits for
-// it first. Its whole wait is at most sayWait: when a write is stuck in the
-// output, s follows it, and say returns.
+// them, so that they come before the host's next output. Its whole wait is
+// at most sayWait. When a write is stuck in the output, s follows it, and
+// say returns.
 func (t *Terminal) say(s string) {
 	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
+	// A write that ctx interrupted may have finished without saying so yet,
+	// so say waits for it first.
 	if t.written != nil {
 		select {
 		case w := <-t.written: // the interrupted write is done
@@ -1603,6 +1547,11 @@ type line struct {
 
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show. Its error is ctx's, when ctx ends first.
+// A label is compared as Validate compares labels, and digits of any script
+// are digits. "#" and a number always pick by number. A line of digits that
+// is a label picks that option. When another option has that number, the
+// line could mean two things and is refused. So is a line that mixes picks
+// and other words, or is over maxLine bytes.
 func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
@@ -2146,20 +2095,15 @@ func pickAll(req *Request, named []int) (Answer, string) {
 // ----------------------------------------------------------------------------
 // Form
 
-// ElicitFunc sends form as one form-mode elicitation/create. It returns the
-// action and content of the client's response. With MCP, form is the
-// request's params. With ACP, the host adds sessionId and toolCallId beside
-// it. An ElicitFunc may be called concurrently when its SDK allows it.
+// ElicitFunc sends form as one form-mode elicitation/create, and returns the
+// action and content of the client's response. form is MCP's params, to
+// which an ACP host adds sessionId and toolCallId. It may be called
+// concurrently if its SDK allows.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
 // Form is a [Provider] for MCP and ACP clients that render forms while the
-// tool call waits. It sends each question as [Request.Elicitation] through
-// its [ElicitFunc]. It maps the response back with [ElicitationAnswer]. Make
-// one with [NewForm].
-//
-// Form is safe for concurrent use when its ElicitFunc is. It has no AskAll,
-// so [Registry.AskAll] sends one form per question, in turn. A nil *Form, or
-// a Form without an ElicitFunc, fails each Ask with [CodeInvalidProvider].
+// tool call waits. It sends each question through the [ElicitFunc] given to
+// [NewForm]. It is safe for concurrent use when that ElicitFunc is.
 type Form struct {
 	elicit ElicitFunc
 }
@@ -2172,20 +2116,16 @@ func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
 
-// Ask sends req as a form and returns the human's answer, completed as
-// [Registry.Ask] completes it, with Via "form". An invalid req is
-// [CodeInvalidRequest] and is not sent.
+// Ask sends req as its [Request.Elicitation] and returns the human's answer,
+// read by [ElicitationAnswer] and completed as [Registry.Ask] completes it,
+// with Via "form". An invalid req is [CodeInvalidRequest], and a nil *Form
+// or one without an ElicitFunc [CodeInvalidProvider]. Neither is sent.
 //
-// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits
-// for a client that ignores ctx. A response that comes later is dropped. An
-// error from elicit is returned as it is. "decline" is [CodeAskDeclined],
-// and "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer]
-// cannot read is its [CodeInvalidAnswer], at once.
-//
-// A response that breaks the rules of [Answer] is not an answer. The form is
-// sent again, as [Pending.Elicitation] sends it, led by the line that says
-// why. After 3 such forms Ask returns [CodeInvalidAnswer] naming the last
-// broken rule.
+// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits.
+// An error of elicit, or of ElicitationAnswer such as a decline's, is
+// returned as it is. A response that breaks the rules of [Answer] sends the
+// form again, led by the reason, as [Pending.Elicitation] leads it. The third
+// such response is [CodeInvalidAnswer].
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
@@ -2254,15 +2194,9 @@ type elicited struct {
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks
-// the human, and delivers each outcome by ID with [Inbox.Respond], whenever
-// it connects. [Inbox.Changed] tells it when to read Pending again, and
-// [Inbox.Outcome] how a question that left it ended. [Inbox.Handler] serves
-// such a UI to a web browser.
-//
-// A question's ID is 128 bits from crypto/rand, in 32 lower-case hex digits.
-// Another session's UI cannot guess it, and no ID repeats. A UI shows each
-// text as it is, escaping only for its own markup, such as HTML ([Request]).
+// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks the
+// human, and delivers each outcome with [Inbox.Respond]. [Inbox.Handler]
+// serves such a UI to a web browser.
 //
 // The zero value is an empty Inbox ready to use. An Inbox is safe for
 // concurrent use and must not be copied after first use. Its methods need a
@@ -2277,11 +2211,10 @@ type Inbox struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question and waits for the outcome that
-// [Inbox.Respond] delivers. The question is open from then until its
-// outcome is delivered, or until ctx is done. Then it leaves Pending, and
-// Ask returns ctx.Err(). An outcome delivered before that is returned all
-// the same. An invalid req is [CodeInvalidRequest] and is not opened.
+// Ask opens req as a question, with an ID of 128 bits from crypto/rand in 32
+// lower-case hex digits, and waits for [Inbox.Respond]. When ctx is done
+// first, the question leaves Pending and Ask returns ctx.Err(). An invalid
+// req is [CodeInvalidRequest], and is not opened.
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -2293,14 +2226,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return answers[0], nil
 }
 
-// AskAll opens reqs at once, consecutive in Pending under one Batch, each
-// with its Index and the Count of reqs. It returns their answers in request
-// order. At the first error in request order, once the questions before it
-// are answered, it returns their answers and the error.
-// An error outcome closes the questions after it at once, and a done ctx
-// closes every open one, since their answers could not be returned.
-// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
-// none is opened.
+// AskAll opens reqs at once under one Batch, each with its Index and the
+// Count of reqs, and returns their answers in order. At the first error in
+// request order, once the questions before it are answered, it returns
+// their answers and the error. An error closes the questions after it, and
+// a done ctx every open one. Requests that [Registry.AskAll] refuses are
+// [CodeInvalidRequest], and none is opened.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2308,11 +2239,9 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return b.askAll(ctx, reqs, true)
 }
 
-// Pending returns the open questions, oldest first. A batch's questions are
-// consecutive, in request order. Each carries its asker's deadline, unless
-// it is past year 9999, which RFC 3339 cannot write. The result shares no
-// memory with b. It costs a copy of the list, whatever opened and closed
-// before.
+// Pending returns the open questions, oldest first, a batch's in request
+// order. Each has its asker's deadline, up to year 9999, which RFC 3339 can
+// write. The result shares no memory with b, and costs a copy of the list.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2345,28 +2274,20 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id, as a live provider
-// returns it. The outcome is err, or ans when err is nil. An ans without Via
-// gets "inbox". Respond returns nil when the outcome is delivered and the
-// question closed.
+// Respond delivers the outcome of the open question id: err, or ans when err
+// is nil. An ans without Via gets "inbox". Respond returns nil once the
+// outcome is delivered and the question closed.
 //
-// An ans that breaks a rule of [Answer] for the question's request is
-// refused with [CodeInvalidAnswer]. The question stays open for another
-// try, and its Hint becomes the line that tells the human why: a change of
-// Pending. An id that is not open (never asked, already answered, or given
-// up) is refused with [CodeNotPending], and nothing changes. So the first
-// Respond of a question wins.
+// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer]. The question
+// stays open, and its Hint, a change of Pending, tells the human why. An id
+// that is not open (never asked, answered, or given up) is [CodeNotPending],
+// and nothing changes. So the first Respond wins.
 //
-// In a [FirstOf] race, Respond confirms an answer or a decline only when no
-// other UI won first. When one did, Respond is [CodeNotPending], and the
-// question leaves Pending with the winner's outcome. In a batch, an answer
-// to one question of several decides nothing. The race is decided by the
-// error, or the answer to the last open question. A claim of the asker's
-// ctx ([WithClaim]) is asked the same way, and a refusal is
-// [CodeNotPending] too. While a claim runs, the questions of its call wait
-// for it: a Respond to one of them, and their asker who stops, wait until
-// the claim returns. The rest of the Inbox goes on meanwhile. A claim must
-// not call Respond for a question of its own call.
+// In a [FirstOf] race, or under [WithClaim], Respond claims a decline or the
+// answer to the call's last open question ([Claim]). A refused claim, or a
+// race that another UI won, is [CodeNotPending]. While a claim runs, the
+// call's questions wait for it, and the rest of the Inbox goes on. A claim
+// must not call Respond for a question of its own call.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2406,10 +2327,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	return nil
 }
 
-// Changed returns a channel that is closed at the next change of Pending:
-// a question opens, is answered or given up, or gets a Hint. Then call
-// Changed again. Call it before Pending to miss no change. A channel that
-// nobody waits on holds no goroutine.
+// Changed returns a channel that is closed at the next change of Pending: a
+// question opens, closes, or gets a Hint. Call Changed before Pending to miss
+// no change. A channel that nobody waits on holds no goroutine.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2423,20 +2343,13 @@ func (b *Inbox) Changed() <-chan struct{} {
 // false while the question is open, and for an id that b does not know. b
 // keeps the outcomes of the last 1,000 questions that left.
 //
-// The Outcome is what [Registry.Ask] returns for the question. An answer
-// through Respond keeps the Via it came with, "inbox" when none. An error
-// through Respond is kept as it came, or as [CodeProviderFailed] when it
-// has no code. When the asker's ctx ended first, it is [CodeAskAborted].
-// Its message says whether the deadline passed ("no answer came before the
-// deadline"), the asker stopped, or the Inbox was disposed.
-//
-// When [FirstOf] withdrew the question because another UI won, it is the
-// winner's outcome, as [EndedElsewhere] reports it. For a batch that is the
-// decline, or the answer to the batch's last question, for each of its
-// questions. When an error ended a batch, each question after the one it
-// ended reports that error, as [Registry.AskAll] does, also when it had an
-// answer. A question dismissed here in a race reports the dismissal. The
-// Inbox has dropped out then, and does not learn which UI won.
+// The Outcome is what [Registry.Ask] returns for the question. An ended ctx
+// is [CodeAskAborted], whose message says whether the deadline passed, the
+// asker stopped, or the Inbox was disposed. When [FirstOf] withdrew the
+// question, it is the winner's outcome for each question of the call, as
+// [EndedElsewhere] reports it. After an error ended a batch, each question
+// after it reports that error, as [Registry.AskAll] does. A question
+// dismissed here in a race reports the dismissal, not the winner.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2498,11 +2411,12 @@ func (r result) recorded() Outcome {
 // UI won. An outcome that decides the race claims it first: a decline, or
 // the answer to the last open question of a call that had no error. When
 // another UI won, the ask's open questions leave with its outcome. b.mu is
-// held, and released while the claim runs, since a claim may write to a
-// database. Meanwhile the questions of q's call wait (a.claiming), so that
-// no Respond confirms an outcome while another takes the race, and no
-// asker gives up an outcome that is being taken.
+// held, and released while the claim runs.
 func (b *Inbox) take(q *question, r result) bool {
+	// A claim may write to a database, so it runs without b.mu. Meanwhile
+	// the questions of q's call wait (a.claiming), so that no Respond
+	// confirms an outcome while another takes the race, and no asker gives
+	// up an outcome that is being taken.
 	a := q.ask
 	decides := a.err == nil && (r.err != nil || a.open == 1)
 	wins := r.err == nil || !isTypedNil(r.err) && CodeOf(r.err) == CodeAskDeclined
@@ -2796,54 +2710,28 @@ func (e *endings) set(id string, o Outcome) {
 // ----------------------------------------------------------------------------
 // Inbox: the handler and its routes
 
-// Handler returns an [http.Handler] that serves b to a web browser, as a
-// page of the open questions and the routes the page uses. Mount it under a
-// prefix of its own.
+// Handler returns an [http.Handler] that serves b to a web browser. Mount it
+// under a prefix, and give the human the link /ask/#token=....
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 //
-// The human opens the page at /ask/#token=..., a URL the host prints for
-// them. These are the routes, relative to the mount point.
+// Its routes are these.
 //
-//   - GET / is the page. It holds no question and needs no token.
-//   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
-//   - GET /events streams server-sent events. A "questions" event carries
-//     the same JSON at once and at every change. Before it, an "ended"
-//     event tells how each question that left since the last one ended:
-//     {"id": ..., "outcome": ...}, the [Inbox.Outcome] or null. The query
-//     parameter open lists the IDs a client shows, joined by commas. The
-//     first 1,000 count, each once. Then the first events tell how those
-//     of them that left ended.
-//   - POST /questions/{id} responds to question id. Its body is an MCP
-//     elicitation result, read by [ElicitationAnswer]. It is
-//     {"action":"accept","content":{"choice":...,"text":...}},
-//     {"action":"decline"} or {"action":"cancel"}. An answer's Via is
-//     "page".
+//   - GET / is the page.
+//   - GET /questions is [Inbox.Pending] as JSON.
+//   - GET /events sends that JSON as a "questions" event at every change,
+//     after an "ended" event {"id", "outcome"} ([Inbox.Outcome]) for each
+//     question that left. Query open names the IDs a client shows, to learn
+//     how they ended.
+//   - POST /questions/{id} responds with an MCP elicitation result
+//     ([ElicitationAnswer]), Via "page". It is 204, or 422 for a broken
+//     rule, with "hint", or 409 when not open, each with the [HarnessError]
+//     JSON. A bad body is 400, 413 or 415.
 //
-// A stream ends when its client goes away, when a write fails (as at the
-// server's WriteTimeout), and when the server shuts down:
-// [http.Server.Shutdown] does not wait for open tabs. The page reconnects.
-//
-// A POST is 204 when the outcome is delivered. An answer that breaks the
-// request's rules is 422, and the question stays open. A question that is
-// not open is 409. Both carry the [HarnessError] JSON, and a 422 adds
-// "hint", the question's Hint. A body that is no such result is 400, one
-// over 1 MiB is 413, and one that is not application/json is 415.
-//
-// Every route but the page needs token, as "Authorization: Bearer" or as the
-// query parameter token, which an EventSource can send. Without it a request
-// is 401, whatever its path or method. Then an unknown path is 404, and a
-// wrong method 405. The handler checks no Host, so a phone may reach it by
-// any name. Make token from crypto/rand. Handler panics when it is shorter
-// than 16 bytes. A token in the query may reach an access log, and the page
-// puts it there only for /events. The page reads the token after #token=
-// up to an "&", percent-decoded, and a "+" stays a "+".
-//
-// The page loads nothing from outside. Its Content-Security-Policy allows
-// only its own script and style. It writes every text as text, never as
-// HTML. The model's text sits in frames of the page's own, outside the
-// controls' clickable areas. The handler and the page use only what the
-// package exports, so another UI can do all they do.
+// Every route but the page needs token, as "Authorization: Bearer" or query
+// token, else 401. A query's token may reach an access log. Handler panics
+// for a token under 16 bytes. Make it with crypto/rand.
+// [http.Server.Shutdown] does not wait for open streams.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -2857,7 +2745,8 @@ const (
 	maxOpen  = 1000    // IDs of the query parameter open that count, at most
 )
 
-// inboxHandler is the handler that [Inbox.Handler] returns.
+// inboxHandler is the handler that [Inbox.Handler] returns. It and the page
+// use only what the package exports, so another UI can do all they do.
 type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
@@ -3171,21 +3060,12 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 // Replay
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
-// the human thinks. It answers questions from a record of outcomes and
-// collects the others as pending. The host runs the call with [Replay.Run].
-// It asks the pending questions out of band and records their outcomes with
-// [Replay.Record]. Then it runs the call again, until nothing is pending.
-// The tools do not change, and call [Ask] as always.
-//
-// A question's ID is the first 16 bytes, in lower-case hex, of a SHA-256.
-// It hashes the request's RFC 8785 canonical JSON (JSON.stringify with
-// sorted keys), a newline, and the count of equal requests the run asked
-// before. Any language computes the same IDs. So a call must reach the same
-// questions in the same order on every run. It must ask before it acts,
-// since what it does before an Ask happens again on every run.
+// the human thinks. It answers from a record of outcomes, and collects the
+// other questions as pending, for the host to ask and record. [Replay.Run]
+// runs the call, until nothing is pending.
 //
 // The zero value is an empty record ready to use. A Replay is safe for
-// concurrent use. Its methods need a non-nil *Replay.
+// concurrent use, and its methods need a non-nil *Replay.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID
@@ -3196,17 +3076,17 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Ask answers req from the record. It returns a recorded error, or a
-// recorded answer completed as [Registry.Ask] completes it. A question
-// without an outcome joins [Replay.Pending], and Ask returns
-// [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
-// asked. Ask never waits.
+// Ask answers req from the record: a recorded error, or a recorded answer
+// completed as [Registry.Ask] completes it. A question without an outcome
+// joins [Replay.Pending], and Ask returns [CodeInputRequired] at once. An
+// invalid req is [CodeInvalidRequest] and is not asked. A recorded answer
+// that breaks the rules of [Answer] is dropped and counted as refused, and
+// the question joins Pending again with a Hint that says why. The third
+// refused response is the outcome [CodeInvalidAnswer].
 //
-// A recorded answer that breaks the rules of [Answer] is no outcome, whoever
-// recorded it. The record drops it and counts it as refused. The question
-// joins Pending again, with a Hint that says why, as a [Form] would lead its
-// next form. The third refused response to a question is its outcome
-// [CodeInvalidAnswer].
+// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
+// of the request's RFC 8785 canonical JSON, a newline, and the count of equal
+// requests the run asked before. Any language computes the same IDs.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
@@ -3219,12 +3099,11 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error. It puts every question up to there without an outcome
-// into Pending at once, and then returns [CodeInputRequired]. Their Batch is
-// the ID of the first of reqs, their Index their place in reqs, and their
-// Count len(reqs). A question's ID is the same whether Ask or AskAll asks it.
-// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
-// none is asked.
+// recorded error. The questions up to there without an outcome join Pending
+// at once, and AskAll returns [CodeInputRequired]. Their Batch is the ID of
+// the first of reqs, and their Index and Count their place in reqs and
+// len(reqs). Requests that [Registry.AskAll] refuses are
+// [CodeInvalidRequest], and none is asked.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -3233,14 +3112,15 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
-// left pending. It starts a new run on p. The record stays, and the previous
-// run's pending questions are forgotten. Run makes p the provider of a new
-// [Registry] in a context derived from ctx, so the caller's UI is never
-// asked. It calls call with that context, then disposes p. One Replay can
-// serve every run of a call, one run at a time. Runs that overlap on one
-// Replay forget each other's questions. The new Registry's Ended is that of
-// the registry ctx carries, if any. So a host's audit sees each run's
-// questions, one without an outcome yet as [CodeInputRequired].
+// left pending. The record stays, and the last run's pending questions are
+// forgotten. In call's context, derived from ctx, p is the provider of a new
+// [Registry], so the caller's UI is never asked. That Registry's Ended is
+// the one of the registry ctx carries, if any. One Replay serves every run
+// of a call, one run at a time.
+//
+// A call must reach the same questions in the same order on every run. It
+// must ask before it acts, since what it does before an Ask happens again on
+// every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
@@ -3257,15 +3137,13 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 
 // Pending returns the questions this run asked that had no recorded outcome
 // when asked, in the order asked. A later Record does not change it. The
-// questions of an AskAll have its Batch, their Index in it and its Count.
+// result shares no memory with p.
 //
 // After [OpenReplay] it returns the questions pending when the state was
-// sealed. Each has its ID, and the Hint of its refused response when the
-// record holds one. Their Request, Batch, Index and Count are zero, since
-// the state holds no requests. The next run asks the questions again, and
-// its Pending has them whole. The sealed questions last until that run
-// starts, with [Replay.Run] or with the first Ask or AskAll of a Replay
-// registered without Run. The result shares no memory with p.
+// sealed: their IDs, and the Hints of refused responses. Their Requests are
+// zero until the next run asks them again. They last until that run starts,
+// with [Replay.Run] or with the first Ask or AskAll of a Replay registered
+// without Run.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -3277,15 +3155,13 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// Record records the outcome of question id, as a live provider returns it.
-// The outcome is ans when err is nil, else err, kept as its {name, code,
-// message}. An uncoded err is kept as [CodeProviderFailed]. Map a form's
-// response with [ElicitationAnswer] and record what it returns. The next run
-// checks ans, as [Replay.Ask] says. Record replaces an earlier outcome of id,
-// but an answer keeps the count of refused responses. The id need not be
-// pending, since the record may come from an earlier run. An error of code
-// [CodeInputRequired] is no outcome and records nothing. An id that is not
-// valid UTF-8 is ignored.
+// Record records the outcome of question id: err, or ans when err is nil.
+// An error is kept as its {name, code, message}, and one without a code as
+// [CodeProviderFailed]. [CodeInputRequired] is no outcome, and records
+// nothing. Record replaces an earlier outcome of id, and an answer keeps its
+// count of refused responses. The next run checks ans, as [Replay.Ask] says.
+// Map a form's response with [ElicitationAnswer]. id need not be pending,
+// and one that is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -3420,21 +3296,16 @@ func (p *Replay) startRun() {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// Seal returns the record of p and the IDs of its pending questions as
-// state for a trip through a client, such as MCP's requestState. It holds
-// no request, since the next run asks the questions again and checks their
-// answers then. So the state of ten questions is a few hundred bytes. The
-// state is base64url and one '.', authenticated with HMAC-SHA256 under key.
-// It is valid for ttl, rounded up to the millisecond. A ttl that is not
-// positive expires it at once. The state is sealed, not encrypted, so the
-// client can read its answers. A key shorter than 32 bytes is an uncoded
-// error.
+// Seal returns the record of p and the IDs of its pending questions as state
+// for a trip through a client, such as MCP's requestState. The state is
+// base64url with one '.', authenticated with HMAC-SHA256 under key. It is
+// valid for ttl, rounded up to the millisecond, and a ttl that is not
+// positive expires it at once. It is sealed, not encrypted: the client can
+// read its answers. A key shorter than 32 bytes is an uncoded error.
 //
-// The state is bound to binding, which identifies the call and must be the
-// same in every round. Build it from the principal, the tool's name, and its
-// arguments decoded and encoded again with json.Marshal, which sorts map
-// keys. The raw bytes will not do, since a client may resend them in other
-// bytes. Only a digest of binding is stored.
+// binding identifies the call, and must be the same in every round. Build it
+// from the principal, the tool's name, and the arguments decoded and encoded
+// again with json.Marshal, which sorts keys. Only its digest is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
@@ -3455,17 +3326,15 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 }
 
 // OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding. It holds the record, and as Pending the IDs of the
-// questions pending then, so the host records the responses to exactly
-// those. An empty state is the first round, and gives a new, empty Replay.
+// and for binding. It holds the record, and as Pending the questions pending
+// then. An empty state is the first round, and gives an empty Replay.
 //
-// State that is tampered with, expired, malformed, or sealed for another
-// binding or under another key is [CodeInvalidState]. A state has one
-// spelling, Seal's. Any other byte, such as a line break or padding, makes
-// it malformed, and so does a record that [Replay.UnmarshalJSON] refuses.
-// The error's message tells the model to call the tool again from the
-// start. Its cause tells the host which check failed. A key shorter than 32
-// bytes is an uncoded error, as for Seal, even when state is empty.
+// State tampered with, expired, malformed, or sealed for another binding or
+// under another key is [CodeInvalidState]. Its message tells the model to
+// call the tool again from the start. Its cause tells the host which check
+// failed. A state has only Seal's spelling, so any other byte, such as a line
+// break or padding, is malformed. A key shorter than 32 bytes is an uncoded
+// error, even for an empty state.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -3591,22 +3460,19 @@ func digest(binding string) string {
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
 
-// MarshalJSON encodes the record, not the pending questions, as a JSON
-// object that maps question IDs to entries. An answer is encoded as [Answer]
-// encodes it, {"answer", "option"?, "options"?, "via"?}, with "refused" when
-// responses to its question were refused before. An error is encoded as [HarnessError] is. A question whose
-// responses were all refused has {"refused", "hint"}, their count and why
-// the last was refused.
+// MarshalJSON encodes the record as a JSON object from question IDs to
+// outcomes. An answer is [Answer]'s JSON, with "refused" after refused
+// responses, and an error [HarnessError]'s. Only refused responses give
+// {"refused", "hint"}, their count and the last Hint.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, so that other languages read the same record. Keys match
-// exactly, case and all. Unknown keys are refused, and so is a key twice in
-// one object. So is a string that is not valid UTF-8 or holds an escaped
-// lone surrogate. Call it before the run's first Ask. On an error p is left
-// as it was. JSON null changes nothing.
+// strictly, as every language reads it. Keys match exactly and once an
+// object, and none is unknown. Strings are valid UTF-8 with no escaped lone
+// surrogate. Call it before the run's first Ask. On an error, or for JSON
+// null, p is left as it was.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -4034,30 +3900,22 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // FirstOf
 
 // FirstOf returns a [BatchProvider] that asks every one of providers at
-// once, so the human answers on whichever UI is at hand. It returns nil when
-// providers is empty or holds a nil one, so [Registry.Register] refuses it.
-// It is safe for concurrent use when each of providers is.
+// once. It returns nil, which [Registry.Register] refuses, when providers is
+// empty or holds a nil one. It is safe for concurrent use when each of
+// providers is.
 //
 // The first answer that keeps the rules of [Answer] wins, and so does the
-// first [CodeAskDeclined]. A shipped UI that tells its human the answer was
-// taken, such as an [Inbox], claims the win before it does, so only the
-// winner's human is told. The other providers are then withdrawn, and
-// [EndedElsewhere] of their ctx reports the winner's outcome. Later answers
-// are dropped. Any other outcome, a broken answer included, drops that provider
-// out, and the others go on. When all have dropped out, the outcome of
+// first [CodeAskDeclined]. A UI that tells its human their answer was taken
+// claims the win first ([Claim]). The other providers are then withdrawn,
+// and [EndedElsewhere] of their ctx reports the winner's outcome. Any other
+// outcome drops its provider out, and when all have, the outcome of
 // providers[0] is returned. When ctx ends, every provider is withdrawn, and
-// no answer or decline is taken after. The error is then ctx.Err().
+// the error is ctx.Err().
 //
-// AskAll races whole batches, so all the answers come from one UI. The first
-// provider to answer every question wins. A decline of one question wins
-// with the answers before it. A provider that is not a BatchProvider is
-// asked its batch one question after another.
-//
-// Ask and AskAll return once every provider has returned, so a provider that
-// ignores its ctx holds the ask. A panic in a provider is raised again in
-// the caller, after the others have returned. An invalid request is
-// [CodeInvalidRequest], and no provider is asked. A [Replay] has no place
-// among providers, because it never waits for the human.
+// AskAll races whole batches, so all answers come from one UI. A decline
+// wins with the answers before it. Ask and AskAll return once every provider
+// has returned, and then raise a provider's panic again. An invalid request
+// is [CodeInvalidRequest], and no provider is asked.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -4177,9 +4035,10 @@ func (m *member) claim(o Outcome) bool {
 }
 
 // lostTo returns the outcome of the member that won m's race, when another
-// member did. A win and the end of the ask's ctx can come at once, so that
-// m's context ended without the win as its cause.
+// member did.
 func (m *member) lostTo() (Outcome, bool) {
+	// A win and the end of the ask's ctx can come at once, so that m's
+	// context ended without the win as its cause. The race knows the winner.
 	r := m.race
 	r.mu.Lock()
 	defer r.mu.Unlock()
