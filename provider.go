@@ -1959,7 +1959,8 @@ type trieNode struct {
 }
 
 // newCommaLabels returns the automaton of the label keys that hold commas,
-// in time linear in their length.
+// in time linear in their length. It builds the trie of their cores, then
+// links it.
 func newCommaLabels(keys []string) *commaLabels {
 	size := 1
 	for _, key := range keys {
@@ -2006,6 +2007,12 @@ func newCommaLabels(keys []string) *commaLabels {
 		x.nodes[node].ends = true
 		x.deepest = max(x.deepest, x.nodes[node].depth)
 	}
+	x.link()
+	return x
+}
+
+// link sets the fail and out links of x's nodes, once the trie is built.
+func (x *commaLabels) link() {
 	// A node's fail link needs those of the nodes above it: take them by depth.
 	var byDepth [][]int
 	for v := 1; v < len(x.nodes); v++ {
@@ -2028,7 +2035,6 @@ func newCommaLabels(keys []string) *commaLabels {
 			}
 		}
 	}
-	return x
 }
 
 // core returns the core on the edge into node v.
