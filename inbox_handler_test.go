@@ -929,8 +929,8 @@ func TestInboxHandlerEventsShareOneEncoding(t *testing.T) {
 
 // TestInboxHandlerUsesExportedNames: the handler and the page use only what
 // the package exports, so any UI can do what the page does. Each name of the
-// package used in provider.go's part "Inbox: the web page and its routes" is
-// exported or declared in that part.
+// package used in provider.go's parts "Inbox: the handler and its routes" and
+// "Inbox: the web page" is exported or declared in those parts.
 func TestInboxHandlerUsesExportedNames(t *testing.T) {
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -950,22 +950,32 @@ func TestInboxHandlerUsesExportedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, last := 0, 0 // the part's lines
 	lines := strings.Split(string(src), "\n")
-	for i := 1; i < len(lines); i++ {
-		switch {
-		case lines[i] == "// Inbox: the web page and its routes" && strings.HasPrefix(lines[i-1], "// ----"):
-			first = i + 1
-		case first > 0 && last == 0 && strings.HasPrefix(lines[i], "// ----"):
-			last = i
+	type span struct{ first, last int } // a part's lines
+	var spans []span
+	for _, title := range []string{"Inbox: the handler and its routes", "Inbox: the web page"} {
+		first, last := 0, len(lines)
+		for i := 1; i < len(lines); i++ {
+			switch {
+			case lines[i] == "// "+title && strings.HasPrefix(lines[i-1], "// ----"):
+				first = i + 1
+			case first > 0 && last == len(lines) && strings.HasPrefix(lines[i], "// ----"):
+				last = i
+			}
 		}
-	}
-	if last == 0 {
-		last = len(lines)
+		if first == 0 {
+			t.Fatalf("provider.go has no part %q", title)
+		}
+		spans = append(spans, span{first, last})
 	}
 	inPart := func(pos token.Pos) bool {
 		p := fset.Position(pos)
-		return p.Filename == "provider.go" && p.Line >= first && p.Line <= last
+		for _, s := range spans {
+			if p.Filename == "provider.go" && p.Line >= s.first && p.Line <= s.last {
+				return true
+			}
+		}
+		return false
 	}
 	exported := map[string]bool{}
 	var wrong []string

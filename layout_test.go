@@ -75,11 +75,14 @@ func TestContributingMatchesTree(t *testing.T) {
 	}
 }
 
-// TestProviderPartsDependOneWay: each part of provider.go uses, of the
-// file's own top-level names, only its own, those of the first part (the
-// registry) and those of its sub-parts ("Replay: sealed state" belongs to
-// "Replay"). So the registry knows no provider, and no provider leans on
-// another's internals.
+// TestProviderPartsDependOneWay: provider.go opens with its map, a comment
+// above package that names its parts in order, one row each, as their
+// "// ----" lines title them. Each part uses, of the file's own top-level
+// names, only its own, those of the registry (the first part), those of the
+// part the providers share (the second), and those of its sub-parts
+// ("Replay: sealed state" belongs to "Replay"). The registry uses no part
+// after it, and the shared part only the registry. So the registry knows no
+// provider, and no provider leans on another's internals.
 func TestProviderPartsDependOneWay(t *testing.T) {
 	src, err := os.ReadFile("provider.go")
 	if err != nil {
@@ -101,8 +104,8 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 			parts = append(parts, part{i + 2, strings.TrimPrefix(lines[i+1], "// ")})
 		}
 	}
-	if len(parts) < 2 {
-		t.Fatalf("provider.go has %d parts opened by a // ---- line, want the registry and the providers", len(parts))
+	if len(parts) < 3 {
+		t.Fatalf("provider.go has %d parts opened by a // ---- line, want the registry, the shared part and the providers", len(parts))
 	}
 	partOf := func(pos token.Pos) string {
 		line, title := fset.Position(pos).Line, ""
@@ -113,9 +116,33 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 		}
 		return title
 	}
-	provider := func(title string) string {
-		before, _, _ := strings.Cut(title, ":")
-		return before
+	head, _, _ := strings.Cut(string(src), "\npackage ")
+	var mapped, titles []string
+	for _, l := range strings.Split(head, "\n") {
+		if row, ok := strings.CutPrefix(l, "//\t"); ok { // "//\tTitle  what the part holds"
+			title, _, _ := strings.Cut(row, "  ")
+			mapped = append(mapped, title)
+		}
+	}
+	for _, p := range parts {
+		titles = append(titles, p.title)
+	}
+	if !slices.Equal(mapped, titles) {
+		t.Fatalf("provider.go's map above package names the parts\n%q\nits // ---- lines title them\n%q", mapped, titles)
+	}
+	registry, shared := mapped[0], mapped[1]
+	mayUse := func(user, in string) bool {
+		provider := func(title string) string {
+			before, _, _ := strings.Cut(title, ":")
+			return before
+		}
+		switch user {
+		case registry:
+			return in == registry
+		case shared:
+			return in == shared || in == registry
+		}
+		return in == registry || in == shared || provider(in) == provider(user)
 	}
 	topLevel := map[*ast.Object]bool{}
 	for _, obj := range f.Scope.Objects {
@@ -129,7 +156,7 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 				// top-level name of the same spelling.
 				ast.Inspect(kv.Value, func(n ast.Node) bool {
 					if id, ok := n.(*ast.Ident); ok && id.Obj != nil && topLevel[id.Obj] {
-						wrong = appendWrong(wrong, id, partOf, provider, parts[0].title)
+						wrong = appendWrong(wrong, id, partOf, mayUse)
 					}
 					return true
 				})
@@ -140,7 +167,7 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 		if !ok || id.Obj == nil || !topLevel[id.Obj] || id.Name == "_" {
 			return true
 		}
-		wrong = appendWrong(wrong, id, partOf, provider, parts[0].title)
+		wrong = appendWrong(wrong, id, partOf, mayUse)
 		return true
 	})
 	for _, w := range sorted(wrong) {
@@ -231,16 +258,21 @@ func exportedNames(f *ast.File) []string {
 
 // TestProviderPartsHoldTheirAPI: a part of provider.go holds its own API
 // beside its internals, as the contract names them: sealing with Seal and
-// OpenReplay, the record's JSON with its methods.
+// OpenReplay, the record's JSON with its methods. What several providers
+// use is in the part they share.
 func TestProviderPartsHoldTheirAPI(t *testing.T) {
 	want := map[string]string{
 		"Replay.Seal":          "Replay: sealed state",
 		"OpenReplay":           "Replay: sealed state",
 		"Replay.MarshalJSON":   "Replay: the record's JSON",
 		"Replay.UnmarshalJSON": "Replay: the record's JSON",
-		"Inbox.Handler":        "Inbox: the web page and its routes",
+		"Inbox.Handler":        "Inbox: the handler and its routes",
 		"FirstOf":              "FirstOf",
 		"Registry.Register":    "Providers and the registry",
+		"Pending.Elicitation":  "Shared by the providers",
+		"Claim":                "Shared by the providers",
+		"WithClaim":            "Shared by the providers",
+		"EndedElsewhere":       "Shared by the providers",
 	}
 	src, err := os.ReadFile("provider.go")
 	if err != nil {
@@ -285,9 +317,9 @@ func TestProviderPartsHoldTheirAPI(t *testing.T) {
 
 // appendWrong appends to wrong the use id of a top-level name, when the part
 // of id may not use the part that declares it.
-func appendWrong(wrong []string, id *ast.Ident, partOf func(token.Pos) string, provider func(string) string, registry string) []string {
+func appendWrong(wrong []string, id *ast.Ident, partOf func(token.Pos) string, mayUse func(user, in string) bool) []string {
 	user, in := partOf(id.Pos()), partOf(id.Obj.Pos())
-	if in == registry || provider(in) == provider(user) {
+	if mayUse(user, in) {
 		return wrong
 	}
 	return append(wrong, "provider.go: part "+strconv.Quote(user)+" uses "+id.Name+" of part "+strconv.Quote(in))

@@ -1,3 +1,23 @@
+// The seam a tool asks through, and the providers the package ships. The
+// file reads in parts, each opened by a "// ----" line and its title.
+//
+//	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll
+//	Shared by the providers            Pending, Claim, WithClaim, EndedElsewhere, ctxErr, goCall
+//	Terminal                           NewTerminal's Provider, on a text terminal
+//	Form                               NewForm's Provider, for clients that render forms
+//	Inbox                              a Provider for a UI outside the process
+//	Inbox: the handler and its routes  Inbox.Handler, which serves an Inbox to a web browser
+//	Replay                             a Provider for hosts that cannot wait: the record and its runs
+//	Replay: sealed state               Seal and OpenReplay
+//	Replay: the record's JSON          the record's JSON and its strict reader
+//	FirstOf                            a Provider that asks several UIs at once
+//	Inbox: the web page                the page's HTML, style, script and CSP
+//
+// Each part uses the registry, the shared part and its own sub-parts
+// ("Inbox: the web page" belongs to "Inbox"), never another provider's
+// part. The registry uses no part after it, and the shared part only the
+// registry. TestProviderPartsDependOneWay checks both.
+
 package userinteraction
 
 import (
@@ -35,34 +55,34 @@ import (
 
 // Provider answers questions on behalf of the human. A UI surface implements
 // it and becomes the active provider of a [Registry] with [Register].
-//
-// Ask may be called concurrently, once per question, on the asking tool's
-// goroutine. ctx carries the caller's values. It is done when the caller
-// gives up or the registration is disposed. Ask should then return soon,
-// typically with ctx.Err().
-//
-// Ask returns [Option.Answer] of the picked option, [Pick] of several, or
-// Answer{Text: typed} for the human's own words. [Registry.Ask] completes
-// and checks it. A refusal to answer is NewError([CodeAskDeclined], ...).
-// A dismissed question is NewError([CodeAskCancelled], ...). A provider
-// that tells its human their answer was taken calls [Claim] first.
-//
-// Ask must not modify req or its options, as an http.Handler must not
-// modify its Request. The same holds for every provider method given
-// requests.
 type Provider interface {
+	// Ask asks the human req and returns their answer. It may be called
+	// concurrently, once per question, on the asking tool's goroutine. ctx
+	// carries the caller's values. It is done when the caller gives up or
+	// the registration is disposed, and Ask should then return soon,
+	// typically with ctx.Err().
+	//
+	// The answer is [Option.Answer] of the picked option, [Pick] of several,
+	// or Answer{Text: typed} for the human's own words. [Registry.Ask]
+	// completes and checks it. A refusal to answer is
+	// NewError([CodeAskDeclined], ...), and a dismissed question
+	// NewError([CodeAskCancelled], ...). A provider that tells its human
+	// their answer was taken calls [Claim] first.
+	//
+	// Ask must not modify req or its options, as an http.Handler must not
+	// modify its Request.
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
 // BatchProvider is a [Provider] that can show several questions at once, in
 // one dialog, form or round trip. It is optional, as io.WriterTo is for an
 // io.Writer. [Registry.AskAll] uses it when the active provider has it.
-//
-// AskAll answers reqs in order, under the rules of Ask. It returns one answer
-// per request, or the answers before the failed question and its error. It
-// must not keep reqs.
 type BatchProvider interface {
 	Provider
+
+	// AskAll answers reqs in order, under the rules of Ask. It returns one
+	// answer per request, or the answers before the failed question and its
+	// error. It must not modify or keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -78,101 +98,9 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Pending is a question that waits for an outcome. A [Replay] run asked it
-// and had none recorded, or it is open in an [Inbox]. The host asks the
-// human and records the outcome under ID, or responds with it.
-//
-// Batch is shared by the questions of one AskAll, so a UI can show them as
-// one dialog. It is empty for a lone Ask. Index is the question's place in
-// its batch, from 0, and Count the number of questions in the batch (0 for
-// a lone Ask), so a UI can say "Question 2 of 3". Hint says why the last
-// response was refused, for the UI to lead with. Deadline is the asker's
-// deadline, when its context has one (Inbox only).
-//
-// Its JSON is {"id", "request", "batch"?, "index"?, "count"?, "hint"?,
-// "deadline"?}, with the deadline in RFC 3339.
-type Pending struct {
-	ID       string
-	Request  Request
-	Batch    string
-	Index    int
-	Count    int
-	Hint     string
-	Deadline time.Time
-}
-
-// Elicitation returns [Request.Elicitation] of q's request. Its message is
-// led by the Hint, when there is one, and then by "Question 2 of 3." for a
-// batch of several questions, each on a line of its own. A client may show
-// a batch's forms in any order.
-func (q Pending) Elicitation() Elicitation {
-	form := q.Request.Elicitation()
-	if q.Count > 1 {
-		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
-	}
-	if q.Hint != "" {
-		form.Message = q.Hint + "\n" + form.Message
-	}
-	return form
-}
-
-// wirePending is the JSON shape of a Pending. Its request is the JSON shape
-// too, so that encoding/json reads and writes it in one pass. A Request
-// field would have its JSON checked again by its methods.
-type wirePending struct {
-	ID       string      `json:"id"`
-	Request  wireRequest `json:"request"`
-	Batch    string      `json:"batch,omitempty"`
-	Index    int         `json:"index,omitempty"`
-	Count    int         `json:"count,omitempty"`
-	Hint     string      `json:"hint,omitempty"`
-	Deadline *time.Time  `json:"deadline,omitempty"`
-}
-
-// MarshalJSON encodes q as described on [Pending].
-func (q Pending) MarshalJSON() ([]byte, error) {
-	return json.Marshal(q.wire())
-}
-
-// wire returns q's JSON shape.
-func (q *Pending) wire() wirePending {
-	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
-	if !q.Deadline.IsZero() {
-		w.Deadline = &q.Deadline
-	}
-	return w
-}
-
-// pending returns the Pending that w is the JSON shape of.
-func (w *wirePending) pending() Pending {
-	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
-	return q
-}
-
-// UnmarshalJSON decodes the JSON object described on [Pending] into q,
-// replacing every field.
-func (q *Pending) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	var w wirePending
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*q = w.pending()
-	return nil
-}
-
-// Registry holds the single active [Provider] of one scope, typically one
-// agent session. A host puts it in the session's context with [WithRegistry].
-//
-// The zero value is an empty registry ready to use. A nil *Registry never has
-// a provider. Its Ask returns [CodeNoProvider], and its Register
-// [CodeNoRegistry]. A Registry is safe for concurrent use and must not be
-// copied after first use.
+// Registry holds the single active [Provider] of one scope, such as an agent
+// session. Its zero value is ready to use, and a nil *Registry has none. It
+// is safe for concurrent use and must not be copied after first use.
 type Registry struct {
 	// Ended, when set, is called once for every question asked through the
 	// registry, once it ended and before Ask or AskAll returns, on the asking
@@ -225,20 +153,20 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return FromContext(ctx).AskAll(ctx, reqs)
 }
 
-// Register makes p the active provider of r. It returns dispose, the func
-// that unregisters p. It fails, leaving r as it was, with these codes.
+// Register makes p the active provider of r. It returns dispose, which
+// unregisters p. It fails, leaving r as it was, with these codes.
 //
 //   - [CodeNoRegistry] when r is nil.
 //   - [CodeInvalidProvider] when p is a nil interface, or a nil pointer or
 //     func of any type.
 //   - [CodeDuplicateProvider] when another provider is active.
 //
-// dispose is never nil. After a failed Register it does nothing. Its first
-// call removes p and cancels the contexts of the asks p is answering. Those
-// asks return [CodeAskAborted], unless p answers anyway and the answer is
-// kept. p is not called again. Later calls do nothing, and so does a stale
-// dispose after another Register. dispose may be called from any goroutine,
-// p.Ask included, and never waits for p.
+// dispose is never nil, and does nothing after a failed Register. Its first
+// call removes p and cancels the contexts of the asks p is answering. They
+// return [CodeAskAborted], unless p still answers. p is not called again.
+// Later calls do nothing, as does a stale dispose after another Register.
+// dispose may be called from any goroutine, p.Ask included, and never waits
+// for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
@@ -262,27 +190,25 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks req of the active provider of r and waits for the answer. It is
-// safe for concurrent use. It takes these steps, in order.
+// Ask asks req of the active provider of r and waits for the answer. It
+// takes these steps, in order.
 //
-//  1. A nil ctx is [CodeInvalidRequest]. A done ctx is [CodeAskAborted].
-//  2. An invalid req is the [CodeInvalidRequest] of [Request.Validate].
+//  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
+//  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. The provider is called on the caller's goroutine, holding no lock. Its
-//     context carries ctx's values. That context is done when ctx is done or
-//     the registration is disposed, and the provider is not called after.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is. A
-//     [CodeAskAborted] of this ask's disposal is mapped, and so is an error
-//     without a code. Once the context ended, it maps to [CodeAskAborted].
-//     That wraps ctx.Err() and context.Cause(ctx) when ctx ended. It does
-//     not wrap [context.Canceled] when the disposal ended it. Otherwise it
-//     maps to [CodeProviderFailed], with the error as its cause.
-//  6. The answer is completed and checked against req, as [Answer] says.
-//     A broken rule is [CodeInvalidAnswer].
+//  4. Unless its context is done already, the provider is called on the
+//     caller's goroutine, holding no lock. That context carries ctx's values,
+//     and ends with ctx or with the registration.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is. Any
+//     other is [CodeProviderFailed], or [CodeAskAborted] once the context
+//     ended. That wraps ctx.Err() and context.Cause(ctx) when ctx ended, but
+//     no [context.Canceled] after a disposal.
+//  6. The answer is completed and checked as [Answer] says, and a broken
+//     rule is [CodeInvalidAnswer].
 //
-// An answer is returned even when ctx ended or the provider was disposed
-// meanwhile. A panic in the provider propagates to the caller and leaves r
-// consistent. Then r.Ended is called with the outcome, when set.
+// The provider's answer is returned even after ctx ended or a disposal. A
+// panic in the provider propagates and leaves r consistent. Then r.Ended,
+// when set, gets the outcome.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	ans, err := r.ask(ctx, req)
 	if r != nil && r.Ended != nil {
@@ -307,17 +233,17 @@ func (r *Registry) ask(ctx context.Context, req Request) (Answer, error) {
 	return a.askProvider(&req, "")
 }
 
-// AskAll asks the active provider of r several questions at once. It returns
-// their answers in order. It is Ask for a batch, and steps 1 to 3 apply to
+// AskAll asks the active provider of r several questions at once, and
+// returns their answers in order. Steps 1 to 3 of [Registry.Ask] apply to
 // the whole call. No requests, or an invalid one, is [CodeInvalidRequest]
-// naming it ("questions[2]: ..."). A [BatchProvider] is asked once. Any other
-// provider is asked one request after another. Each answer is checked
-// against its request, and [CodeInvalidAnswer] names the question. Errors
-// are mapped as by Ask, and a disposal aborts the rest of the batch.
+// naming it ("questions[2]: ..."). A [BatchProvider] is asked once, and any
+// other provider one request after another. Each answer is checked against
+// its request, and [CodeInvalidAnswer] names the question. Errors map as in
+// Ask, and a disposal aborts the rest of the batch.
 //
-// On an error, AskAll returns it with the answers given before it, a
-// possibly empty prefix of reqs. Then r.Ended is called for each request in
-// order, when set. The requests after the answered ones get the error.
+// On an error, AskAll returns it with the answers before it. Then r.Ended is
+// called for each request in order, when set. The requests after the
+// answered ones get the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	answers, err := r.askAll(ctx, reqs)
 	if r != nil && r.Ended != nil {
@@ -395,108 +321,6 @@ type registration struct {
 // errDisposed is the cause of the context handed to a provider whose
 // registration was disposed while it was answering.
 var errDisposed = errors.New("provider disposed")
-
-// errStopped is the error of a call that a provider made on a goroutine of
-// its own and that ended that goroutine without returning or panicking with
-// a value: runtime.Goexit, or panic(nil) under GODEBUG=panicnil=1. The
-// Terminal's reads and writes, a Form's elicit and FirstOf's members share it.
-var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
-
-// EndedElsewhere reports how the question ended on another UI, when that
-// ended ctx: a provider's ask that [FirstOf] withdrew because another UI
-// answered or declined. The Outcome is the winner's, its Answer with its
-// Via. For a batch it is the decline or the last answer. It reports false
-// for any other end of ctx, and while ctx is not done.
-func EndedElsewhere(ctx context.Context) (Outcome, bool) {
-	if ctx == nil || ctx.Err() == nil {
-		return Outcome{}, false
-	}
-	var e *endedElsewhere
-	if errors.As(context.Cause(ctx), &e) {
-		return e.outcome, true
-	}
-	// A win may come as ctx ends another way, as by a deadline.
-	return lostRace(ctx)
-}
-
-// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
-// because another UI won, with the winner's outcome.
-type endedElsewhere struct {
-	outcome Outcome
-}
-
-func (e *endedElsewhere) Error() string {
-	return "the question ended on another UI"
-}
-
-// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
-// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
-type claimer interface {
-	claim(o Outcome) bool
-	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
-}
-
-// claimKey is the context key of the claimer of an ask in a race.
-type claimKey struct{}
-
-// Claim reports whether o, the answer or decline that a provider is about
-// to confirm to its human, is the question's outcome, and takes it when so.
-// A provider that tells its human "your answer was taken" calls Claim first,
-// with the ctx of its Ask, and tells them so only when Claim returns true.
-// In a [FirstOf] race only the first UI to claim wins, and none once the
-// asker stopped. A claim of [WithClaim] is asked too. Elsewhere Claim
-// returns true.
-func Claim(ctx context.Context, o Outcome) bool {
-	c, _ := ctx.Value(claimKey{}).(claimer)
-	return c == nil || c.claim(o)
-}
-
-// WithClaim returns a copy of ctx for a provider to ask another UI under.
-// Before that UI tells its human that their answer was taken, it calls
-// [Claim], and so claim, with the question's [Outcome]. It takes the
-// outcome only when claim returns true, and refuses it otherwise. The Inbox
-// claims in Respond, before its page is told. A refused outcome is [CodeNotPending] there, and
-// the question stays open.
-//
-// A host that must keep the human's answer through a crash uses it. Its
-// claim writes the outcome to durable storage and reports whether that
-// worked. So a page never says "answered" for an answer that a crash could
-// lose. A claimer that ctx already holds, such as the race of a [FirstOf],
-// decides first, and claim is called only when it agrees.
-//
-// claim runs on the UI's goroutine, while the UI holds the question, so no
-// other answer to it comes between. It may block for a write. The Inbox
-// holds the question's call meanwhile, and its other questions go on. With a
-// nil claim, WithClaim returns ctx.
-func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
-	if claim == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
-}
-
-// claimFunc is the claimer that [WithClaim] puts in a context.
-type claimFunc struct {
-	outer context.Context // the context given to WithClaim, whose claimer decides first
-	take  func(o Outcome) bool
-}
-
-func (c *claimFunc) claim(o Outcome) bool {
-	return Claim(c.outer, o) && c.take(o)
-}
-
-func (c *claimFunc) lostTo() (Outcome, bool) {
-	return lostRace(c.outer)
-}
-
-// lostRace returns the outcome of the UI that won the race ctx is an ask
-// of, when another UI won it.
-func lostRace(ctx context.Context) (Outcome, bool) {
-	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
-		return c.lostTo()
-	}
-	return Outcome{}, false
-}
 
 // track records an ask in flight, whose provider context is cancelled by
 // cancel, and returns its number. It reports false when reg is disposed.
@@ -649,13 +473,183 @@ func (a *inflight) askErr(err error) error {
 }
 
 // checkCtx returns the error of Registry.Ask for a caller's ctx that it
-// cannot ask with. It is [ctxErr]'s, with a done ctx as ASK_ABORTED.
+// cannot ask with. A nil ctx is INVALID_REQUEST, and a done one ASK_ABORTED.
 func checkCtx(ctx context.Context) error {
-	err := ctxErr(ctx)
-	if err != nil && ctx != nil {
+	switch {
+	case ctx == nil:
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	case ctx.Err() != nil:
 		return aborted(ctx, "asked")
 	}
-	return err
+	return nil
+}
+
+// ----------------------------------------------------------------------------
+// Shared by the providers
+
+// Pending is a question that waits for an outcome. A [Replay] run asked it
+// and had none recorded, or it is open in an [Inbox]. The host asks the
+// human, and records or responds with the outcome under ID.
+type Pending struct {
+	ID       string
+	Request  Request
+	Batch    string    // shared by the questions of one AskAll, empty for a lone Ask
+	Index    int       // the question's place in its batch, from 0
+	Count    int       // the number of questions in its batch, 0 for a lone Ask
+	Hint     string    // why the last response was refused, for the UI to lead with
+	Deadline time.Time // the asker's deadline, when its context has one (Inbox only)
+}
+
+// Elicitation returns [Request.Elicitation] of q's request. Its message is
+// led by the Hint, when there is one, and then by "Question 2 of 3." in a
+// batch of several, each on a line of its own.
+func (q Pending) Elicitation() Elicitation {
+	form := q.Request.Elicitation()
+	if q.Count > 1 {
+		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
+	}
+	if q.Hint != "" {
+		form.Message = q.Hint + "\n" + form.Message
+	}
+	return form
+}
+
+// wirePending is the JSON shape of a Pending. Its request is the JSON shape
+// too, so that encoding/json reads and writes it in one pass. A Request
+// field would have its JSON checked again by its methods.
+type wirePending struct {
+	ID       string      `json:"id"`
+	Request  wireRequest `json:"request"`
+	Batch    string      `json:"batch,omitempty"`
+	Index    int         `json:"index,omitempty"`
+	Count    int         `json:"count,omitempty"`
+	Hint     string      `json:"hint,omitempty"`
+	Deadline *time.Time  `json:"deadline,omitempty"`
+}
+
+// MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
+// "hint"?, "deadline"?}, the deadline in RFC 3339.
+func (q Pending) MarshalJSON() ([]byte, error) {
+	return json.Marshal(q.wire())
+}
+
+// wire returns q's JSON shape.
+func (q *Pending) wire() wirePending {
+	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
+	if !q.Deadline.IsZero() {
+		w.Deadline = &q.Deadline
+	}
+	return w
+}
+
+// pending returns the Pending that w is the JSON shape of.
+func (w *wirePending) pending() Pending {
+	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
+	return q
+}
+
+// UnmarshalJSON decodes the JSON object of [Pending.MarshalJSON] into q,
+// replacing every field.
+func (q *Pending) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w wirePending
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*q = w.pending()
+	return nil
+}
+
+// Claim reports whether o, the answer or decline that a provider is about
+// to confirm to its human, is the question's outcome, and takes it if so. A
+// provider calls Claim with the ctx of its Ask before it tells its human
+// their answer was taken. It tells them only when Claim returns true. In a
+// [FirstOf] race only the first claim wins, and none once the asker
+// stopped. A claim of [WithClaim] is asked too. Elsewhere Claim returns
+// true.
+func Claim(ctx context.Context, o Outcome) bool {
+	c, _ := ctx.Value(claimKey{}).(claimer)
+	return c == nil || c.claim(o)
+}
+
+// WithClaim returns a copy of ctx for a provider to ask another UI under.
+// Before that UI tells its human their answer was taken, it calls [Claim],
+// and so claim, with the question's [Outcome]. The outcome is taken only
+// when claim returns true. The Inbox claims in Respond, and a refused
+// outcome is [CodeNotPending] there. A host that must keep answers through
+// a crash writes the outcome to durable storage in claim, and reports
+// whether that worked. A claimer that ctx holds already, such as a
+// [FirstOf] race, decides first. claim runs on the UI's goroutine while the
+// UI holds the question, and may block. With a nil claim, WithClaim returns
+// ctx.
+func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
+	if claim == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
+}
+
+// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
+// ask of ctx because another UI won. For a batch it is the decline or the
+// last answer. Otherwise, and while ctx is live, it reports false.
+func EndedElsewhere(ctx context.Context) (Outcome, bool) {
+	if ctx == nil || ctx.Err() == nil {
+		return Outcome{}, false
+	}
+	var e *endedElsewhere
+	if errors.As(context.Cause(ctx), &e) {
+		return e.outcome, true
+	}
+	// A win may come as ctx ends another way, as by a deadline.
+	return lostRace(ctx)
+}
+
+// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
+// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
+type claimer interface {
+	claim(o Outcome) bool
+	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
+}
+
+// claimKey is the context key of the claimer of an ask in a race.
+type claimKey struct{}
+
+// claimFunc is the claimer that [WithClaim] puts in a context.
+type claimFunc struct {
+	outer context.Context // the context given to WithClaim, whose claimer decides first
+	take  func(o Outcome) bool
+}
+
+func (c *claimFunc) claim(o Outcome) bool {
+	return Claim(c.outer, o) && c.take(o)
+}
+
+func (c *claimFunc) lostTo() (Outcome, bool) {
+	return lostRace(c.outer)
+}
+
+// lostRace returns the outcome of the UI that won the race ctx is an ask
+// of, when another UI won it.
+func lostRace(ctx context.Context) (Outcome, bool) {
+	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
+		return c.lostTo()
+	}
+	return Outcome{}, false
+}
+
+// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
+// because another UI won, with the winner's outcome.
+type endedElsewhere struct {
+	outcome Outcome
+}
+
+func (e *endedElsewhere) Error() string {
+	return "the question ended on another UI"
 }
 
 // ctxErr returns the error that a provider of this package returns for ctx
@@ -668,31 +662,61 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// errStopped is the error of a call that goCall made and that ended its
+// goroutine without returning or panicking with a value: runtime.Goexit, or
+// panic(nil) under GODEBUG=panicnil=1. The Terminal's reads and writes, a
+// Form's elicit and FirstOf's members share it.
+var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
+
+// goCall calls f on a goroutine of its own, so that its caller can stop
+// waiting for it. It sends what came of the call on done, which has room for
+// it, so the goroutine never blocks. It always sends, so that a panic or a
+// Goexit leaves no caller waiting. A panic is sent as called.panicked, for
+// the caller to raise again on its own goroutine. Raised on this one, it
+// would end the process. A call that did not return sends stopped, the
+// caller's fallback.
+func goCall[T any](done chan<- called[T], stopped T, f func() T) {
+	go func() {
+		c := called[T]{value: stopped}
+		defer func() {
+			if v := recover(); v != nil {
+				c.panicked = v
+			}
+			done <- c
+		}()
+		c.value = f()
+	}()
+}
+
+// called is what came of a call that goCall made.
+type called[T any] struct {
+	value    T   // what the call returned, or goCall's stopped
+	panicked any // what the call panicked with, or nil
+}
+
 // ----------------------------------------------------------------------------
 // Terminal
 
 // Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]. A zero Terminal's Ask is
-// [CodeInvalidProvider]. A Terminal is safe for concurrent use. Asks take
-// turns, each under its own ctx.
+// writer. Make one with [NewTerminal]. A Terminal is safe for concurrent use,
+// and its asks take turns.
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or a batch is asked
 
 	// Guarded by turn.
-	read    chan line    // the read in flight, or nil
-	written chan written // the last write in flight, or nil
-	midLine bool         // the last output is a prompt that no line answered
-	columns int          // the width of the last question's rows
+	read    chan called[line]  // the read in flight, or nil
+	written chan called[error] // the last write in flight, or nil
+	midLine bool               // the last output is a prompt that no line answered
+	columns int                // the width of the last question's rows
 }
 
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads the human's replies from in and
-// writes to out. It reads in through a buffer of its own, so in is for this
-// Terminal only. A nil in is an input that has ended. A nil out discards
-// what is written.
+// writes to out. It buffers in, so in serves this Terminal only. A nil in
+// has ended, and a nil out discards what is written.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -703,51 +727,22 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply. Its answer's Via is
-// "terminal".
+// Ask writes req and reads the human's reply, an answer with Via "terminal".
+// An invalid req is [CodeInvalidRequest], and a zero Terminal's Ask
+// [CodeInvalidProvider].
 //
-// It writes the agent, the header and the question, each row led by "|".
-// Then come the options, numbered from 1, a recommended one marked "*".
-// The rest of a long label, and the description, follow on rows indented
-// under the label and led by "|". A description takes at most three rows.
-// So no text of req starts a row as the Terminal's own rows do. A line
-// saying what Ask accepts ends the question, and how long the human has
-// when ctx has a deadline.
+// Each row of req's text is led by "|" or indented under an option's number.
+// Rows are as wide as $COLUMNS says, else the terminal, else 80 columns.
 //
-// Rows are as wide as $COLUMNS says, else as the terminal that out is (an
-// *os.File), else 80 columns, and at least 20. The standard library has no
-// call for a terminal's width on every system, so Ask reads it with stty,
-// where there is one. Wide characters and emoji take two columns, marks
-// none, and tabs are written as spaces. A terminal that gets narrower
-// wraps the rows again, and the rest of a row of the model's text then
-// starts a row. So a reply that comes once a row is wider than the
-// terminal is not taken, and the question is shown again at the new width.
+// Ask reads a line only while a question waits. A line picks options by
+// number ("2", "#2") or label, several with commas, or the recommended ones
+// when empty. Other text is the human's own answer, when
+// [Request.CustomAllowed]. Ask says why it refuses a line, and asks again.
 //
-// Then Ask reads one line, trimmed. It reads only while a question waits,
-// so piped answers answer questions in order. A line that arrived before the
-// question was shown is ignored, and a line says so. Digits of any script
-// are digits.
-//
-//   - A number picks that option. So does "#" and the number, always.
-//   - A label picks that option, compared as [Request.Validate] compares
-//     labels.
-//   - For MultiSelect, numbers and labels separated by commas pick several.
-//   - An empty line picks the recommended option or options.
-//   - Other text is the human's own answer, when [Request.CustomAllowed].
-//
-// A line of digits is a number, unless it is a label and no option has that
-// number. Ask refuses a line that could mean two things or mixes picks and
-// other words. It refuses a line over 1 MiB, and any other line it cannot
-// take. Each refusal is a line saying why, and the question is asked again.
-//
-// End of input, even within a line, is [CodeAskCancelled], as is a read
-// error. A write error ends the ask. An invalid req is [CodeInvalidRequest],
-// and nothing is written. When ctx is done, Ask returns ctx.Err() at once.
-// It first writes a line saying why: another UI answered or declined (see
-// [EndedElsewhere]), the deadline passed, or the asker stopped. An answer
-// that another UI beat by a moment is not taken, and Ask says so. A panic
-// of the reader or writer is raised again in Ask. Ask handles no signals:
-// run the tool step under signal.NotifyContext for Ctrl-C to cancel it.
+// End of input, or a read error, is [CodeAskCancelled], and a write error is
+// returned as it is. When ctx is done, Ask says why and returns ctx.Err(). A
+// panic of the reader or writer is raised in Ask. Run Ask under
+// signal.NotifyContext for Ctrl-C to cancel it.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -759,9 +754,8 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	return t.ask(ctx, &req, place{count: 1})
 }
 
-// AskAll asks reqs one after another, each headed with its place ("Question
-// 2 of 3"), with no other question in between. It returns the answers up to
-// the first error, as [BatchProvider] says. When another UI answers the
+// AskAll asks reqs as Ask does, one after another, each headed "Question 2
+// of 3", with no other question between them. When another UI answers the
 // batch, AskAll says that the answers typed here were not used.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
@@ -1049,13 +1043,14 @@ func fewMarks(s string) string {
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. A write that ctx
-// interrupted may have finished without saying so yet, so say waits for
-// it first. Its whole wait is at most sayWait: when a write is stuck in the
-// output, s follows it, and say returns.
+// them, so that they come before the host's next output. Its whole wait is
+// at most sayWait. When a write is stuck in the output, s follows it, and
+// say returns.
 func (t *Terminal) say(s string) {
 	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
+	// A write that ctx interrupted may have finished without saying so yet,
+	// so say waits for it first.
 	if t.written != nil {
 		select {
 		case w := <-t.written: // the interrupted write is done
@@ -1441,7 +1436,7 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 		if w.panicked != nil {
 			panic(w.panicked)
 		}
-		return w.err
+		return w.value
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -1450,28 +1445,24 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 // post starts writing s after the write in flight, and returns the channel
 // that receives its outcome. Nobody waits for a post of its own. Its error
 // is lost, and the next write raises its panic.
-func (t *Terminal) post(s string) chan written {
+func (t *Terminal) post(s string) chan called[error] {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
 	before := t.written
-	done := make(chan written, 1)
-	go func() {
-		w := written{err: errStopped}
-		defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-			if v := recover(); v != nil {
-				w = written{panicked: v}
-			}
-			done <- w
-		}()
+	done := make(chan called[error], 1)
+	goCall(done, errStopped, func() error {
 		if before != nil {
-			if w = <-before; w.panicked != nil { // its error was the interrupted ask's to report
-				return
+			// Its error was the interrupted ask's to report. Its panic is
+			// this write's, and nothing is written after it.
+			if w := <-before; w.panicked != nil {
+				panic(w.panicked)
 			}
 		}
-		_, w.err = io.WriteString(t.out, s)
-	}()
+		_, err := io.WriteString(t.out, s)
+		return err
+	})
 	t.written = done
 	return done
 }
@@ -1485,7 +1476,7 @@ func (t *Terminal) dropStale() bool {
 	}
 	select {
 	case l := <-t.read:
-		if l.err != nil || l.panicked != nil {
+		if l.value.err != nil || l.panicked != nil {
 			t.read <- l
 			return false
 		}
@@ -1501,25 +1492,16 @@ func (t *Terminal) dropStale() bool {
 // flight, and its line is dropped if it comes before the next question.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
-		read := make(chan line, 1)
-		go func() {
-			l := line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}
-			defer func() { // always sends: a panic, or Goexit, must not leave Ask waiting
-				if v := recover(); v != nil {
-					l = line{panicked: v}
-				}
-				read <- l
-			}()
-			l = t.scanLine()
-		}()
-		t.read = read
+		t.read = make(chan called[line], 1)
+		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
 	select {
-	case l := <-t.read:
+	case c := <-t.read:
 		t.read = nil
-		if l.panicked != nil {
-			panic(l.panicked)
+		if c.panicked != nil {
+			panic(c.panicked)
 		}
+		l := c.value
 		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
 		return l, l.err
 	case <-ctx.Done():
@@ -1561,20 +1543,15 @@ type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
-	// panicked is what the reader panicked with, or nil. It is recovered on
-	// the Terminal's goroutine so that Ask raises it again on the caller's, as
-	// a provider's panic.
-	panicked any
-}
-
-// written is the outcome of a write to a Terminal's output.
-type written struct {
-	err      error
-	panicked any // what the writer panicked with, as in line
 }
 
 // reply reads l, the human's reply to req, as the answer a provider returns,
 // or returns the refusal to show. Its error is ctx's, when ctx ends first.
+// A label is compared as Validate compares labels, and digits of any script
+// are digits. "#" and a number always pick by number. A line of digits that
+// is a label picks that option. When another option has that number, the
+// line could mean two things and is refused. So is a line that mixes picks
+// and other words, or is over maxLine bytes.
 func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answer, string, error) {
 	text := l.text
 	switch {
@@ -1982,7 +1959,8 @@ type trieNode struct {
 }
 
 // newCommaLabels returns the automaton of the label keys that hold commas,
-// in time linear in their length.
+// in time linear in their length. It builds the trie of their cores, then
+// links it.
 func newCommaLabels(keys []string) *commaLabels {
 	size := 1
 	for _, key := range keys {
@@ -2029,6 +2007,12 @@ func newCommaLabels(keys []string) *commaLabels {
 		x.nodes[node].ends = true
 		x.deepest = max(x.deepest, x.nodes[node].depth)
 	}
+	x.link()
+	return x
+}
+
+// link sets the fail and out links of x's nodes, once the trie is built.
+func (x *commaLabels) link() {
 	// A node's fail link needs those of the nodes above it: take them by depth.
 	var byDepth [][]int
 	for v := 1; v < len(x.nodes); v++ {
@@ -2051,7 +2035,6 @@ func newCommaLabels(keys []string) *commaLabels {
 			}
 		}
 	}
-	return x
 }
 
 // core returns the core on the edge into node v.
@@ -2118,20 +2101,15 @@ func pickAll(req *Request, named []int) (Answer, string) {
 // ----------------------------------------------------------------------------
 // Form
 
-// ElicitFunc sends form as one form-mode elicitation/create. It returns the
-// action and content of the client's response. With MCP, form is the
-// request's params. With ACP, the host adds sessionId and toolCallId beside
-// it. An ElicitFunc may be called concurrently when its SDK allows it.
+// ElicitFunc sends form as one form-mode elicitation/create, and returns the
+// action and content of the client's response. form is MCP's params, to
+// which an ACP host adds sessionId and toolCallId. It may be called
+// concurrently if its SDK allows.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
 // Form is a [Provider] for MCP and ACP clients that render forms while the
-// tool call waits. It sends each question as [Request.Elicitation] through
-// its [ElicitFunc]. It maps the response back with [ElicitationAnswer]. Make
-// one with [NewForm].
-//
-// Form is safe for concurrent use when its ElicitFunc is. It has no AskAll,
-// so [Registry.AskAll] sends one form per question, in turn. A nil *Form, or
-// a Form without an ElicitFunc, fails each Ask with [CodeInvalidProvider].
+// tool call waits. It sends each question through the [ElicitFunc] given to
+// [NewForm]. It is safe for concurrent use when that ElicitFunc is.
 type Form struct {
 	elicit ElicitFunc
 }
@@ -2144,20 +2122,16 @@ func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
 
-// Ask sends req as a form and returns the human's answer, completed as
-// [Registry.Ask] completes it, with Via "form". An invalid req is
-// [CodeInvalidRequest] and is not sent.
+// Ask sends req as its [Request.Elicitation] and returns the human's answer,
+// read by [ElicitationAnswer] and completed as [Registry.Ask] completes it,
+// with Via "form". An invalid req is [CodeInvalidRequest], and a nil *Form
+// or one without an ElicitFunc [CodeInvalidProvider]. Neither is sent.
 //
-// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits
-// for a client that ignores ctx. A response that comes later is dropped. An
-// error from elicit is returned as it is. "decline" is [CodeAskDeclined],
-// and "cancel" [CodeAskCancelled]. A response that [ElicitationAnswer]
-// cannot read is its [CodeInvalidAnswer], at once.
-//
-// A response that breaks the rules of [Answer] is not an answer. The form is
-// sent again, as [Pending.Elicitation] sends it, led by the line that says
-// why. After 3 such forms Ask returns [CodeInvalidAnswer] naming the last
-// broken rule.
+// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits.
+// An error of elicit, or of ElicitationAnswer such as a decline's, is
+// returned as it is. A response that breaks the rules of [Answer] sends the
+// form again, led by the reason, as [Pending.Elicitation] leads it. The third
+// such response is [CodeInvalidAnswer].
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
@@ -2197,26 +2171,19 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 // send sends form through f's elicit on a goroutine of its own, so that ctx
 // can end the wait even when elicit ignores ctx. The goroutine ends when
 // elicit returns. Its channel has room for the late response, which nobody
-// reads.
+// reads, and a panic after ctx ended is dropped with it.
 func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
-	done := make(chan elicited, 1)
-	go func() {
-		// Always sends. A panic, or runtime.Goexit, must not leave Ask waiting.
-		e := elicited{err: errStopped}
-		defer func() {
-			if v := recover(); v != nil {
-				e = elicited{panicked: v}
-			}
-			done <- e
-		}()
-		e.action, e.content, e.err = f.elicit(ctx, form)
-	}()
+	done := make(chan called[elicited], 1)
+	goCall(done, elicited{err: errStopped}, func() elicited {
+		action, content, err := f.elicit(ctx, form)
+		return elicited{action, content, err}
+	})
 	select {
 	case e := <-done:
 		if e.panicked != nil {
 			panic(e.panicked)
 		}
-		return e.action, e.content, e.err
+		return e.value.action, e.value.content, e.value.err
 	case <-ctx.Done():
 		return "", nil, ctx.Err()
 	}
@@ -2227,26 +2194,15 @@ type elicited struct {
 	action  string
 	content map[string]any
 	err     error
-	// panicked is what elicit panicked with, or nil. It is recovered on the
-	// Form's goroutine so that Ask raises it again on the caller's. A panic
-	// after ctx ended is dropped with the late response. Raised on the Form's
-	// goroutine, it would end the process.
-	panicked any
 }
 
 // ----------------------------------------------------------------------------
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks
-// the human, and delivers each outcome by ID with [Inbox.Respond], whenever
-// it connects. [Inbox.Changed] tells it when to read Pending again, and
-// [Inbox.Outcome] how a question that left it ended. [Inbox.Handler] serves
-// such a UI to a web browser.
-//
-// A question's ID is 128 bits from crypto/rand, in 32 lower-case hex digits.
-// Another session's UI cannot guess it, and no ID repeats. A UI shows each
-// text as it is, escaping only for its own markup, such as HTML ([Request]).
+// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks the
+// human, and delivers each outcome with [Inbox.Respond]. [Inbox.Handler]
+// serves such a UI to a web browser.
 //
 // The zero value is an empty Inbox ready to use. An Inbox is safe for
 // concurrent use and must not be copied after first use. Its methods need a
@@ -2261,11 +2217,10 @@ type Inbox struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question and waits for the outcome that
-// [Inbox.Respond] delivers. The question is open from then until its
-// outcome is delivered, or until ctx is done. Then it leaves Pending, and
-// Ask returns ctx.Err(). An outcome delivered before that is returned all
-// the same. An invalid req is [CodeInvalidRequest] and is not opened.
+// Ask opens req as a question, with an ID of 128 bits from crypto/rand in 32
+// lower-case hex digits, and waits for [Inbox.Respond]. When ctx is done
+// first, the question leaves Pending and Ask returns ctx.Err(). An invalid
+// req is [CodeInvalidRequest], and is not opened.
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -2277,14 +2232,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return answers[0], nil
 }
 
-// AskAll opens reqs at once, consecutive in Pending under one Batch, each
-// with its Index and the Count of reqs. It returns their answers in request
-// order. At the first error in request order, once the questions before it
-// are answered, it returns their answers and the error.
-// An error outcome closes the questions after it at once, and a done ctx
-// closes every open one, since their answers could not be returned.
-// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
-// none is opened.
+// AskAll opens reqs at once under one Batch, each with its Index and the
+// Count of reqs, and returns their answers in order. At the first error in
+// request order, once the questions before it are answered, it returns
+// their answers and the error. An error closes the questions after it, and
+// a done ctx every open one. Requests that [Registry.AskAll] refuses are
+// [CodeInvalidRequest], and none is opened.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2292,11 +2245,9 @@ func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return b.askAll(ctx, reqs, true)
 }
 
-// Pending returns the open questions, oldest first. A batch's questions are
-// consecutive, in request order. Each carries its asker's deadline, unless
-// it is past year 9999, which RFC 3339 cannot write. The result shares no
-// memory with b. It costs a copy of the list, whatever opened and closed
-// before.
+// Pending returns the open questions, oldest first, a batch's in request
+// order. Each has its asker's deadline, up to year 9999, which RFC 3339 can
+// write. The result shares no memory with b, and costs a copy of the list.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2329,28 +2280,20 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id, as a live provider
-// returns it. The outcome is err, or ans when err is nil. An ans without Via
-// gets "inbox". Respond returns nil when the outcome is delivered and the
-// question closed.
+// Respond delivers the outcome of the open question id: err, or ans when err
+// is nil. An ans without Via gets "inbox". Respond returns nil once the
+// outcome is delivered and the question closed.
 //
-// An ans that breaks a rule of [Answer] for the question's request is
-// refused with [CodeInvalidAnswer]. The question stays open for another
-// try, and its Hint becomes the line that tells the human why: a change of
-// Pending. An id that is not open (never asked, already answered, or given
-// up) is refused with [CodeNotPending], and nothing changes. So the first
-// Respond of a question wins.
+// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer]. The question
+// stays open, and its Hint, a change of Pending, tells the human why. An id
+// that is not open (never asked, answered, or given up) is [CodeNotPending],
+// and nothing changes. So the first Respond wins.
 //
-// In a [FirstOf] race, Respond confirms an answer or a decline only when no
-// other UI won first. When one did, Respond is [CodeNotPending], and the
-// question leaves Pending with the winner's outcome. In a batch, an answer
-// to one question of several decides nothing. The race is decided by the
-// error, or the answer to the last open question. A claim of the asker's
-// ctx ([WithClaim]) is asked the same way, and a refusal is
-// [CodeNotPending] too. While a claim runs, the questions of its call wait
-// for it: a Respond to one of them, and their asker who stops, wait until
-// the claim returns. The rest of the Inbox goes on meanwhile. A claim must
-// not call Respond for a question of its own call.
+// In a [FirstOf] race, or under [WithClaim], Respond claims a decline or the
+// answer to the call's last open question ([Claim]). A refused claim, or a
+// race that another UI won, is [CodeNotPending]. While a claim runs, the
+// call's questions wait for it, and the rest of the Inbox goes on. A claim
+// must not call Respond for a question of its own call.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2390,10 +2333,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	return nil
 }
 
-// Changed returns a channel that is closed at the next change of Pending:
-// a question opens, is answered or given up, or gets a Hint. Then call
-// Changed again. Call it before Pending to miss no change. A channel that
-// nobody waits on holds no goroutine.
+// Changed returns a channel that is closed at the next change of Pending: a
+// question opens, closes, or gets a Hint. Call Changed before Pending to miss
+// no change. A channel that nobody waits on holds no goroutine.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2407,20 +2349,13 @@ func (b *Inbox) Changed() <-chan struct{} {
 // false while the question is open, and for an id that b does not know. b
 // keeps the outcomes of the last 1,000 questions that left.
 //
-// The Outcome is what [Registry.Ask] returns for the question. An answer
-// through Respond keeps the Via it came with, "inbox" when none. An error
-// through Respond is kept as it came, or as [CodeProviderFailed] when it
-// has no code. When the asker's ctx ended first, it is [CodeAskAborted].
-// Its message says whether the deadline passed ("no answer came before the
-// deadline"), the asker stopped, or the Inbox was disposed.
-//
-// When [FirstOf] withdrew the question because another UI won, it is the
-// winner's outcome, as [EndedElsewhere] reports it. For a batch that is the
-// decline, or the answer to the batch's last question, for each of its
-// questions. When an error ended a batch, each question after the one it
-// ended reports that error, as [Registry.AskAll] does, also when it had an
-// answer. A question dismissed here in a race reports the dismissal. The
-// Inbox has dropped out then, and does not learn which UI won.
+// The Outcome is what [Registry.Ask] returns for the question. An ended ctx
+// is [CodeAskAborted], whose message says whether the deadline passed, the
+// asker stopped, or the Inbox was disposed. When [FirstOf] withdrew the
+// question, it is the winner's outcome for each question of the call, as
+// [EndedElsewhere] reports it. After an error ended a batch, each question
+// after it reports that error, as [Registry.AskAll] does. A question
+// dismissed here in a race reports the dismissal, not the winner.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2482,11 +2417,12 @@ func (r result) recorded() Outcome {
 // UI won. An outcome that decides the race claims it first: a decline, or
 // the answer to the last open question of a call that had no error. When
 // another UI won, the ask's open questions leave with its outcome. b.mu is
-// held, and released while the claim runs, since a claim may write to a
-// database. Meanwhile the questions of q's call wait (a.claiming), so that
-// no Respond confirms an outcome while another takes the race, and no
-// asker gives up an outcome that is being taken.
+// held, and released while the claim runs.
 func (b *Inbox) take(q *question, r result) bool {
+	// A claim may write to a database, so it runs without b.mu. Meanwhile
+	// the questions of q's call wait (a.claiming), so that no Respond
+	// confirms an outcome while another takes the race, and no asker gives
+	// up an outcome that is being taken.
 	a := q.ask
 	decides := a.err == nil && (r.err != nil || a.open == 1)
 	wins := r.err == nil || !isTypedNil(r.err) && CodeOf(r.err) == CodeAskDeclined
@@ -2778,56 +2714,30 @@ func (e *endings) set(id string, o Outcome) {
 }
 
 // ----------------------------------------------------------------------------
-// Inbox: the web page and its routes
+// Inbox: the handler and its routes
 
-// Handler returns an [http.Handler] that serves b to a web browser, as a
-// page of the open questions and the routes the page uses. Mount it under a
-// prefix of its own.
+// Handler returns an [http.Handler] that serves b to a web browser. Mount it
+// under a prefix, and give the human the link /ask/#token=....
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 //
-// The human opens the page at /ask/#token=..., a URL the host prints for
-// them. These are the routes, relative to the mount point.
+// Its routes are these.
 //
-//   - GET / is the page. It holds no question and needs no token.
-//   - GET /questions is [Inbox.Pending] as JSON, [] when none is open.
-//   - GET /events streams server-sent events. A "questions" event carries
-//     the same JSON at once and at every change. Before it, an "ended"
-//     event tells how each question that left since the last one ended:
-//     {"id": ..., "outcome": ...}, the [Inbox.Outcome] or null. The query
-//     parameter open lists the IDs a client shows, joined by commas. The
-//     first 1,000 count, each once. Then the first events tell how those
-//     of them that left ended.
-//   - POST /questions/{id} responds to question id. Its body is an MCP
-//     elicitation result, read by [ElicitationAnswer]. It is
-//     {"action":"accept","content":{"choice":...,"text":...}},
-//     {"action":"decline"} or {"action":"cancel"}. An answer's Via is
-//     "page".
+//   - GET / is the page.
+//   - GET /questions is [Inbox.Pending] as JSON.
+//   - GET /events sends that JSON as a "questions" event at every change,
+//     after an "ended" event {"id", "outcome"} ([Inbox.Outcome]) for each
+//     question that left. Query open names the IDs a client shows, to learn
+//     how they ended.
+//   - POST /questions/{id} responds with an MCP elicitation result
+//     ([ElicitationAnswer]), Via "page". It is 204, or 422 for a broken
+//     rule, with "hint", or 409 when not open, each with the [HarnessError]
+//     JSON. A bad body is 400, 413 or 415.
 //
-// A stream ends when its client goes away, when a write fails (as at the
-// server's WriteTimeout), and when the server shuts down:
-// [http.Server.Shutdown] does not wait for open tabs. The page reconnects.
-//
-// A POST is 204 when the outcome is delivered. An answer that breaks the
-// request's rules is 422, and the question stays open. A question that is
-// not open is 409. Both carry the [HarnessError] JSON, and a 422 adds
-// "hint", the question's Hint. A body that is no such result is 400, one
-// over 1 MiB is 413, and one that is not application/json is 415.
-//
-// Every route but the page needs token, as "Authorization: Bearer" or as the
-// query parameter token, which an EventSource can send. Without it a request
-// is 401, whatever its path or method. Then an unknown path is 404, and a
-// wrong method 405. The handler checks no Host, so a phone may reach it by
-// any name. Make token from crypto/rand. Handler panics when it is shorter
-// than 16 bytes. A token in the query may reach an access log, and the page
-// puts it there only for /events. The page reads the token after #token=
-// up to an "&", percent-decoded, and a "+" stays a "+".
-//
-// The page loads nothing from outside. Its Content-Security-Policy allows
-// only its own script and style. It writes every text as text, never as
-// HTML. The model's text sits in frames of the page's own, outside the
-// controls' clickable areas. The handler and the page use only what the
-// package exports, so another UI can do all they do.
+// Every route but the page needs token, as "Authorization: Bearer" or query
+// token, else 401. A query's token may reach an access log. Handler panics
+// for a token under 16 bytes. Make it with crypto/rand.
+// [http.Server.Shutdown] does not wait for open streams.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -2841,7 +2751,8 @@ const (
 	maxOpen  = 1000    // IDs of the query parameter open that count, at most
 )
 
-// inboxHandler is the handler that [Inbox.Handler] returns.
+// inboxHandler is the handler that [Inbox.Handler] returns. It and the page
+// use only what the package exports, so another UI can do all they do.
 type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
@@ -3151,351 +3062,16 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 	_, _ = w.Write(data)
 }
 
-// pageCSP returns the page's Content-Security-Policy. It allows the page's
-// own script and style by their hashes, and requests to its own origin, and
-// nothing else. It uses hashes, not a nonce, since the page is static.
-func pageCSP() string {
-	hash := func(s string) string {
-		sum := sha256.Sum256([]byte(s))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	}
-	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
-		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-}
-
-// inboxPage is the page that [Inbox.Handler] serves at its root. It is
-// static. The questions come from its routes, read with the token in the
-// page's URL fragment, which never reaches a server or its log.
-const inboxPage = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Questions</title>
-<style>` + pageStyle + `</style>
-</head>
-<body>
-<main>
-<h1>Questions from your agent</h1>
-<p id="status" role="status">Connecting…</p>
-<div id="questions"></div>
-<section id="ended" hidden><h2>Closed</h2></section>
-</main>
-<script>` + pageScript + `</script>
-</body>
-</html>
-`
-
-// pageStyle is the page's style sheet. The model's text sits in frames
-// (.text, .said) outside every control's clickable area, with line
-// feeds kept only where Validate allows them, and in boxes that scroll, so
-// that no text draws a row of the page's own or pushes one out of view.
-const pageStyle = `
-:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
-body { margin: 0; }
-main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.25rem; margin: 0; }
-h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
-#status { margin: .25rem 0 1rem; }
-.batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
-form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
-.meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
-.header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
-.question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
-.desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
-.gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
-fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
-legend { font-size: .875rem; padding: 0; }
-.option { margin: .5rem 0; }
-label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
-label.pick:hover { background: #8882; }
-label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
-label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
-.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
-.badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
-label.own { display: block; font-size: .875rem; margin: .5rem 0; }
-label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
-.buttons { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: .75rem; }
-button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
-button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
-button:disabled { opacity: .5; }
-.note, .why { font-weight: 600; margin: .5rem 0 0; }
-.note:empty, .why:empty { display: none; }
-.refused { color: #c0262d; }
-summary { line-height: 2.75rem; cursor: pointer; }
-:focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
-`
-
-// pageScript is the page's script. It writes text only with textContent.
-const pageScript = `
-"use strict";
-const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
-const cards = new Map(); // open question ID -> the card that shows it
-const groups = new Map(); // batch -> the section of its open questions
-const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0;
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
-  return e;
-}
-
-function render(list) {
-  const open = new Set(list.map(q => q.id));
-  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
-  for (const q of list) {
-    const card = cards.get(q.id);
-    if (!card) show(q);
-    else if (q.hint && !card.sending) refuse(card, q.hint);
-  }
-  tick(); // once a render, not once a question: the work of a render follows the list
-  const n = list.length;
-  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
-  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
-}
-
-function show(q) {
-  const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
-  const form = el("form"), body = el("div"), meta = el("p", "meta");
-  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
-  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
-  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
-  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
-  if (meta.childNodes.length > 0) body.append(meta);
-  if (r.header) body.append(el("div", "text header", r.header));
-  const text = el("div", "text question", r.question);
-  text.id = "q-" + q.id;
-  form.setAttribute("aria-labelledby", text.id);
-  body.append(text);
-  if (opts.length > 0) {
-    const set = el("fieldset");
-    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
-    for (const o of opts) {
-      const row = el("div", "option"), label = el("label", "pick"), input = el("input");
-      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
-      label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
-      if (o.recommended) label.append(el("span", "badge", "Recommended"));
-      row.append(label);
-      if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
-      set.append(row);
-    }
-    body.append(set);
-  }
-  let own = null;
-  if (opts.length === 0 || r.allowCustom !== false) {
-    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
-    own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
-    label.append(own);
-    body.append(label);
-    if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
-      own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
-      for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
-    }
-  }
-  const note = el("p", "note"), buttons = el("div", "buttons");
-  note.setAttribute("role", "alert");
-  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
-  submit.type = "submit", decline.type = dismiss.type = "button";
-  buttons.append(submit, decline, dismiss);
-  body.append(buttons, note); // a refusal moves none of the question's own controls
-  form.append(el("p", "why"), body);
-  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
-  form.addEventListener("submit", e => {
-    e.preventDefault();
-    const content = {}, chosen = picks(form, true).map(i => i.value);
-    if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
-    if (own && own.value.trim() !== "") content.text = own.value;
-    send(card, {action: "accept", content});
-  });
-  decline.addEventListener("click", () => send(card, {action: "decline"}));
-  dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
-  cards.set(q.id, card);
-  parent.append(form);
-  if (q.hint) refuse(card, q.hint);
-}
-
-function picks(form, checked) {
-  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
-}
-
-// end shows how a question ended: the outcome from the stream, or null
-// when the Inbox no longer knows. Its controls show what was answered, and
-// the card moves below the open ones, collapsed.
-function end(card, outcome) {
-  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
-  if (!cards.delete(card.id)) return;
-  const group = card.form.parentElement;
-  card.form.remove();
-  if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, answer] = describe(card, outcome);
-  for (const i of picks(card.form, false)) i.checked = false;
-  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
-  const own = card.form.querySelector("input[type=text]");
-  if (own) own.value = answer ? ownWords(answer) : "";
-  for (const c of card.form.elements) c.disabled = true;
-  for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
-  card.form.querySelector(".why").replaceChildren(...why);
-  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
-  more.append(el("summary", "", "Show the question"), card.body);
-  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
-  closed.hidden = false;
-  closed.insertBefore(card.form, closed.children[1] || null);
-  if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
-    for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
-}
-
-// describe returns the line that says how a question ended, and the
-// answer its controls show, if any.
-function describe(card, o) {
-  if (!o) return [["This question is no longer open."], null];
-  if (o.error) {
-    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
-    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
-    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
-    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
-    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
-    return [["Closed: ", said(o.error.message)], null];
-  }
-  const a = o.answer, via = a.via || "";
-  if (card.sent) return [["You answered: ", said(picked(a))], a];
-  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
-    return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
-}
-
-function where(via) { // the UI that answered, in the page's words, or framed as the host named it
-  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
-}
-
-function said(text) {
-  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
-  return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
-}
-
-function picked(a) { // what the human picked or typed, as they saw it
-  const own = ownWords(a);
-  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
-}
-
-function ownWords(a) {
-  const chosen = a.options || (a.option ? [a.option] : []);
-  if (chosen.length === 0) return a.answer;
-  const join = chosen.map(o => o.value || o.label).join(", ");
-  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
-}
-
-async function send(card, body) {
-  if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true, card.note.textContent = "";
-  let res = null, refusal = {};
-  try {
-    res = await fetch("questions/" + encodeURIComponent(card.id), {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 204) refusal = await res.json().catch(() => ({}));
-  } catch (e) {} // not sent: res stays null
-  card.sending = false;
-  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
-  else if (res.status === 204) {
-    card.sent = body.action;
-    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
-    else if (card.batch) sentIn.set(card.batch, body.action);
-    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
-  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
-  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
-  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
-  if (card.left !== undefined) end(card, card.left);
-}
-
-function refuse(card, why) {
-  card.note.classList.add("refused"), card.note.textContent = why;
-}
-
-function tick() {
-  for (const d of document.querySelectorAll("[data-deadline]")) {
-    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
-    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
-  }
-}
-
-// connect follows the event stream, naming the questions shown, so that
-// the stream tells how those that closed meanwhile ended. It reconnects
-// itself, a second after an error, once a check says the token is right.
-function connect() {
-  if (clearTimeout(retry), source) source.close();
-  const open = Array.from(cards.keys()).join(",");
-  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data)));
-  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
-}
-
-async function recheck() {
-  try {
-    const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
-    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
-  } catch (e) {}
-  connect();
-}
-
-function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
-  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-  try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
-  if (token !== "") return connect();
-  if (source) source.close(), clearTimeout(retry);
-  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
-}
-
-// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
-// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
-const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
-function track() {
-  for (const c of box.querySelectorAll("label, button, input, summary")) {
-    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
-    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
-    placed.set(c, at);
-  }
-}
-watch.observe(box), watch.observe(statusLine);
-box.addEventListener("click", e => {
-  track(); // a change laid out since the last observation, and not painted yet
-  const c = e.target.closest("label, button, input, summary");
-  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
-}, true);
-addEventListener("hashchange", start);
-setInterval(tick, 1000);
-start();
-`
-
 // ----------------------------------------------------------------------------
 // Replay
 
 // Replay is a [Provider] for hosts that cannot keep a tool call open while
-// the human thinks. It answers questions from a record of outcomes and
-// collects the others as pending. The host runs the call with [Replay.Run].
-// It asks the pending questions out of band and records their outcomes with
-// [Replay.Record]. Then it runs the call again, until nothing is pending.
-// The tools do not change, and call [Ask] as always.
-//
-// A question's ID is the first 16 bytes, in lower-case hex, of a SHA-256.
-// It hashes the request's RFC 8785 canonical JSON (JSON.stringify with
-// sorted keys), a newline, and the count of equal requests the run asked
-// before. Any language computes the same IDs. So a call must reach the same
-// questions in the same order on every run. It must ask before it acts,
-// since what it does before an Ask happens again on every run.
+// the human thinks. It answers from a record of outcomes, and collects the
+// other questions as pending, for the host to ask and record. [Replay.Run]
+// runs the call, until nothing is pending.
 //
 // The zero value is an empty record ready to use. A Replay is safe for
-// concurrent use. Its methods need a non-nil *Replay.
+// concurrent use, and its methods need a non-nil *Replay.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // outcomes by question ID
@@ -3506,17 +3082,17 @@ type Replay struct {
 
 var _ BatchProvider = (*Replay)(nil)
 
-// Ask answers req from the record. It returns a recorded error, or a
-// recorded answer completed as [Registry.Ask] completes it. A question
-// without an outcome joins [Replay.Pending], and Ask returns
-// [CodeInputRequired]. An invalid req is [CodeInvalidRequest] and is not
-// asked. Ask never waits.
+// Ask answers req from the record: a recorded error, or a recorded answer
+// completed as [Registry.Ask] completes it. A question without an outcome
+// joins [Replay.Pending], and Ask returns [CodeInputRequired] at once. An
+// invalid req is [CodeInvalidRequest] and is not asked. A recorded answer
+// that breaks the rules of [Answer] is dropped and counted as refused, and
+// the question joins Pending again with a Hint that says why. The third
+// refused response is the outcome [CodeInvalidAnswer].
 //
-// A recorded answer that breaks the rules of [Answer] is no outcome, whoever
-// recorded it. The record drops it and counts it as refused. The question
-// joins Pending again, with a Hint that says why, as a [Form] would lead its
-// next form. The third refused response to a question is its outcome
-// [CodeInvalidAnswer].
+// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
+// of the request's RFC 8785 canonical JSON, a newline, and the count of equal
+// requests the run asked before. Any language computes the same IDs.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
@@ -3529,12 +3105,11 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error. It puts every question up to there without an outcome
-// into Pending at once, and then returns [CodeInputRequired]. Their Batch is
-// the ID of the first of reqs, their Index their place in reqs, and their
-// Count len(reqs). A question's ID is the same whether Ask or AskAll asks it.
-// Requests that [Registry.AskAll] would refuse are [CodeInvalidRequest], and
-// none is asked.
+// recorded error. The questions up to there without an outcome join Pending
+// at once, and AskAll returns [CodeInputRequired]. Their Batch is the ID of
+// the first of reqs, and their Index and Count their place in reqs and
+// len(reqs). Requests that [Registry.AskAll] refuses are
+// [CodeInvalidRequest], and none is asked.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -3543,14 +3118,15 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
-// left pending. It starts a new run on p. The record stays, and the previous
-// run's pending questions are forgotten. Run makes p the provider of a new
-// [Registry] in a context derived from ctx, so the caller's UI is never
-// asked. It calls call with that context, then disposes p. One Replay can
-// serve every run of a call, one run at a time. Runs that overlap on one
-// Replay forget each other's questions. The new Registry's Ended is that of
-// the registry ctx carries, if any. So a host's audit sees each run's
-// questions, one without an outcome yet as [CodeInputRequired].
+// left pending. The record stays, and the last run's pending questions are
+// forgotten. In call's context, derived from ctx, p is the provider of a new
+// [Registry], so the caller's UI is never asked. That Registry's Ended is
+// the one of the registry ctx carries, if any. One Replay serves every run
+// of a call, one run at a time.
+//
+// A call must reach the same questions in the same order on every run. It
+// must ask before it acts, since what it does before an Ask happens again on
+// every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
@@ -3567,15 +3143,13 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 
 // Pending returns the questions this run asked that had no recorded outcome
 // when asked, in the order asked. A later Record does not change it. The
-// questions of an AskAll have its Batch, their Index in it and its Count.
+// result shares no memory with p.
 //
 // After [OpenReplay] it returns the questions pending when the state was
-// sealed. Each has its ID, and the Hint of its refused response when the
-// record holds one. Their Request, Batch, Index and Count are zero, since
-// the state holds no requests. The next run asks the questions again, and
-// its Pending has them whole. The sealed questions last until that run
-// starts, with [Replay.Run] or with the first Ask or AskAll of a Replay
-// registered without Run. The result shares no memory with p.
+// sealed: their IDs, and the Hints of refused responses. Their Requests are
+// zero until the next run asks them again. They last until that run starts,
+// with [Replay.Run] or with the first Ask or AskAll of a Replay registered
+// without Run.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -3587,15 +3161,13 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// Record records the outcome of question id, as a live provider returns it.
-// The outcome is ans when err is nil, else err, kept as its {name, code,
-// message}. An uncoded err is kept as [CodeProviderFailed]. Map a form's
-// response with [ElicitationAnswer] and record what it returns. The next run
-// checks ans, as [Replay.Ask] says. Record replaces an earlier outcome of id,
-// but an answer keeps the count of refused responses. The id need not be
-// pending, since the record may come from an earlier run. An error of code
-// [CodeInputRequired] is no outcome and records nothing. An id that is not
-// valid UTF-8 is ignored.
+// Record records the outcome of question id: err, or ans when err is nil.
+// An error is kept as its {name, code, message}, and one without a code as
+// [CodeProviderFailed]. [CodeInputRequired] is no outcome, and records
+// nothing. Record replaces an earlier outcome of id, and an answer keeps its
+// count of refused responses. The next run checks ans, as [Replay.Ask] says.
+// Map a form's response with [ElicitationAnswer]. id need not be pending,
+// and one that is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -3730,21 +3302,16 @@ func (p *Replay) startRun() {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// Seal returns the record of p and the IDs of its pending questions as
-// state for a trip through a client, such as MCP's requestState. It holds
-// no request, since the next run asks the questions again and checks their
-// answers then. So the state of ten questions is a few hundred bytes. The
-// state is base64url and one '.', authenticated with HMAC-SHA256 under key.
-// It is valid for ttl, rounded up to the millisecond. A ttl that is not
-// positive expires it at once. The state is sealed, not encrypted, so the
-// client can read its answers. A key shorter than 32 bytes is an uncoded
-// error.
+// Seal returns the record of p and the IDs of its pending questions as state
+// for a trip through a client, such as MCP's requestState. The state is
+// base64url with one '.', authenticated with HMAC-SHA256 under key. It is
+// valid for ttl, rounded up to the millisecond, and a ttl that is not
+// positive expires it at once. It is sealed, not encrypted: the client can
+// read its answers. A key shorter than 32 bytes is an uncoded error.
 //
-// The state is bound to binding, which identifies the call and must be the
-// same in every round. Build it from the principal, the tool's name, and its
-// arguments decoded and encoded again with json.Marshal, which sorts map
-// keys. The raw bytes will not do, since a client may resend them in other
-// bytes. Only a digest of binding is stored.
+// binding identifies the call, and must be the same in every round. Build it
+// from the principal, the tool's name, and the arguments decoded and encoded
+// again with json.Marshal, which sorts keys. Only its digest is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
@@ -3765,17 +3332,15 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 }
 
 // OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding. It holds the record, and as Pending the IDs of the
-// questions pending then, so the host records the responses to exactly
-// those. An empty state is the first round, and gives a new, empty Replay.
+// and for binding. It holds the record, and as Pending the questions pending
+// then. An empty state is the first round, and gives an empty Replay.
 //
-// State that is tampered with, expired, malformed, or sealed for another
-// binding or under another key is [CodeInvalidState]. A state has one
-// spelling, Seal's. Any other byte, such as a line break or padding, makes
-// it malformed, and so does a record that [Replay.UnmarshalJSON] refuses.
-// The error's message tells the model to call the tool again from the
-// start. Its cause tells the host which check failed. A key shorter than 32
-// bytes is an uncoded error, as for Seal, even when state is empty.
+// State tampered with, expired, malformed, or sealed for another binding or
+// under another key is [CodeInvalidState]. Its message tells the model to
+// call the tool again from the start. Its cause tells the host which check
+// failed. A state has only Seal's spelling, so any other byte, such as a line
+// break or padding, is malformed. A key shorter than 32 bytes is an uncoded
+// error, even for an empty state.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -3901,22 +3466,19 @@ func digest(binding string) string {
 // ----------------------------------------------------------------------------
 // Replay: the record's JSON
 
-// MarshalJSON encodes the record, not the pending questions, as a JSON
-// object that maps question IDs to entries. An answer is encoded as [Answer]
-// encodes it, {"answer", "option"?, "options"?, "via"?}, with "refused" when
-// responses to its question were refused before. An error is encoded as [HarnessError] is. A question whose
-// responses were all refused has {"refused", "hint"}, their count and why
-// the last was refused.
+// MarshalJSON encodes the record as a JSON object from question IDs to
+// outcomes. An answer is [Answer]'s JSON, with "refused" after refused
+// responses, and an error [HarnessError]'s. Only refused responses give
+// {"refused", "hint"}, their count and the last Hint.
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entries())
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, so that other languages read the same record. Keys match
-// exactly, case and all. Unknown keys are refused, and so is a key twice in
-// one object. So is a string that is not valid UTF-8 or holds an escaped
-// lone surrogate. Call it before the run's first Ask. On an error p is left
-// as it was. JSON null changes nothing.
+// strictly, as every language reads it. Keys match exactly and once an
+// object, and none is unknown. Strings are valid UTF-8 with no escaped lone
+// surrogate. Call it before the run's first Ask. On an error, or for JSON
+// null, p is left as it was.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -4344,30 +3906,22 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // FirstOf
 
 // FirstOf returns a [BatchProvider] that asks every one of providers at
-// once, so the human answers on whichever UI is at hand. It returns nil when
-// providers is empty or holds a nil one, so [Registry.Register] refuses it.
-// It is safe for concurrent use when each of providers is.
+// once. It returns nil, which [Registry.Register] refuses, when providers is
+// empty or holds a nil one. It is safe for concurrent use when each of
+// providers is.
 //
 // The first answer that keeps the rules of [Answer] wins, and so does the
-// first [CodeAskDeclined]. A shipped UI that tells its human the answer was
-// taken, such as an [Inbox], claims the win before it does, so only the
-// winner's human is told. The other providers are then withdrawn, and
-// [EndedElsewhere] of their ctx reports the winner's outcome. Later answers
-// are dropped. Any other outcome, a broken answer included, drops that provider
-// out, and the others go on. When all have dropped out, the outcome of
+// first [CodeAskDeclined]. A UI that tells its human their answer was taken
+// claims the win first ([Claim]). The other providers are then withdrawn,
+// and [EndedElsewhere] of their ctx reports the winner's outcome. Any other
+// outcome drops its provider out, and when all have, the outcome of
 // providers[0] is returned. When ctx ends, every provider is withdrawn, and
-// no answer or decline is taken after. The error is then ctx.Err().
+// the error is ctx.Err().
 //
-// AskAll races whole batches, so all the answers come from one UI. The first
-// provider to answer every question wins. A decline of one question wins
-// with the answers before it. A provider that is not a BatchProvider is
-// asked its batch one question after another.
-//
-// Ask and AskAll return once every provider has returned, so a provider that
-// ignores its ctx holds the ask. A panic in a provider is raised again in
-// the caller, after the others have returned. An invalid request is
-// [CodeInvalidRequest], and no provider is asked. A [Replay] has no place
-// among providers, because it never waits for the human.
+// AskAll races whole batches, so all answers come from one UI. A decline
+// wins with the answers before it. Ask and AskAll return once every provider
+// has returned, and then raise a provider's panic again. An invalid request
+// is [CodeInvalidRequest], and no provider is asked.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -4423,10 +3977,9 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 
 // A runOutcome is how one provider's part of a race ended.
 type runOutcome struct {
-	index    int // the provider's place in the arguments of FirstOf
-	answers  []Answer
-	err      error
-	panicked any // the value of the provider's panic, or nil
+	index   int // the provider's place in the arguments of FirstOf
+	answers []Answer
+	err     error
 }
 
 // outcome returns the question's Outcome that o stands for, once it won: the
@@ -4488,9 +4041,10 @@ func (m *member) claim(o Outcome) bool {
 }
 
 // lostTo returns the outcome of the member that won m's race, when another
-// member did. A win and the end of the ask's ctx can come at once, so that
-// m's context ended without the win as its cause.
+// member did.
 func (m *member) lostTo() (Outcome, bool) {
+	// A win and the end of the ask's ctx can come at once, so that m's
+	// context ended without the win as its cause. The race knows the winner.
 	r := m.race
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -4515,29 +4069,26 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 		r.members[i] = m
 	}
 	// Buffered, so that no provider's goroutine waits to report its outcome.
-	outcomes := make(chan runOutcome, len(f.providers))
+	outcomes := make(chan called[runOutcome], len(f.providers))
 	for i, p := range f.providers {
-		go func(i int, p Provider) {
-			o := runOutcome{index: i, err: errStopped}
-			defer func() { // always sends: a panic, or Goexit, must not leave the race waiting
-				if v := recover(); v != nil {
-					o = runOutcome{index: i, panicked: v}
-				}
-				outcomes <- o
-			}()
-			o.answers, o.err = ask(r.members[i].ctx, p)
-		}(i, p)
+		i, p := i, p
+		goCall(outcomes, runOutcome{index: i, err: errStopped}, func() runOutcome {
+			answers, err := ask(r.members[i].ctx, p)
+			return runOutcome{i, answers, err}
+		})
 	}
 	byIndex := make([]runOutcome, len(f.providers))
-	var win, panicked *runOutcome
+	var win *runOutcome
+	var panicked any // the first provider's panic
 	for range f.providers {
-		o := <-outcomes
+		c := <-outcomes
+		o := c.value
 		byIndex[o.index] = o
 		r.members[o.index].withdraw(nil) // returned: its context is done with
 		switch {
-		case o.panicked != nil:
+		case c.panicked != nil:
 			if panicked == nil {
-				panicked = &o
+				panicked = c.panicked
 				withdrawAll(errPanicElsewhere)
 			}
 		case win == nil && panicked == nil && wins(o.err) && r.members[o.index].claim(o.outcome()):
@@ -4546,7 +4097,7 @@ func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) 
 	}
 	switch {
 	case panicked != nil:
-		panic(panicked.panicked) // nothing is swallowed, not even after a win
+		panic(panicked) // nothing is swallowed, not even after a win
 	case win != nil:
 		return win.answers, win.err
 	case ctx.Err() != nil:
@@ -4604,3 +4155,332 @@ func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer,
 	given, err := bp.AskAll(ctx, reqs)
 	return checkBatch(reqs, given, err)
 }
+
+// ----------------------------------------------------------------------------
+// Inbox: the web page
+
+// pageCSP returns the page's Content-Security-Policy. It allows the page's
+// own script and style by their hashes, and requests to its own origin, and
+// nothing else. It uses hashes, not a nonce, since the page is static.
+func pageCSP() string {
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
+		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// inboxPage is the page that [Inbox.Handler] serves at its root. It is
+// static. The questions come from its routes, read with the token in the
+// page's URL fragment, which never reaches a server or its log.
+const inboxPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Questions</title>
+<style>` + pageStyle + `</style>
+</head>
+<body>
+<main>
+<h1>Questions from your agent</h1>
+<p id="status" role="status">Connecting…</p>
+<div id="questions"></div>
+<section id="ended" hidden><h2>Closed</h2></section>
+</main>
+<script>` + pageScript + `</script>
+</body>
+</html>
+`
+
+// pageStyle is the page's style sheet. The model's text sits in frames
+// (.text, .said) outside every control's clickable area, with line
+// feeds kept only where Validate allows them, and in boxes that scroll, so
+// that no text draws a row of the page's own or pushes one out of view.
+const pageStyle = `
+:root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
+body { margin: 0; }
+main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.25rem; margin: 0; }
+h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
+#status { margin: .25rem 0 1rem; }
+.batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
+form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
+.meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
+.header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
+.question { font-size: 1.0625rem; font-weight: 600; max-height: 40vh; }
+.desc { font-size: .875rem; max-height: 6em; margin: .25rem 0 0 2.5rem; }
+.gist { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.said { border: 1px solid #8888; border-radius: .25rem; padding: 0 .3rem; overflow-wrap: anywhere; font-weight: 400; }
+fieldset { border: 0; padding: 0; margin: .5rem 0; min-width: 0; }
+legend { font-size: .875rem; padding: 0; }
+.option { margin: .5rem 0; }
+label.pick { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; min-height: 2.75rem; box-sizing: border-box; padding: .25rem .6rem; border: 1px solid #8886; border-radius: .375rem; }
+label.pick:hover { background: #8882; }
+label.pick:has(:checked) { border-color: var(--mark); box-shadow: inset 0 0 0 1px var(--mark); }
+label.pick input { width: 1.25rem; height: 1.25rem; margin: 0; flex: none; }
+.label { flex: 1 1 4em; min-width: 0; overflow-wrap: anywhere; } /* a narrow row wraps the mark, not the label, to a line of its own */
+.badge { flex: none; margin-left: auto; font-size: .75rem; font-weight: 700; color: #fff; background: var(--mark); border-radius: 1rem; padding: .1rem .55rem; }
+label.own { display: block; font-size: .875rem; margin: .5rem 0; }
+label.own input { display: block; width: 100%; box-sizing: border-box; font: inherit; min-height: 2.75rem; padding: .5rem; margin-top: .25rem; }
+.buttons { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: .75rem; }
+button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
+button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
+button:disabled { opacity: .5; }
+.note, .why { font-weight: 600; margin: .5rem 0 0; }
+.note:empty, .why:empty { display: none; }
+.refused { color: #c0262d; }
+summary { line-height: 2.75rem; cursor: pointer; }
+:focus-visible { outline: 3px solid #4a78c2; outline-offset: 2px; }
+`
+
+// pageScript is the page's script. It writes text only with textContent.
+const pageScript = `
+"use strict";
+const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
+const cards = new Map(); // open question ID -> the card that shows it
+const groups = new Map(); // batch -> the section of its open questions
+const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
+let token = "", source = null, retry = 0, still = 0;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text) e.textContent = text, e.dir = "auto"; // each text in its own direction, apart from its neighbours: Hebrew and Arabic read right to left
+  return e;
+}
+
+function render(list) {
+  const open = new Set(list.map(q => q.id));
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const q of list) {
+    const card = cards.get(q.id);
+    if (!card) show(q);
+    else if (q.hint && !card.sending) refuse(card, q.hint);
+  }
+  tick(); // once a render, not once a question: the work of a render follows the list
+  const n = list.length;
+  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
+  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
+}
+
+function show(q) {
+  const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
+  const form = el("form"), body = el("div"), meta = el("p", "meta");
+  const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
+  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
+  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
+  if (meta.childNodes.length > 0) body.append(meta);
+  if (r.header) body.append(el("div", "text header", r.header));
+  const text = el("div", "text question", r.question);
+  text.id = "q-" + q.id;
+  form.setAttribute("aria-labelledby", text.id);
+  body.append(text);
+  if (opts.length > 0) {
+    const set = el("fieldset");
+    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
+    for (const o of opts) {
+      const row = el("div", "option"), label = el("label", "pick"), input = el("input");
+      Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
+      label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
+      if (o.recommended) label.append(el("span", "badge", "Recommended"));
+      row.append(label);
+      if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
+      set.append(row);
+    }
+    body.append(set);
+  }
+  let own = null;
+  if (opts.length === 0 || r.allowCustom !== false) {
+    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
+    own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
+    label.append(own);
+    body.append(label);
+    if (opts.length > 0 && !multi) { // own words and a pick exclude each other, so the human sees what is sent
+      own.addEventListener("input", () => { for (const i of picks(form, false)) i.checked = false; });
+      for (const i of picks(form, false)) i.addEventListener("change", () => { own.value = ""; });
+    }
+  }
+  const note = el("p", "note"), buttons = el("div", "buttons");
+  note.setAttribute("role", "alert");
+  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
+  submit.type = "submit", decline.type = dismiss.type = "button";
+  buttons.append(submit, decline, dismiss);
+  body.append(buttons, note); // a refusal moves none of the question's own controls
+  form.append(el("p", "why"), body);
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
+  form.addEventListener("submit", e => {
+    e.preventDefault();
+    const content = {}, chosen = picks(form, true).map(i => i.value);
+    if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
+    if (own && own.value.trim() !== "") content.text = own.value;
+    send(card, {action: "accept", content});
+  });
+  decline.addEventListener("click", () => send(card, {action: "decline"}));
+  dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
+  cards.set(q.id, card);
+  parent.append(form);
+  if (q.hint) refuse(card, q.hint);
+}
+
+function picks(form, checked) {
+  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
+}
+
+// end shows how a question ended: the outcome from the stream, or null
+// when the Inbox no longer knows. Its controls show what was answered, and
+// the card moves below the open ones, collapsed.
+function end(card, outcome) {
+  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
+  if (!cards.delete(card.id)) return;
+  const group = card.form.parentElement;
+  card.form.remove();
+  if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
+  const [why, answer] = describe(card, outcome);
+  for (const i of picks(card.form, false)) i.checked = false;
+  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
+  const own = card.form.querySelector("input[type=text]");
+  if (own) own.value = answer ? ownWords(answer) : "";
+  for (const c of card.form.elements) c.disabled = true;
+  for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
+  card.form.querySelector(".why").replaceChildren(...why);
+  const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
+  more.append(el("summary", "", "Show the question"), card.body);
+  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
+  closed.hidden = false;
+  closed.insertBefore(card.form, closed.children[1] || null);
+  if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
+  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+    for (const other of closed.querySelectorAll("form[data-batch]"))
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
+}
+
+// describe returns the line that says how a question ended, and the
+// answer its controls show, if any.
+function describe(card, o) {
+  if (!o) return [["This question is no longer open."], null];
+  if (o.error) {
+    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
+    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
+    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
+    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
+    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
+    return [["Closed: ", said(o.error.message)], null];
+  }
+  const a = o.answer, via = a.via || "";
+  if (card.sent) return [["You answered: ", said(picked(a))], a];
+  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
+    return [["The batch was answered ", ...where(via), "."], null];
+  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
+}
+
+function where(via) { // the UI that answered, in the page's words, or framed as the host named it
+  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
+}
+
+function said(text) {
+  text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
+  return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
+}
+
+function picked(a) { // what the human picked or typed, as they saw it
+  const own = ownWords(a);
+  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
+}
+
+function ownWords(a) {
+  const chosen = a.options || (a.option ? [a.option] : []);
+  if (chosen.length === 0) return a.answer;
+  const join = chosen.map(o => o.value || o.label).join(", ");
+  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
+}
+
+async function send(card, body) {
+  if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
+  card.sending = true, card.note.textContent = "";
+  let res = null, refusal = {};
+  try {
+    res = await fetch("questions/" + encodeURIComponent(card.id), {
+      method: "POST",
+      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 204) refusal = await res.json().catch(() => ({}));
+  } catch (e) {} // not sent: res stays null
+  card.sending = false;
+  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
+  else if (res.status === 204) {
+    card.sent = body.action;
+    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    else if (card.batch) sentIn.set(card.batch, body.action);
+    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
+  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
+  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  if (card.left !== undefined) end(card, card.left);
+}
+
+function refuse(card, why) {
+  card.note.classList.add("refused"), card.note.textContent = why;
+}
+
+function tick() {
+  for (const d of document.querySelectorAll("[data-deadline]")) {
+    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
+    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
+    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
+  }
+}
+
+// connect follows the event stream, naming the questions shown, so that
+// the stream tells how those that closed meanwhile ended. It reconnects
+// itself, a second after an error, once a check says the token is right.
+function connect() {
+  if (clearTimeout(retry), source) source.close();
+  const open = Array.from(cards.keys()).join(",");
+  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
+  source.addEventListener("questions", e => render(JSON.parse(e.data)));
+  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
+  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
+}
+
+async function recheck() {
+  try {
+    const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
+    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
+  } catch (e) {}
+  connect();
+}
+
+function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
+  if (token !== "") return connect();
+  if (source) source.close(), clearTimeout(retry);
+  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
+}
+
+// A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
+// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
+const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
+function track() {
+  for (const c of box.querySelectorAll("label, button, input, summary")) {
+    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
+    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
+    placed.set(c, at);
+  }
+}
+watch.observe(box), watch.observe(statusLine);
+box.addEventListener("click", e => {
+  track(); // a change laid out since the last observation, and not painted yet
+  const c = e.target.closest("label, button, input, summary");
+  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+}, true);
+addEventListener("hashchange", start);
+setInterval(tick, 1000);
+start();
+`
