@@ -2218,7 +2218,8 @@ type Inbox struct {
 var _ BatchProvider = (*Inbox)(nil)
 
 // Ask opens req as a question, with an ID of 128 bits from crypto/rand in 32
-// lower-case hex digits, and waits for [Inbox.Respond]. When ctx is done
+// lower-case hex digits, which another session's UI cannot guess and which
+// never repeats, and waits for [Inbox.Respond]. When ctx is done
 // first, the question leaves Pending and Ask returns ctx.Err(). An invalid
 // req is [CodeInvalidRequest], and is not opened.
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
@@ -3915,13 +3916,16 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // claims the win first ([Claim]). The other providers are then withdrawn,
 // and [EndedElsewhere] of their ctx reports the winner's outcome. Any other
 // outcome drops its provider out, and when all have, the outcome of
-// providers[0] is returned. When ctx ends, every provider is withdrawn, and
-// the error is ctx.Err().
+// providers[0] is returned. When ctx ends, every provider is withdrawn, no
+// answer is taken after, and the error is ctx.Err(). A [Replay] has no
+// place among providers, since it never waits for the human.
 //
-// AskAll races whole batches, so all answers come from one UI. A decline
-// wins with the answers before it. Ask and AskAll return once every provider
-// has returned, and then raise a provider's panic again. An invalid request
-// is [CodeInvalidRequest], and no provider is asked.
+// AskAll races whole batches, so all answers come from one UI. A provider
+// that is not a BatchProvider is asked the batch one question after
+// another. A decline wins with the answers before it. Ask and AskAll return
+// once every provider has returned, and then raise a provider's panic
+// again. An invalid request is [CodeInvalidRequest], and no provider is
+// asked.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
