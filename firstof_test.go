@@ -783,15 +783,7 @@ func TestFirstOfFormPairs(t *testing.T) {
 
 	// The Form's client has the form open when the human answers on the page.
 	t.Run("Inbox wins over Form", func(t *testing.T) {
-		shown := make(chan struct{})
-		lost := make(chan ui.Outcome, 1)
-		form := ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
-			close(shown)
-			<-ctx.Done()
-			o, _ := ui.EndedElsewhere(ctx)
-			lost <- o
-			return "", nil, ctx.Err()
-		})
+		form, shown, lost := withdrawnForm()
 		inbox := &ui.Inbox{}
 		done := askInbox(scope(t, ui.FirstOf(form, inbox)), req)
 		id := waitPending(t, inbox, 1)[0].ID
@@ -829,15 +821,7 @@ func TestFirstOfFormPairs(t *testing.T) {
 
 	// The human types at the terminal while the client shows the form.
 	t.Run("Terminal wins over Form", func(t *testing.T) {
-		shown := make(chan struct{})
-		lost := make(chan ui.Outcome, 1)
-		form := ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
-			close(shown)
-			<-ctx.Done()
-			o, _ := ui.EndedElsewhere(ctx)
-			lost <- o
-			return "", nil, ctx.Err()
-		})
+		form, shown, lost := withdrawnForm()
 		in, typing := io.Pipe()
 		var out strings.Builder
 		term := ui.NewTerminal(in, &lockedWriter{w: &out})
@@ -853,6 +837,20 @@ func TestFirstOfFormPairs(t *testing.T) {
 			t.Fatalf("the Form's EndedElsewhere() = %+v, want the terminal's answer", o)
 		}
 	})
+}
+
+// withdrawnForm returns a Form whose client shows its form (shown closes)
+// until FirstOf withdraws it, and then reports EndedElsewhere on lost.
+func withdrawnForm() (form *ui.Form, shown <-chan struct{}, lost <-chan ui.Outcome) {
+	showing, ended := make(chan struct{}), make(chan ui.Outcome, 1)
+	form = ui.NewForm(func(ctx context.Context, _ ui.Elicitation) (string, map[string]any, error) {
+		close(showing)
+		<-ctx.Done()
+		o, _ := ui.EndedElsewhere(ctx)
+		ended <- o
+		return "", nil, ctx.Err()
+	})
+	return form, showing, ended
 }
 
 // lockedWriter is an io.Writer safe for the Terminal's writes and the
