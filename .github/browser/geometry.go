@@ -18,6 +18,11 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
+// settled is true once every control has stood still for 600 ms, the time
+// the page holds a click on one that moved. It lays the page out first
+// (track), so that a move not yet observed counts.
+const settled = "(track(), Date.now() >= still)"
+
 func init() {
 	scenarios = append(scenarios,
 		scenario{"a forged row in a description ticks nothing", onOneTab(forgedRow)},
@@ -311,7 +316,7 @@ func movedRow(s *site, t *tab) error {
 	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
 		return fmt.Errorf("a click meant for the question that left ticked %q of the one below (%v), want nothing", got, err)
 	}
-	if err := t.until("Date.now() >= still"); err != nil {
+	if err := t.until(settled); err != nil {
 		return err
 	}
 	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
@@ -376,7 +381,7 @@ func movedButton(s *site, t *tab) error {
 	case got[0] != 0:
 		return fmt.Errorf("a press meant for the question that left sent %.0f responses for the one below, want none", got[0])
 	}
-	if err := t.until("Date.now() >= still"); err != nil {
+	if err := t.until(settled); err != nil {
 		return err
 	}
 	if err := t.do(chromedp.Click(option(id, "Wait")), chromedp.Click(button(id, "Send answer"))); err != nil {
@@ -420,7 +425,7 @@ func movedByHint(s *site, t *tab) error {
 	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
 		return fmt.Errorf("a click meant for Wait, as the hint above moved the rows, ticked %q (%v), want nothing", got, err)
 	}
-	if err := t.until("Date.now() >= still"); err != nil {
+	if err := t.until(settled); err != nil {
 		return err
 	}
 	if err := t.do(chromedp.Click(option(id, "Wait")), chromedp.Click(button(id, "Send answer"))); err != nil {
@@ -476,7 +481,7 @@ func zoomed(s *site, t *tab) error {
 			return fmt.Errorf("%d px wide at scale %v: %s (%v)", size.width, size.scale, bad, err)
 		}
 	}
-	if err := t.until("Date.now() >= still"); err != nil { // the window changed: every row moved
+	if err := t.until(settled); err != nil { // the window changed: every row moved
 		return err
 	}
 	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
