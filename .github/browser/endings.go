@@ -54,6 +54,17 @@ func (s *site) raced(term ui.Provider) (context.Context, func(), error) {
 	return ctx, dispose, err
 }
 
+// askRaced asks cleanup in a session where term races the page, and waits
+// until the tab shows it. Call dispose, also after an error, once done.
+func (s *site) askRaced(t *tab, term *terminal) (done <-chan outcome, id string, dispose func(), err error) {
+	session, dispose, err := s.raced(term)
+	if err != nil {
+		return nil, "", dispose, err
+	}
+	done, id, err = s.askInSession(t, session, cleanup)
+	return done, id, dispose, err
+}
+
 // cleanup is a request like the ones a cleanup agent asks.
 var cleanup = ui.Request{
 	Header:   "Cleanup",
@@ -72,12 +83,8 @@ var cleanup = ui.Request{
 // tab's title counts the open one.
 func answeredInTerminal(s *site, t *tab) error {
 	term := &terminal{ans: ui.Answer{Text: "delete", Via: "terminal"}, now: make(chan struct{})}
-	session, dispose, err := s.raced(term)
-	if err != nil {
-		return err
-	}
+	done, id, dispose, err := s.askRaced(t, term)
 	defer dispose()
-	done, id, err := s.askInSession(t, session, cleanup)
 	if err != nil {
 		return err
 	}
@@ -122,12 +129,8 @@ func (s *site) askInSession(t *tab, session context.Context, req ui.Request) (<-
 // ticks nothing.
 func declinedElsewhere(s *site, t *tab) error {
 	term := &terminal{err: ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), now: make(chan struct{})}
-	session, dispose, err := s.raced(term)
-	if err != nil {
-		return err
-	}
+	done, id, dispose, err := s.askRaced(t, term)
 	defer dispose()
-	done, id, err := s.askInSession(t, session, cleanup)
 	if err != nil {
 		return err
 	}
@@ -185,12 +188,8 @@ func timeRanOut(s *site, t *tab) error {
 // and its answer is the ask's.
 func dismissedHere(s *site, t *tab) error {
 	term := &terminal{ans: ui.Answer{Text: "Keep", Via: "terminal"}, now: make(chan struct{})}
-	session, dispose, err := s.raced(term)
-	if err != nil {
-		return err
-	}
+	done, id, dispose, err := s.askRaced(t, term)
 	defer dispose()
-	done, id, err := s.askInSession(t, session, cleanup)
 	if err != nil {
 		return err
 	}

@@ -282,32 +282,40 @@ func keyboardPick(s *site, t *tab) error {
 	return want(done, "us")
 }
 
-// movedRow: the question above another leaves just as the human clicks one
-// of its rows. The other question moves up under the pointer, and the click
-// ticks nothing there; a click once the page is still ticks what it hits.
-func movedRow(s *site, t *tab) error {
+// leaveAbove shows two questions of one form, and ends the first while the
+// tab shows both, so that the second moves up into its place. It returns
+// the second's outcome and ID, and the point where the control that pick
+// (a JavaScript function of the first's card) was drawn before it left.
+func (s *site) leaveAbove(t *tab, pick string) (done <-chan outcome, id string, at []float64, err error) {
 	step, stop := context.WithCancel(s.session)
 	defer stop()
 	req := ui.Request{Question: "Deploy build 41?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true}
 	gone, p, err := s.ask(step, req)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
 	req.Question = "Deploy build 42?"
-	done, id, err := s.askShown(t, req)
-	if err != nil {
-		return err
+	if done, id, err = s.askShown(t, req); err != nil {
+		return nil, "", nil, err
 	}
-	at, err := eval[[]float64](t, `(() => { const r = document.querySelector('`+card(p[0].ID)+` label').getBoundingClientRect();
+	at, err = eval[[]float64](t, `(() => { const r = (`+pick+`)(document.querySelector('`+card(p[0].ID)+`')).getBoundingClientRect();
 		return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
 	stop()
 	if err := want(gone, ui.CodeAskAborted); err != nil {
-		return err
+		return nil, "", nil, err
 	}
-	if err := t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null"); err != nil {
+	return done, id, at, t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null")
+}
+
+// movedRow: the question above another leaves just as the human clicks one
+// of its rows. The other question moves up under the pointer, and the click
+// ticks nothing there; a click once the page is still ticks what it hits.
+func movedRow(s *site, t *tab) error {
+	done, id, at, err := s.leaveAbove(t, `e => e.querySelector("label")`)
+	if err != nil {
 		return err
 	}
 	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
@@ -333,32 +341,12 @@ func movedRow(s *site, t *tab) error {
 
 // movedButton: the question above another leaves just as the human presses
 // its "Decline to answer". The other question, of the same form, moves up
-// under the pointer, and the press declines nothing there. On 750ed08 the
-// page cancelled the click's default action only, which a button of type
-// button has none of: its listener ran, and the question below was declined.
+// under the pointer, and the press declines nothing there: cancelling the
+// click's default action alone would not do, since a button of type button
+// has none, and its listener would decline the question below.
 func movedButton(s *site, t *tab) error {
-	step, stop := context.WithCancel(s.session)
-	defer stop()
-	req := ui.Request{Question: "Deploy build 41?", Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true}
-	gone, p, err := s.ask(step, req)
+	done, id, at, err := s.leaveAbove(t, `e => Array.from(e.querySelectorAll("button")).find(b => b.textContent === "Decline to answer")`)
 	if err != nil {
-		return err
-	}
-	req.Question = "Deploy build 42?"
-	done, id, err := s.askShown(t, req)
-	if err != nil {
-		return err
-	}
-	at, err := eval[[]float64](t, `(() => { const r = Array.from(document.querySelectorAll('`+card(p[0].ID)+` button')).find(b => b.textContent === "Decline to answer").getBoundingClientRect();
-		return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
-	if err != nil {
-		return err
-	}
-	stop()
-	if err := want(gone, ui.CodeAskAborted); err != nil {
-		return err
-	}
-	if err := t.until("document.querySelector('#ended " + card(p[0].ID) + "') !== null"); err != nil {
 		return err
 	}
 	// Count the responses the page sends: send() calls fetch within the click.
