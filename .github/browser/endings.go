@@ -275,8 +275,7 @@ func reloadMidBatch(s *site, t *tab) error {
 // answeredWithMarks: another client answers in words that stack 200
 // combining marks on one letter. The page says how the question ended with
 // at most 4 marks on a letter, as Validate allows the model's text: more
-// draw over the rows above, the open questions included. On 750ed08 the
-// words were shown with every mark.
+// draw over the rows above, the open questions included.
 func answeredWithMarks(s *site, t *tab) error {
 	done, id, err := s.askShown(t, ui.Request{Question: "Name the release."})
 	if err != nil {

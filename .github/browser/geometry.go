@@ -381,8 +381,8 @@ func movedButton(s *site, t *tab) error {
 // movedByHint: another client's refused answer to the question above puts
 // its hint on the page, which moves the question below down by a line just
 // as the human clicks its second row. The click lands on the first row
-// there, and ticks nothing. On 750ed08 only a question that left held a
-// click: this one ticked "Deploy" for a click on "Wait".
+// there, and ticks nothing, whatever moved the row: a click on "Wait" must
+// not tick "Deploy".
 func movedByHint(s *site, t *tab) error {
 	above, p, err := s.ask(s.session, ui.Request{Question: "Which checks?", Options: []ui.Option{{Label: "lint"}, {Label: "test"}}, MultiSelect: true, DisallowCustom: true})
 	if err != nil {
@@ -430,9 +430,9 @@ func movedByHint(s *site, t *tab) error {
 
 // zoomed: at 200% zoom on a phone (195 CSS px wide) and in a window 320
 // px wide, every control and the recommended mark stay inside the card and
-// the window, and a label keeps a few words a line. On 750ed08, at 200%,
-// the mark stood past the card's edge, out of view, and "Keep" read one
-// letter a line: the row did not wrap.
+// the window, and a label keeps a few words a line: a row that did not
+// wrap would put the mark past the card's edge, out of view, and read
+// "Keep" one letter a line.
 func zoomed(s *site, t *tab) error {
 	defer func() { _ = t.do(chromedp.EmulateViewport(1280, 800)) }()
 	req := ui.Request{
