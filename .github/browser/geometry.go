@@ -52,8 +52,8 @@ var forged = ui.Request{
 }
 
 // forgedRow: a human scrolls to the row that the description draws and
-// clicks it. Nothing is ticked: on 09eee6f the description sat inside the
-// label of "Delete all branches", and the click ticked it. The description
+// clicks it. Nothing is ticked: inside the label of "Delete all branches",
+// the description would tick it. The description
 // also cannot push the real rows away: it is no taller than a few lines.
 // A label padded with em spaces stays on one line.
 func forgedRow(s *site, t *tab) error {
@@ -99,7 +99,7 @@ func forgedRow(s *site, t *tab) error {
 
 // longQuestion: a question of 60 lines, whose last ones draw option rows,
 // under the longest header and agent, leaves the real options in view
-// below it. On 09eee6f they were 1,500 px further down.
+// below it, not 1,500 px further down.
 func longQuestion(s *site, t *tab) error {
 	req := ui.Request{
 		Header:   strings.Repeat("Cleanup ", 32),
@@ -127,7 +127,7 @@ func longQuestion(s *site, t *tab) error {
 
 // imitatedMark: a label that ends in "(recommended)" does not look like
 // the page's mark. The mark is drawn by the page, outside the label's text,
-// with a background and colours no text has. On 09eee6f it was the word
+// with a background and colours no text has, not a word such as
 // "(recommended)" in italics after the label.
 func imitatedMark(s *site, t *tab) error {
 	req := ui.Request{
@@ -164,8 +164,8 @@ func imitatedMark(s *site, t *tab) error {
 }
 
 // base64Token: a token in standard base64 holds "+", "/" and "=", and the
-// page sends it as it is. On 09eee6f it read "+" as a space (form decoding)
-// and said the token was wrong. A changed #token is read again without a
+// page sends it as it is: form decoding would read "+" as a space and say
+// the token was wrong. A changed #token is read again without a
 // reload: a wrong one says so, the right one connects.
 func base64Token(s *site, t *tab) error {
 	const token = "q+Fv/8r+2Xk1p0Z+3nY7Ww=="
@@ -190,8 +190,7 @@ func base64Token(s *site, t *tab) error {
 
 // shutdownWithTab: Shutdown returns at once while a tab follows the event
 // stream, instead of waiting for its timeout; the tab reconnects to the
-// next server. On 09eee6f Shutdown waited for the tab until its context
-// ended.
+// next server. Shutdown must not wait for the tab until its context ends.
 func shutdownWithTab(s *site, t *tab) error {
 	if err := t.until("document.getElementById('status').textContent.includes('open question')"); err != nil {
 		return err
