@@ -33,9 +33,8 @@ func elsewhere(shown <-chan struct{}, ans ui.Answer, err error) ui.Provider {
 // deadline passes, or when the asker stops, the Terminal writes one line
 // that says so, and the line is in its output when Ask has returned. Where
 // another UI answered, the line names it from the answer's Via and shows
-// the labels the human saw picked (finding: the line came after the
-// program's next line, or was lost when the program exited, and a decline
-// read as an answer).
+// the labels the human saw picked. A line written after the program's next
+// one, or lost when it exits, or a decline that reads as an answer, fails.
 func TestTerminalSaysHowItEnded(t *testing.T) {
 	deploy := ui.Request{
 		Question: "Deploy?",
@@ -126,8 +125,8 @@ func TestTerminalSaysHowItEnded(t *testing.T) {
 
 // TestTerminalBatchAnsweredElsewhere: when another UI answers a whole batch
 // while the human has typed part of it here, the Terminal says where the
-// batch was answered and that the answers typed here were not used
-// (finding: they were dropped without a word).
+// batch was answered and that the answers typed here were not used, never
+// dropping them without a word.
 func TestTerminalBatchAnsweredElsewhere(t *testing.T) {
 	in, typing := io.Pipe()
 	defer typing.Close()

@@ -210,11 +210,10 @@ func forgeries(rows []string) int {
 }
 
 // TestTerminalScreenPaddedDescription: on an 80x24 terminal, a description
-// padded with U+2800 pushed the real rows off the screen and drew a
+// padded with U+2800 must not push the real rows off the screen and draw a
 // question and option rows of its own above the real prompt, where typing
-// 1 picked "Delete them" (finding of the review of the Terminal's rows). A
-// description now takes at most three rows, each led by the mark: the
-// forged rows do not appear, and every real row is on the screen.
+// 1 would pick "Delete them". A description takes at most three rows, each
+// led by the mark: no forged row appears, and every real row is on screen.
 func TestTerminalScreenPaddedDescription(t *testing.T) {
 	t.Setenv("COLUMNS", "80")
 	pad := strings.Repeat("\u2800", 80*24)
@@ -338,8 +337,8 @@ answer
 // terminal wraps the rows again at the new width, and a wrapped part of the
 // model's text starts a row: at 80 columns narrowed to 40, "| Delete all the
 // merged branches of api?  1. Keep everything" showed a row "  1. Keep
-// everything" above the real "  1. Delete everything", and typing 1 deleted
-// (finding of the adversarial review, in tmux). A reply that comes once the
+// everything" above the real "  1. Delete everything", where typing 1
+// deleted (seen in tmux). A reply that comes once the
 // rows no longer fit is not taken: the question is shown again at the new
 // width, and the next reply answers it.
 func TestTerminalScreenNarrowed(t *testing.T) {
