@@ -320,14 +320,23 @@ func movedRow(s *site, t *tab) error {
 	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
 		return err
 	}
-	if got, err := eval[string](t, checked(id)); err != nil || got != "" {
-		return fmt.Errorf("a click meant for the question that left ticked %q of the one below (%v), want nothing", got, err)
-	}
-	if err := t.until(settled); err != nil {
+	// What the click ticked, and the milliseconds since the move, which the
+	// page holds clicks for 600 ms after: a busy machine may click later.
+	got, err := eval[[]any](t, "["+checked(id)+", Date.now() - (still - 600)]")
+	switch {
+	case err != nil:
 		return err
-	}
-	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
-		return err
+	case got[0] != "" && got[1].(float64) > 600:
+		fmt.Printf("     (the click came %.0f ms after the move, later than the page holds one: nothing to check)\n", got[1])
+	case got[0] != "":
+		return fmt.Errorf("a click meant for the question that left ticked %q of the one below, want nothing", got[0])
+	default:
+		if err := t.until(settled); err != nil {
+			return err
+		}
+		if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+			return err
+		}
 	}
 	if err := t.until(checked(id) + " === 'Deploy'"); err != nil {
 		return err
