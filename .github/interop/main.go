@@ -62,9 +62,9 @@ func main() {
 	log.Fatal(http.ListenAndServe(*addr, endpoint(newServer())))
 }
 
-// endpoint serves server on streamable HTTP to clients of every version:
-// 2026-07-28 and later statelessly (the SDK serves them no other way), and
-// older ones in sessions (in which a form can be sent during a call).
+// endpoint serves server to clients of every version: 2026-07-28 and later
+// without sessions (go-sdk v1.8.0 serves them no other way on HTTP), older
+// ones in sessions (in which a form can be sent during a call).
 func endpoint(server *mcp.Server) http.Handler {
 	get := func(*http.Request) *mcp.Server { return server }
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
@@ -78,8 +78,8 @@ func endpoint(server *mcp.Server) http.Handler {
 	})
 }
 
-// A Tool is a tool's code. It gets the call's arguments, decoded, asks with
-// userinteraction.Ask or AskAll, and returns the text of its result.
+// A Tool gets a call's arguments, asks with userinteraction.Ask or AskAll,
+// and returns the text of its result.
 type Tool func(ctx context.Context, args map[string]any) string
 
 // handler serves tool to clients of every protocol version.
@@ -91,12 +91,12 @@ func handler(tool Tool) mcp.ToolHandler {
 		}
 		version, caps, via := req.ProtocolVersion(), req.ClientCapabilities(), "" // "" and nil when unknown
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			via = p.ClientInfo.Name // each answer's Via: the client, as it introduced itself
+			via = p.ClientInfo.Name // the client, as it introduced itself
 		}
 		forms := version >= "2025-06-18" && caps != nil && caps.Elicitation != nil &&
 			(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil) // "elicitation": {} means forms
 		if forms && version >= "2026-07-28" {
-			return serveRound(ctx, req, args, via, tool) // no form while serving a call: Replay
+			return serveRound(ctx, req, args, via, tool)
 		}
 		form := userinteraction.NewForm(func(ctx context.Context, f userinteraction.Elicitation) (string, map[string]any, error) {
 			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: f.Mode, Message: f.Message, RequestedSchema: f.RequestedSchema})
@@ -112,8 +112,8 @@ func handler(tool Tool) mcp.ToolHandler {
 	}
 }
 
-// formAsker asks through a Form while the call waits, once it has checked
-// that the client can show the questions: all of a batch, before its first.
+// formAsker asks through a Form, once it has checked that the client can
+// show every question of the batch.
 type formAsker struct {
 	form          *userinteraction.Form
 	forms, arrays bool   // the client shows forms, and forms of several picks
@@ -128,14 +128,13 @@ func (a formAsker) Ask(ctx context.Context, r userinteraction.Request) (userinte
 	return answers[0], nil
 }
 
-func (a formAsker) AskAll(ctx context.Context, reqs []userinteraction.Request) ([]userinteraction.Answer, error) {
+func (a formAsker) AskAll(ctx context.Context, reqs []userinteraction.Request) (answers []userinteraction.Answer, err error) {
 	for _, r := range reqs {
 		if !a.forms || r.MultiSelect && len(r.Options) > 0 && !a.arrays {
 			return nil, userinteraction.NewError(userinteraction.CodeAskUnsupported,
 				"the client cannot show this kind of question, so ask it another way", nil)
 		}
 	}
-	answers := []userinteraction.Answer{}
 	for _, r := range reqs {
 		ans, err := a.form.Ask(ctx, r)
 		if err != nil {
@@ -158,9 +157,9 @@ var key = func() []byte {
 	return k
 }()
 
-// serveRound serves one round of a call of tool on protocol 2026-07-28 and
-// later: the answers come in as inputResponses, the questions still open go
-// out as inputRequests, and the record travels sealed in requestState.
+// serveRound serves one round of a call on protocol 2026-07-28 and later: the
+// answers come in as inputResponses, the questions still open go out as
+// inputRequests, and the record travels sealed in requestState.
 func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, via string, tool Tool) (*mcp.CallToolResult, error) {
 	var user string // who calls, when the server authenticates its clients
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
@@ -170,9 +169,7 @@ func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]a
 	binding, _ := json.Marshal([]any{user, req.Params.Name, args})
 	rp, err := userinteraction.OpenReplay(key, string(binding), req.Params.RequestState) // "" in the first round
 	if err != nil {
-		// INVALID_STATE: tampered with, expired, or another call's. Its data,
-		// {"name", "code", "message"}, says to call the tool again from the start.
-		data, _ := json.Marshal(err)
+		data, _ := json.Marshal(err) // INVALID_STATE: tampered with, expired, or another call's
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState", Data: data}
 	}
 	for _, q := range rp.Pending() { // record what was asked, and only that
