@@ -128,13 +128,14 @@ func (a formAsker) Ask(ctx context.Context, r userinteraction.Request) (userinte
 	return answers[0], nil
 }
 
-func (a formAsker) AskAll(ctx context.Context, reqs []userinteraction.Request) (answers []userinteraction.Answer, err error) {
+func (a formAsker) AskAll(ctx context.Context, reqs []userinteraction.Request) ([]userinteraction.Answer, error) {
 	for _, r := range reqs {
 		if !a.forms || r.MultiSelect && len(r.Options) > 0 && !a.arrays {
 			return nil, userinteraction.NewError(userinteraction.CodeAskUnsupported,
 				"the client cannot show this kind of question, so ask it another way", nil)
 		}
 	}
+	answers := []userinteraction.Answer{}
 	for _, r := range reqs {
 		ans, err := a.form.Ask(ctx, r)
 		if err != nil {
