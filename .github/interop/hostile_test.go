@@ -272,3 +272,52 @@ func TestHostileFormNeverAnswers(t *testing.T) {
 		})
 	}
 }
+
+// Arguments of hostile shapes are the tool's business: the host binds its
+// state to them as decoded, or refuses them with a JSON-RPC error, and
+// never panics.
+func TestHostileArguments(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct{ name, args string }{
+		{"nested 500 deep", `{"service":"web","x":` + strings.Repeat("[", 500) + strings.Repeat("]", 500) + `}`},
+		// The SDK reads no message nested deeper than 1,000 (it ends the
+		// session), so this is the deepest the host sees.
+		{"nested 990 deep", `{"service":"web","x":` + strings.Repeat(`{"a":`, 990) + "1" + strings.Repeat("}", 990) + `}`},
+		{"a number past float64", `{"service":"web","x":1e400}`},
+		{"a 1 MB string", `{"service":"` + strings.Repeat("w", 1<<20) + `"}`},
+		{"not an object", `[1,2]`},
+		{"a key twice", `{"service":"web","service":"db"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := hostileSession(ctx, t)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: json.RawMessage(tc.args)})
+			var werr *jsonrpc.Error
+			switch {
+			case errors.As(err, &werr):
+			case err != nil:
+				t.Errorf("CallTool() = %v, want a result or a JSON-RPC error", err)
+			case len(res.InputRequests) != 1 || res.RequestState == "":
+				t.Errorf("CallTool() = %s, want the first question and state", resultText(res))
+			}
+		})
+	}
+}
+
+// BenchmarkHostileArguments measures a first round whose arguments hold a
+// string of n and 10n bytes, in one run.
+func BenchmarkHostileArguments(b *testing.B) {
+	ctx := context.Background()
+	cs := hostileSession(ctx, b)
+	for _, n := range []int{100 << 10, 1 << 20} {
+		args := json.RawMessage(`{"service":"` + strings.Repeat("w", n) + `"}`)
+		b.Run(fmt.Sprintf("bytes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
