@@ -321,3 +321,48 @@ func BenchmarkHostileArguments(b *testing.B) {
 		})
 	}
 }
+
+// The second question takes several picks: thousands of one label are asked
+// again, a megabyte of the human's own words is their answer.
+func TestHostileMultiSelect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs := hostileSession(ctx, t)
+	first, err := deployRound(ctx, cs, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := deployRound(ctx, cs, first.RequestState, mcp.InputResponseMap{onlyID(first): accept(map[string]any{"choice": "Production"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q2 := onlyID(second)
+	lints := make([]any, 5000)
+	for i := range lints {
+		lints[i] = "lint"
+	}
+	words := strings.Repeat("w", 1<<20)
+	for _, tc := range []struct {
+		name string
+		res  *mcp.ElicitResult
+		want string
+	}{
+		{"5,000 picks of one label", accept(map[string]any{"choice": lints}), "asked again: Pick each option only once."},
+		{"5,000 picks and a label not offered", accept(map[string]any{"choice": append([]any{"deploy"}, lints...)}), "asked again: \"deploy\" is not one of the options: pick one of those listed."},
+		{"a megabyte of own words", accept(map[string]any{"choice": []any{}, "text": words}), "deployed web to production after " + words},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := deployRound(ctx, cs, second.RequestState, mcp.InputResponseMap{q2: tc.res})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := resultText(res)
+			if id := onlyID(res); id == q2 {
+				got = "asked again: " + strings.SplitN(res.InputRequests[id].(*mcp.ElicitParams).Message, "\n", 2)[0]
+			}
+			if got != tc.want {
+				t.Errorf("round 3 = %.80q, want %.80q", got, tc.want)
+			}
+		})
+	}
+}
