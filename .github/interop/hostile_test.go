@@ -366,3 +366,54 @@ func TestHostileMultiSelect(t *testing.T) {
 		})
 	}
 }
+
+// On 2025-11-25 the SDK checks a form's response against its schema before
+// the host sees it: a response of the wrong shape is the SDK's error, which
+// the registry makes PROVIDER_FAILED, where the same response on 2026-07-28
+// reaches ElicitationAnswer and is INVALID_ANSWER. Both end the question
+// with a code, and neither answers it.
+func TestHostileFormShapes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		res  *mcp.ElicitResult
+		want string
+	}{
+		{"choice an object", accept(map[string]any{"choice": map[string]any{"label": "Production"}}), "not deployed: PROVIDER_FAILED"},
+		{"choice a label not offered", accept(map[string]any{"choice": "Prod"}), "not deployed: PROVIDER_FAILED"},
+		{"text a number", accept(map[string]any{"text": 5}), "not deployed: PROVIDER_FAILED"},
+		{"unknown action", &mcp.ElicitResult{Action: "ACCEPT"}, "not deployed: INVALID_ANSWER"},
+		{"a megabyte of own words", accept(map[string]any{"text": strings.Repeat("w", 1<<20)}), "not deployed to " + strings.Repeat("w", 1<<20) + ": ASK_CANCELLED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := newServer().Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			n := 0
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile", Version: "v0"}, &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					n++
+					if n > 1 {
+						return &mcp.ElicitResult{Action: "cancel"}, nil
+					}
+					return tc.res, nil
+				},
+			}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "web"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultText(res); got != tc.want {
+				t.Errorf("CallTool() = %.80q, want %.80q", got, tc.want)
+			}
+		})
+	}
+}
