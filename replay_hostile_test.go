@@ -16,7 +16,8 @@ func forgedState(n int) string {
 
 // TestOpenReplayForgedBytes: a client may send any requestState. One that
 // was never sealed is refused after its MAC, before any JSON is read, at a
-// cost of less than its own bytes, whatever it holds.
+// cost of at most twice its own bytes, whatever it holds: its decoding, and
+// the copy of it that Go 1.21's base64 makes (newer Go makes none).
 func TestOpenReplayForgedBytes(t *testing.T) {
 	key := []byte(strings.Repeat("k", 32))
 	for _, state := range []string{
@@ -27,8 +28,8 @@ func TestOpenReplayForgedBytes(t *testing.T) {
 		var err error
 		got := bytesPerRun(3, func() { _, err = ui.OpenReplay(key, "call", state) })
 		wantCode(t, "OpenReplay()", err, ui.CodeInvalidState)
-		if got > uint64(len(state)) {
-			t.Errorf("OpenReplay() of %d forged bytes allocates %d bytes, want at most %d", len(state), got, len(state))
+		if got > 2*uint64(len(state)) {
+			t.Errorf("OpenReplay() of %d forged bytes allocates %d bytes, want at most %d", len(state), got, 2*len(state))
 		}
 	}
 }
