@@ -1409,7 +1409,7 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	if !ok && content["text"] != nil {
 		return Answer{}, invalidAnswer(`"text" is ` + jsonType(content["text"]) + `, not a string`)
 	}
-	var labels []string
+	var picks []Option // sized once: a client may send any number of picks
 	switch choice := content["choice"].(type) {
 	case nil:
 		return Answer{Text: text}, nil
@@ -1421,21 +1421,26 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 		}
 		return Answer{Option: &Option{Label: choice}}, nil
 	case []string:
-		labels = choice
+		if len(choice) > 0 {
+			picks = make([]Option, len(choice))
+		}
+		for i, label := range choice {
+			picks[i].Label = label
+		}
 	case []any:
-		for i, v := range choice {
-			label, ok := v.(string)
-			if !ok {
+		for i, v := range choice { // before any pick is built
+			if _, ok := v.(string); !ok {
 				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
 			}
-			labels = append(labels, label)
+		}
+		if len(choice) > 0 {
+			picks = make([]Option, len(choice))
+		}
+		for i, v := range choice {
+			picks[i].Label = v.(string)
 		}
 	default:
 		return Answer{}, invalidAnswer(`"choice" is ` + jsonType(choice) + `, not a string or an array of strings`)
-	}
-	var picks []Option
-	for _, label := range labels {
-		picks = append(picks, Option{Label: label})
 	}
 	return Answer{Text: text, Options: picks}, nil
 }
