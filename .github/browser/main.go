@@ -858,6 +858,19 @@ func showEndings(s *site, t *tab) (func(), error) {
 		session, dispose, err := s.raced(term)
 		return session, term.now, dispose, err
 	}
+	// wonInTerminal is a step whose question the terminal ends, with ans or err.
+	wonInTerminal := func(ans ui.Answer, err error) func() (string, error) {
+		return func() (string, error) {
+			session, now, dispose, err := race(ans, err)
+			if err != nil {
+				return "", err
+			}
+			releases = append(releases, dispose)
+			p, err := ask(session, cleanup)
+			close(now)
+			return p[0].ID, err
+		}
+	}
 	var ids []string
 	step := func(f func() (string, error)) error {
 		id, err := f()
@@ -868,16 +881,7 @@ func showEndings(s *site, t *tab) (func(), error) {
 		return err
 	}
 	steps := []func() (string, error){
-		func() (string, error) { // answered in the terminal
-			session, now, dispose, err := race(ui.Answer{Text: "delete", Via: "terminal"}, nil)
-			if err != nil {
-				return "", err
-			}
-			releases = append(releases, dispose)
-			p, err := ask(session, cleanup)
-			close(now)
-			return p[0].ID, err
-		},
+		wonInTerminal(ui.Answer{Text: "delete", Via: "terminal"}, nil), // answered in the terminal
 		func() (string, error) { // answered here
 			p, err := ask(s.session, region)
 			if err == nil {
@@ -885,16 +889,7 @@ func showEndings(s *site, t *tab) (func(), error) {
 			}
 			return p[0].ID, err
 		},
-		func() (string, error) { // declined elsewhere
-			session, now, dispose, err := race(ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil))
-			if err != nil {
-				return "", err
-			}
-			releases = append(releases, dispose)
-			p, err := ask(session, cleanup)
-			close(now)
-			return p[0].ID, err
-		},
+		wonInTerminal(ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil)), // declined elsewhere
 		func() (string, error) { // time ran out
 			timed := &expiring{Context: s.session, done: make(chan struct{})}
 			p, err := ask(timed, ui.Request{Question: "Deploy before the window closes?", Options: yesNo})
