@@ -68,6 +68,15 @@ func resultText(res *mcp.CallToolResult) string {
 	return fmt.Sprintf("%d input requests", len(res.InputRequests))
 }
 
+// roundText returns the text of res, or, when res asks question id again,
+// "asked again: " and the first line of its form: the hint.
+func roundText(res *mcp.CallToolResult, id string) string {
+	if onlyID(res) == id {
+		return "asked again: " + strings.SplitN(res.InputRequests[id].(*mcp.ElicitParams).Message, "\n", 2)[0]
+	}
+	return resultText(res)
+}
+
 // secondID returns the ID deploy's second question has once the first, q1,
 // is answered: any client can compute it, since IDs are frozen.
 func secondID(t testing.TB, q1 string) string {
@@ -158,11 +167,7 @@ func TestHostileResponseShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := resultText(res)
-			if id := onlyID(res); id == q1 {
-				got = "asked again: " + strings.SplitN(res.InputRequests[id].(*mcp.ElicitParams).Message, "\n", 2)[0]
-			}
-			if got != tc.want {
+			if got := roundText(res, q1); got != tc.want {
 				t.Errorf("round 2 = %q, want %q", got, tc.want)
 			}
 		})
@@ -356,11 +361,7 @@ func TestHostileMultiSelect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := resultText(res)
-			if id := onlyID(res); id == q2 {
-				got = "asked again: " + strings.SplitN(res.InputRequests[id].(*mcp.ElicitParams).Message, "\n", 2)[0]
-			}
-			if got != tc.want {
+			if got := roundText(res, q2); got != tc.want {
 				t.Errorf("round 3 = %.80q, want %.80q", got, tc.want)
 			}
 		})
