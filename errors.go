@@ -60,6 +60,9 @@ const (
 	// question, such as several picks, own words beside options, or a form.
 	// The model should ask it another way.
 	CodeAskUnsupported = "ASK_UNSUPPORTED"
+	// CodeNotKept means the host could not keep the answer, as when a
+	// durable write failed. The question stays open: send the answer again.
+	CodeNotKept = "NOT_KEPT"
 )
 
 // HarnessError is the error an agent harness hands to the model. It has a

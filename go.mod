@@ -1,3 +1,3 @@
 module github.com/dsh-go/userinteraction
 
-go 1.21
+go 1.22

@@ -46,7 +46,7 @@ func TestREADMEProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files["go.mod"] = "module readme\n\ngo 1.21\n\n" +
+	files["go.mod"] = "module readme\n\ngo 1.22\n\n" +
 		"require github.com/dsh-go/userinteraction v0.0.0\n\n" +
 		"replace github.com/dsh-go/userinteraction => " + repo + "\n"
 	dir := t.TempDir()
