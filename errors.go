@@ -274,6 +274,16 @@ func aborted(ctx context.Context, stage string) error {
 	return NewError(CodeAskAborted, msg, err)
 }
 
+// coded returns err, a provider's error, as [Registry.Ask] returns it
+// after the provider's context: err when it carries a code, else the
+// PROVIDER_FAILED error for it.
+func coded(err error) error {
+	if isTypedNil(err) || CodeOf(err) == "" {
+		return providerFailed(err)
+	}
+	return err
+}
+
 // codedError returns the {name, code, message} that stands for err where
 // only that travels, as in an [Outcome]'s JSON or a [Replay] record. That is
 // err's own when it carries a code, else the PROVIDER_FAILED that

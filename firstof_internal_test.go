@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// claiming is a UI that claims its answer before it confirms it, as a UI
+// claiming is a UI that hands its answer to Decide before it confirms it, as a UI
 // that tells its human "your answer was taken" must. It waits for go, claims
 // text, reports the claim on claimed, and returns its answer when the claim
 // held, else it waits to be withdrawn.
@@ -19,7 +19,8 @@ type claiming struct {
 func (c *claiming) Ask(ctx context.Context, req Request) (Answer, error) {
 	<-c.start
 	ans := Answer{Text: c.text, Via: c.text}
-	ok := Claim(ctx, Outcome{Answer: ans})
+	_, err := Decide(ctx, Outcome{Answer: ans})
+	ok := err == nil
 	c.claimed <- ok
 	if !ok {
 		<-ctx.Done()
@@ -52,8 +53,8 @@ func (c *claiming) refused() bool {
 // their own claims fail. Outside a race, a claim always holds.
 func TestFirstOfClaim(t *testing.T) {
 	req := Request{Question: "Deploy?"}
-	if !Claim(context.Background(), Outcome{Answer: Answer{Text: "yes"}}) {
-		t.Fatal("Claim() outside a race = false, want true")
+	if _, err := Decide(context.Background(), Outcome{Answer: Answer{Text: "yes"}}); err != nil {
+		t.Fatalf("Decide() outside a race = %v, want nil", err)
 	}
 
 	// The page claims once the terminal shows the question, then holds its

@@ -63,11 +63,12 @@ type Provider interface {
 	// typically with ctx.Err().
 	//
 	// The answer is [Option.Answer] of the picked option, [Pick] of several,
-	// or Answer{Text: typed} for the human's own words. [Registry.Ask]
-	// completes and checks it. A refusal to answer is
+	// or Answer{Text: typed} for the human's own words, with Via naming the
+	// UI. [Registry.Ask] completes and checks it. A refusal to answer is
 	// NewError([CodeAskDeclined], ...), and a dismissed question
-	// NewError([CodeAskCancelled], ...). A provider that tells its human
-	// their answer was taken calls [Claim] first.
+	// NewError([CodeAskCancelled], ...), with Answer{Via: ...} beside it. A
+	// provider that tells its human their answer was taken calls [Decide]
+	// first.
 	//
 	// Ask must not modify req or its options, as an http.Handler must not
 	// modify its Request.
@@ -105,9 +106,10 @@ type Registry struct {
 	// Ended, when set, is called once for every question asked through the
 	// registry, once it ended and before Ask or AskAll returns, on the asking
 	// goroutine, with the request and the Outcome that Ask returns. An
-	// invalid request is a question that ended too. It is a host's audit
-	// trail. It must not modify req. A panic in it propagates to the caller
-	// of Ask. Set it before the registry is used.
+	// invalid request is a question that ended too. INPUT_REQUIRED is not
+	// an ending. It is a host's audit trail. It must not modify req. A panic
+	// in it propagates to the caller of Ask. Set it before the registry is
+	// used.
 	Ended func(req Request, o Outcome)
 
 	// active is the registration of the active provider, or nil. Atomic so
@@ -199,38 +201,22 @@ func (r *Registry) Provider() Provider {
 //  4. Unless its context is done already, the provider is called on the
 //     caller's goroutine, holding no lock. That context carries ctx's values,
 //     and ends with ctx or with the registration.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is. Any
-//     other is [CodeProviderFailed], or [CodeAskAborted] once the context
-//     ended. That wraps ctx.Err() and context.Cause(ctx) when ctx ended, but
-//     no [context.Canceled] after a disposal.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is, with
+//     the provider's Via. Any other is [CodeProviderFailed], or
+//     [CodeAskAborted] once the context ended. That wraps ctx.Err() and
+//     context.Cause(ctx) when ctx ended, but no [context.Canceled] after a
+//     disposal.
 //  6. The answer is completed and checked as [Answer] says, and a broken
 //     rule is [CodeInvalidAnswer].
 //
+// An outcome the provider handed over with [Decide] is the one returned.
 // The provider's answer is returned even after ctx ended or a disposal. A
-// panic in the provider propagates and leaves r consistent. Then r.Ended,
-// when set, gets the outcome.
+// panic in the provider propagates and leaves r consistent. r.Ended, when
+// set, gets the outcome, also before such a panic when an outcome was
+// decided.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
-	ans, err := r.ask(ctx, req)
-	if r != nil && r.Ended != nil {
-		r.Ended(req, Outcome{Answer: ans, Err: err})
-	}
-	return ans, err
-}
-
-// ask is [Registry.Ask] before r.Ended is called.
-func (r *Registry) ask(ctx context.Context, req Request) (Answer, error) {
-	if err := checkCtx(ctx); err != nil {
-		return Answer{}, err
-	}
-	if err := validate(&req); err != nil {
-		return Answer{}, err
-	}
-	a, err := r.begin(ctx)
-	if err != nil {
-		return Answer{}, err
-	}
-	defer a.finish()
-	return a.askProvider(&req, "")
+	o := r.call(ctx, &req, nil)
+	return o[0].Answer, o[0].Err
 }
 
 // AskAll asks the active provider of r several questions at once, and
@@ -241,40 +227,85 @@ func (r *Registry) ask(ctx context.Context, req Request) (Answer, error) {
 // its request, and [CodeInvalidAnswer] names the question. Errors map as in
 // Ask, and a disposal aborts the rest of the batch.
 //
-// On an error, AskAll returns it with the answers before it. Then r.Ended is
+// On an error, AskAll returns it with the answers before it. r.Ended is
 // called for each request in order, when set. The requests after the
 // answered ones get the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	answers, err := r.askAll(ctx, reqs)
-	if r != nil && r.Ended != nil {
-		for i := range reqs {
-			o := Outcome{Err: err}
-			if i < len(answers) {
-				o = Outcome{Answer: answers[i]}
-			}
-			r.Ended(reqs[i], o)
+	var answers []Answer
+	for _, o := range r.call(ctx, nil, reqs) {
+		if o.Err != nil {
+			return answers, o.Err
 		}
+		answers = append(answers, o.Answer)
 	}
-	return answers, err
+	return answers, nil
 }
 
-// askAll is [Registry.AskAll] before r.Ended is called.
-func (r *Registry) askAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+// call asks the active provider of r the question req, as Ask does, or
+// else reqs, as AskAll does. It returns one Outcome per request, at least
+// one, and audits them with r.Ended.
+func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ended []Outcome) {
+	var a *inflight
+	defer func() {
+		if ended == nil && a != nil { // a panic: what a UI was told is audited first
+			ended = a.decided()
+		}
+		if req != nil {
+			r.audit([]Request{*req}, ended, a)
+		} else {
+			r.audit(reqs, ended, a)
+		}
+	}()
 	if err := checkCtx(ctx); err != nil {
-		return nil, err
+		return []Outcome{{Err: err}}
 	}
-	if err := validateAll(reqs); err != nil {
-		return nil, err
+	var err error
+	if req != nil {
+		err = validate(req)
+	} else {
+		err = validateAll(reqs)
 	}
-	a, err := r.begin(ctx)
 	if err != nil {
-		return nil, err
+		return []Outcome{{Err: err}}
+	}
+	if a, err = r.begin(ctx); err != nil {
+		return []Outcome{{Err: err}}
 	}
 	defer a.finish()
+	if req != nil {
+		a.req[0] = *req // so that the caller's request stays on its stack
+		a.ask(a.req[:], 0, false)
+		return a.done
+	}
 	if bp, ok := a.reg.provider.(BatchProvider); ok {
 		return a.askBatch(bp, reqs)
 	}
-	return a.askEach(reqs)
+	for i := range reqs {
+		if o := a.ask(reqs, i, true); o.Err != nil {
+			break
+		}
+	}
+	return a.done
+}
+
+// audit calls r.Ended, when set, with each request and its outcome. The
+// requests after the ended ones get the last one's error. INPUT_REQUIRED,
+// and an outcome a provider audited already (a's told), are skipped.
+func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
+	if r == nil || r.Ended == nil || len(ended) == 0 {
+		return
+	}
+	for i := range reqs {
+		o := ended[min(i, len(ended)-1)]
+		switch {
+		case i >= len(ended) && o.Err == nil: // a panic ended the batch
+			return
+		case CodeOf(o.Err) == CodeInputRequired:
+		case a != nil && a.audited(i):
+		default:
+			r.Ended(reqs[i], o)
+		}
+	}
 }
 
 // registryKey is the context key of the Registry. It is unexported, so only
@@ -312,9 +343,8 @@ type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu       sync.Mutex                         // guards the fields below
-	asks     map[uint64]context.CancelCauseFunc // the asks in flight, by number, with the funcs that cancel their providers' contexts
-	next     uint64                             // the number of the next ask
+	mu       sync.Mutex // guards the fields below
+	asks     *inflight  // the asks in flight, linked by their next and prev
 	disposed bool
 }
 
@@ -322,39 +352,50 @@ type registration struct {
 // registration was disposed while it was answering.
 var errDisposed = errors.New("provider disposed")
 
-// track records an ask in flight, whose provider context is cancelled by
-// cancel, and returns its number. It reports false when reg is disposed.
-func (reg *registration) track(cancel context.CancelCauseFunc) (n uint64, ok bool) {
+// track records a, an ask in flight. It reports false when reg is disposed.
+func (reg *registration) track(a *inflight) bool {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.disposed {
-		return 0, false
+		return false
 	}
-	if reg.asks == nil {
-		reg.asks = make(map[uint64]context.CancelCauseFunc)
+	if a.next = reg.asks; a.next != nil {
+		a.next.prev = a
 	}
-	n, reg.next = reg.next, reg.next+1
-	reg.asks[n] = cancel
-	return n, true
+	reg.asks = a
+	return true
 }
 
-// untrack forgets the ask in flight numbered n.
-func (reg *registration) untrack(n uint64) {
+// untrack forgets a, an ask in flight.
+func (reg *registration) untrack(a *inflight) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	delete(reg.asks, n)
+	switch {
+	case a.prev != nil:
+		a.prev.next = a.next
+	case reg.asks == a:
+		reg.asks = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	}
+	a.prev, a.next = nil, nil
 }
 
 // dispose unregisters reg, if it is still the active registration, and aborts
-// the asks in flight on it. The cancel funcs run after reg.mu is released.
-// They never call a provider, but holding no lock keeps dispose deadlock-free.
+// the asks in flight on it. Their contexts are cancelled after reg.mu is
+// released. That calls no provider, but holding no lock keeps dispose
+// deadlock-free.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
-	asks := reg.asks
+	var cancels []context.CancelCauseFunc
+	for a := reg.asks; a != nil; a = a.next {
+		cancels = append(cancels, a.cancel)
+	}
 	reg.asks, reg.disposed = nil, true
 	reg.mu.Unlock()
-	for _, cancel := range asks {
+	for _, cancel := range cancels {
 		cancel(errDisposed)
 	}
 }
@@ -362,81 +403,192 @@ func (reg *registration) dispose() {
 // An inflight is one Ask or AskAll call in flight, recorded on the
 // registration whose provider answers it.
 type inflight struct {
-	reg    *registration
-	n      uint64                  // its number in reg.asks
-	caller context.Context         // the caller's ctx
-	ctx    context.Context         // handed to the provider
-	cancel context.CancelCauseFunc // cancels ctx
+	reg        *registration
+	prev, next *inflight               // in reg.asks, guarded by reg.mu
+	caller     context.Context         // the caller's ctx
+	ctx        context.Context         // handed to the provider: ends with ctx or the registration
+	cancel     context.CancelCauseFunc // cancels ctx
+
+	// Written on the caller's goroutine only.
+	first providerAsk  // the provider's first call, the only one for an Ask
+	p     *providerAsk // the provider's call in flight
+	done  []Outcome    // the decided outcomes of the questions asked so far
+	req   [1]Request   // the request of an Ask
 }
 
-// begin records an ask of the caller's ctx on the active registration, or
+// A providerAsk is one call of the registry's provider: the context handed
+// to it, and the decision of its outcome. That decision is made when the
+// provider first asks for its seat ([Decide], [FirstOf], [WithKeep]), so
+// that an ask of a provider that needs none costs no more.
+type providerAsk struct {
+	context.Context
+	reqs  []Request // the questions of the call
+	first int       // the index of reqs[0] that errors name, or -1
+	at    int       // the index of reqs[0] in the ask's requests
+
+	mu      sync.Mutex // guards the fields below
+	d       *decision  // made at the first Value(seatKey)
+	settled []Outcome  // the outcome decided before d was made
+	told    []int      // the requests a provider audited, by their index in reqs
+
+	one [1]Outcome // the outcome of a call of one question
+}
+
+// Value returns the seat of the call for seatKey, else ctx's values.
+func (p *providerAsk) Value(key any) any {
+	if key != (seatKey{}) {
+		return p.Context.Value(key)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.d == nil {
+		p.d = &decision{reqs: p.reqs, first: p.first, call: p, decided: p.settled}
+		p.d.home.d = p.d
+	}
+	return &p.d.home
+}
+
+// settle decides o, the outcome the provider returned, unless it handed
+// over one that was decided, and returns the decided one.
+func (p *providerAsk) settle(o []Outcome) []Outcome {
+	p.mu.Lock()
+	d := p.d
+	if d == nil {
+		p.settled = o // what a seat asked for later finds decided
+	}
+	p.mu.Unlock()
+	if d == nil {
+		return o
+	}
+	return d.settle(o)
+}
+
+// result returns the decided outcomes of p, or nil.
+func (p *providerAsk) result() []Outcome {
+	p.mu.Lock()
+	d := p.d
+	p.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	return d.result()
+}
+
+// audited reports whether the provider audited request i of the ask.
+func (p *providerAsk) audited(i int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.told, i-p.at)
+}
+
+// begin records an ask on the caller's ctx on the active registration, or
 // returns NO_PROVIDER. A registration that is disposed before the ask is
 // recorded refuses it. Ask never waits for, or retries with, a newer one.
-func (r *Registry) begin(ctx context.Context) (inflight, error) {
+func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
-		return inflight{}, noProvider(r != nil)
+		return nil, noProvider(r != nil)
 	}
-	actx, cancel := context.WithCancelCause(ctx)
-	n, ok := reg.track(cancel)
-	if !ok {
-		cancel(nil)
-		return inflight{}, noProvider(true)
+	a := &inflight{reg: reg, caller: ctx}
+	a.ctx, a.cancel = context.WithCancelCause(ctx)
+	if !reg.track(a) {
+		a.cancel(nil)
+		return nil, noProvider(true)
 	}
-	return inflight{reg: reg, n: n, caller: ctx, ctx: actx, cancel: cancel}, nil
+	return a, nil
 }
 
 // finish forgets the finished ask and releases its context.
 func (a *inflight) finish() {
-	a.reg.untrack(a.n)
+	a.reg.untrack(a)
 	a.cancel(nil)
 }
 
-// askProvider asks req, valid, of the provider of a, as steps 4 to 6 of Ask
-// say. which names the question in an INVALID_ANSWER ("questions[2]: ").
-func (a *inflight) askProvider(req *Request, which string) (Answer, error) {
+// decided returns the outcomes decided so far, those of the provider's call
+// in flight included.
+func (a *inflight) decided() []Outcome {
+	if a.p == nil {
+		return a.done
+	}
+	return append(a.done, a.p.result()...)
+}
+
+// audited reports whether the provider audited request i of the ask.
+func (a *inflight) audited(i int) bool {
+	if i < a.first.at+len(a.first.reqs) {
+		return a.first.audited(i)
+	}
+	return false // a later call of AskAll asked one by one: never a Replay's
+}
+
+// call returns the providerAsk of the provider's call of reqs[from:to].
+// batch names the questions in errors.
+func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
+	p := &a.first
+	if a.done != nil { // a later call of AskAll asked one by one
+		p = new(providerAsk)
+	}
+	p.Context, p.reqs, p.first, p.at = a.ctx, reqs[from:to], -1, from
+	if batch {
+		p.first = from
+	}
+	a.p = p
+	return p
+}
+
+// ask asks reqs[i], valid, of the provider of a, as steps 4 to 6 of Ask say,
+// and returns its decided outcome. batch names the question in errors.
+func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	// The provider is never called once its context is done. dispose cancels
 	// a.ctx under that context's lock, so a dispose that has returned is seen
 	// here. One that comes later aborts a question being asked, as any other.
 	if err := a.abortErr("asked"); err != nil {
-		return Answer{}, err
+		a.done = append(a.done, Outcome{Err: err})
+		return a.done[len(a.done)-1]
 	}
-	ans, err := a.reg.provider.Ask(a.ctx, *req)
+	p := a.call(reqs, i, i+1, batch)
+	ans, err := a.reg.provider.Ask(p, reqs[i])
+	p.one[0] = Outcome{Answer: ans}
 	if err != nil {
-		return Answer{}, a.askErr(err)
+		p.one[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: a.askErr(err)}
 	}
-	ans, broken := resolve(req, ans)
-	if broken != nil {
-		return Answer{}, invalidAnswer(which + broken.why)
+	decided := p.settle(a.completed(p, p.one[:]))
+	if a.done == nil {
+		a.done = decided
+	} else {
+		a.done = append(a.done, decided...)
 	}
-	return ans, nil
-}
-
-// askEach asks reqs, valid, of the provider of a one after another, as Ask
-// asks each, up to the first error.
-func (a *inflight) askEach(reqs []Request) ([]Answer, error) {
-	answers := make([]Answer, 0, len(reqs))
-	for i := range reqs {
-		ans, err := a.askProvider(&reqs[i], fmt.Sprintf("questions[%d]: ", i))
-		if err != nil {
-			return answers, err
-		}
-		answers = append(answers, ans)
-	}
-	return answers, nil
+	a.p = nil
+	return decided[0]
 }
 
 // askBatch asks reqs, valid, of bp, the provider of a, in one call, and
-// checks each answer against its request.
-func (a *inflight) askBatch(bp BatchProvider, reqs []Request) ([]Answer, error) {
+// returns their decided outcomes.
+func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	if err := a.abortErr("asked"); err != nil {
-		return nil, err
+		return []Outcome{{Err: err}}
 	}
-	given, err := bp.AskAll(a.ctx, reqs)
+	p := a.call(reqs, 0, len(reqs), true)
+	given, err := bp.AskAll(p, reqs)
+	o := make([]Outcome, len(given), len(given)+1)
+	for i := range given {
+		o[i].Answer = given[i]
+	}
 	if err != nil {
-		err = a.askErr(err)
+		o = append(o, Outcome{Err: a.askErr(err)})
 	}
-	return checkBatch(reqs, given, err)
+	a.done, a.p = p.settle(a.completed(p, o)), nil
+	return a.done
+}
+
+// completed returns o, the outcomes p's provider returned, completed and
+// checked by step 6. A broken rule is the INVALID_ANSWER that ends them.
+func (a *inflight) completed(p *providerAsk, o []Outcome) []Outcome {
+	done, err := complete(p.reqs, o, p.first)
+	if err != nil {
+		done = append(done, Outcome{Err: err})
+	}
+	return done
 }
 
 // abortErr returns the ASK_ABORTED error when the provider's context of a
@@ -448,7 +600,7 @@ func (a *inflight) abortErr(stage string) error {
 	case a.caller.Err() != nil:
 		return aborted(a.caller, stage)
 	case a.ctx.Err() != nil:
-		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, context.Cause(a.ctx))
+		return endedBy(a.ctx, stage)
 	}
 	return nil
 }
@@ -482,6 +634,323 @@ func checkCtx(ctx context.Context) error {
 		return aborted(ctx, "asked")
 	}
 	return nil
+}
+
+// endedBy returns the ASK_ABORTED error of a provider's context ctx that is
+// done before the question was stage ("asked" or "answered"): its
+// disposal, else the caller's end ([aborted]).
+func endedBy(ctx context.Context, stage string) error {
+	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
+		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
+	}
+	return aborted(ctx, stage)
+}
+
+// Decide hands o, how the human answered on a provider's UI, to the one
+// place that decides the question of ctx: the ask of a [Registry] or a
+// [FirstOf] race, after the keep of any [WithKeep]. o holds an Outcome for
+// each question of the provider's ask, up to an error.
+//
+// A provider that tells its human their answer was taken calls Decide
+// first, and tells them only when it returns nil. It returns the decided
+// outcomes, o as [Registry.Ask] completes it. Otherwise o was not taken:
+// [CodeNotPending] when another UI answered first or the asker stopped,
+// [CodeNotKept] when a keep failed, [CodeInvalidAnswer] for a broken rule.
+//
+// While one outcome of a question is decided, the others wait. A race
+// takes only an answer or a decline, and returns any other outcome as it is:
+// that UI drops out. Without a registry, race or keep, Decide returns o.
+func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
+	s := seatOf(ctx)
+	if s == nil {
+		return o, nil
+	}
+	return s.offer(slices.Clone(o))
+}
+
+// WithKeep returns a copy of ctx, a provider's, to ask another provider
+// under: each outcome it hands to [Decide] is kept before a UI is told it
+// was taken, as a host that survives a crash needs. keep gets the outcomes
+// of the question. Meanwhile the question's other outcomes wait, and no
+// lock is held: keep may block or use the package. An error of keep is
+// [CodeNotKept], and the question stays open. With a nil keep, WithKeep
+// returns ctx.
+func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if keep == nil {
+		return ctx
+	}
+	d := &decision{up: seatOf(ctx), keep: keep}
+	d.home.d = d
+	return withSeat(ctx, &d.home)
+}
+
+// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
+// ask of ctx because another UI won. For a batch it is the decline or the
+// last answer. Otherwise, and while ctx is live, it reports false.
+func EndedElsewhere(ctx context.Context) (Outcome, bool) {
+	o, ok := wonElsewhere(ctx)
+	if !ok {
+		return Outcome{}, false
+	}
+	return o[len(o)-1], true
+}
+
+// wonElsewhere returns the decided outcomes of the race whose member's ask
+// ctx is, once ctx is done and another member won.
+func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
+	if ctx == nil || ctx.Err() == nil {
+		return nil, false
+	}
+	var e *endedElsewhere
+	if errors.As(context.Cause(ctx), &e) {
+		return e.outcomes, true
+	}
+	// A win may come as ctx ends another way, as by a deadline. The race
+	// knows its winner.
+	for s := seatOf(ctx); s != nil; s = s.d.up {
+		if s.d.members != nil {
+			s.d.mu.Lock()
+			defer s.d.mu.Unlock()
+			if s.d.decided == nil || s.d.by == s.n {
+				return nil, false
+			}
+			return s.d.decided, true
+		}
+	}
+	return nil, false
+}
+
+// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
+// because another UI won, with the winner's outcomes.
+type endedElsewhere struct {
+	outcomes []Outcome
+}
+
+func (e *endedElsewhere) Error() string {
+	return "the question ended on another UI"
+}
+
+// A decision decides the outcome of one provider's ask: an ask of a
+// Registry, a FirstOf race, or an ask under WithKeep. An outcome on its way
+// up holds the turn of every decision from its seat to the top, and no
+// lock. So no other outcome of the question is decided meanwhile, and a
+// keep holds up its own question only.
+type decision struct {
+	home  seat                    // the seat of a provider's ask that is no race's member
+	up    *seat                   // the seat of this decision's own ask, or nil at the top
+	reqs  []Request               // the questions; nil under a keep
+	first int                     // the index of reqs[0] that errors name, or -1
+	keep  func(o []Outcome) error // a WithKeep's keep, or nil
+	over  context.Context         // a race's ask, once done nothing is taken; nil elsewhere
+	call  *providerAsk            // a registry's call, which audits, or nil
+
+	// A race's members, withdrawn once another won; nil elsewhere.
+	members []context.CancelCauseFunc
+
+	mu      sync.Mutex    // guards the fields below
+	busy    bool          // an outcome holds the turn
+	free    chan struct{} // closed when the turn is given back; made by a waiter
+	decided []Outcome     // nil until decided
+	by      int           // the seat that decided
+}
+
+// A seat is one provider's ask at a decision: in a race, its member.
+type seat struct {
+	d *decision
+	n int
+}
+
+// seatKey is the context key of the seat of a provider's ask.
+type seatKey struct{}
+
+// seatOf returns the seat of the provider's ask whose context is ctx, or nil.
+func seatOf(ctx context.Context) *seat {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(seatKey{}).(*seat)
+	return s
+}
+
+// withSeat returns a copy of ctx whose provider's ask has the seat s.
+func withSeat(ctx context.Context, s *seat) context.Context {
+	return &seatCtx{ctx, s}
+}
+
+// A seatCtx is the context of a provider's ask at a seat.
+type seatCtx struct {
+	context.Context
+	s *seat
+}
+
+func (c *seatCtx) Value(key any) any {
+	if key == (seatKey{}) {
+		return c.s
+	}
+	return c.Context.Value(key)
+}
+
+// offer decides o at s, as Decide says. It takes the turn of each decision
+// on the way up, checks o against the questions, runs the keeps, and then
+// marks o decided at each, which withdraws the other members of a race.
+func (s *seat) offer(o []Outcome) ([]Outcome, error) {
+	var held []*seat
+	defer func() {
+		for _, h := range held {
+			h.d.give()
+		}
+	}()
+	var checker *decision // the first decision that knows the questions
+	for at := s; at != nil; at = at.d.up {
+		if err := at.d.take(); err != nil {
+			return nil, err
+		}
+		held = append(held, at)
+		if checker == nil && at.d.reqs != nil {
+			checker = at.d
+		}
+		if at.d.members != nil && !wins(o) {
+			break // a UI that drops out of a race decides nothing
+		}
+	}
+	if checker != nil {
+		var err error
+		if o, err = complete(checker.reqs, o, checker.first); err != nil {
+			return nil, err
+		}
+	}
+	if !wins(o) && held[len(held)-1].d.members != nil {
+		return o, nil
+	}
+	for _, h := range held {
+		if h.d.keep == nil {
+			continue
+		}
+		if err := h.d.keep(o); err != nil {
+			return nil, NewError(CodeNotKept, "not kept: the host could not keep the answer, and the question is still open", err)
+		}
+	}
+	for _, h := range held {
+		if h.d.keep == nil { // a keep decides nothing: it keeps every outcome of its ask
+			h.d.set(h.n, o)
+		}
+	}
+	return o, nil
+}
+
+// take waits for d's turn, and takes it. It fails once d is decided, or its
+// race is over.
+func (d *decision) take() error {
+	var over <-chan struct{}
+	if d.over != nil {
+		over = d.over.Done() // before d.mu: a context's Done may do anything
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.wait(over)
+	switch {
+	case d.over != nil && d.over.Err() != nil:
+		return notPending("the asker stopped waiting for it")
+	case d.decided != nil:
+		return notPending("it was answered already, maybe on another UI")
+	}
+	d.busy = true
+	return nil
+}
+
+// wait waits, with d.mu held, until the turn is free or over is closed.
+func (d *decision) wait(over <-chan struct{}) {
+	for d.busy {
+		if d.free == nil {
+			d.free = make(chan struct{})
+		}
+		free := d.free
+		d.mu.Unlock()
+		select {
+		case <-free:
+		case <-over:
+		}
+		d.mu.Lock()
+		select {
+		case <-over:
+			return
+		default:
+		}
+	}
+}
+
+// give gives back d's turn.
+func (d *decision) give() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.busy = false
+	if d.free != nil {
+		close(d.free)
+		d.free = nil
+	}
+}
+
+// set marks o decided at d by the seat n, and withdraws the other members
+// of a race. d's turn is held.
+func (d *decision) set(n int, o []Outcome) {
+	d.mu.Lock()
+	d.decided, d.by = o, n
+	d.mu.Unlock()
+	cause := &endedElsewhere{outcomes: o}
+	for i, withdraw := range d.members {
+		if i != n {
+			withdraw(cause)
+		}
+	}
+}
+
+// settle decides o, the outcome a provider returned, unless another was
+// decided, and returns the decided one. It waits for an outcome in flight.
+func (d *decision) settle(o []Outcome) []Outcome {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.wait(nil)
+	if d.decided == nil {
+		d.decided = o
+	}
+	return d.decided
+}
+
+// result returns the decided outcomes of d, or nil.
+func (d *decision) result() []Outcome {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.decided
+}
+
+// wins reports whether o, one UI's outcome of a question, can win a race:
+// its answers, or a decline. A typed nil is never asked for its code,
+// because its methods could panic.
+func wins(o []Outcome) bool {
+	if len(o) == 0 {
+		return false
+	}
+	err := o[len(o)-1].Err
+	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
+}
+
+// auditedAlready marks request i of the registry's call of ctx as audited
+// by its provider, so that Registry.Ended skips it.
+func auditedAlready(ctx context.Context, i int) {
+	if s := seatOf(ctx); s != nil && s.d.call != nil {
+		s.d.call.mu.Lock()
+		s.d.call.told = append(s.d.call.told, i)
+		s.d.call.mu.Unlock()
+	}
+}
+
+// notPending returns the NOT_PENDING error of an outcome that came too late
+// for why.
+func notPending(why string) error {
+	return NewError(CodeNotPending, "not pending: "+why, nil)
 }
 
 // ----------------------------------------------------------------------------
@@ -563,93 +1032,6 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	}
 	*q = w.pending()
 	return nil
-}
-
-// Claim reports whether o, the answer or decline that a provider is about
-// to confirm to its human, is the question's outcome, and takes it if so. A
-// provider calls Claim with the ctx of its Ask before it tells its human
-// their answer was taken. It tells them only when Claim returns true. In a
-// [FirstOf] race only the first claim wins, and none once the asker
-// stopped. A claim of [WithClaim] is asked too. Elsewhere Claim returns
-// true.
-func Claim(ctx context.Context, o Outcome) bool {
-	c, _ := ctx.Value(claimKey{}).(claimer)
-	return c == nil || c.claim(o)
-}
-
-// WithClaim returns a copy of ctx for a provider to ask another UI under.
-// Before that UI tells its human their answer was taken, it calls [Claim],
-// and so claim, with the question's [Outcome]. The outcome is taken only
-// when claim returns true. The Inbox claims in Respond, and a refused
-// outcome is [CodeNotPending] there. A host that must keep answers through
-// a crash writes the outcome to durable storage in claim, and reports
-// whether that worked. A claimer that ctx holds already, such as a
-// [FirstOf] race, decides first. claim runs on the UI's goroutine while the
-// UI holds the question, and may block. With a nil claim, WithClaim returns
-// ctx.
-func WithClaim(ctx context.Context, claim func(o Outcome) bool) context.Context {
-	if claim == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, claimKey{}, claimer(&claimFunc{outer: ctx, take: claim}))
-}
-
-// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
-// ask of ctx because another UI won. For a batch it is the decline or the
-// last answer. Otherwise, and while ctx is live, it reports false.
-func EndedElsewhere(ctx context.Context) (Outcome, bool) {
-	if ctx == nil || ctx.Err() == nil {
-		return Outcome{}, false
-	}
-	var e *endedElsewhere
-	if errors.As(context.Cause(ctx), &e) {
-		return e.outcome, true
-	}
-	// A win may come as ctx ends another way, as by a deadline.
-	return lostRace(ctx)
-}
-
-// A claimer decides a race between UIs for one question: [FirstOf]'s, or a
-// host's of [WithClaim]. claim is [Claim] for the ask whose context holds it.
-type claimer interface {
-	claim(o Outcome) bool
-	lostTo() (Outcome, bool) // the winner's outcome, when another UI won
-}
-
-// claimKey is the context key of the claimer of an ask in a race.
-type claimKey struct{}
-
-// claimFunc is the claimer that [WithClaim] puts in a context.
-type claimFunc struct {
-	outer context.Context // the context given to WithClaim, whose claimer decides first
-	take  func(o Outcome) bool
-}
-
-func (c *claimFunc) claim(o Outcome) bool {
-	return Claim(c.outer, o) && c.take(o)
-}
-
-func (c *claimFunc) lostTo() (Outcome, bool) {
-	return lostRace(c.outer)
-}
-
-// lostRace returns the outcome of the UI that won the race ctx is an ask
-// of, when another UI won it.
-func lostRace(ctx context.Context) (Outcome, bool) {
-	if c, ok := ctx.Value(claimKey{}).(claimer); ok {
-		return c.lostTo()
-	}
-	return Outcome{}, false
-}
-
-// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
-// because another UI won, with the winner's outcome.
-type endedElsewhere struct {
-	outcome Outcome
-}
-
-func (e *endedElsewhere) Error() string {
-	return "the question ended on another UI"
 }
 
 // ctxErr returns the error that a provider of this package returns for ctx
@@ -751,7 +1133,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer t.release()
-	return t.ask(ctx, &req, place{count: 1})
+	return t.ask(ctx, &req, place{count: 1}, nil)
 }
 
 // AskAll asks reqs as Ask does, one after another, each headed "Question 2
@@ -767,7 +1149,7 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	defer t.release()
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
-		ans, err := t.ask(ctx, &reqs[i], place{index: i, count: len(reqs)})
+		ans, err := t.ask(ctx, &reqs[i], place{index: i, count: len(reqs)}, answers)
 		if err != nil {
 			return answers, err
 		}
@@ -830,11 +1212,12 @@ func (p place) heading() string {
 	return fmt.Sprintf("Question %d of %d", p.index+1, p.count)
 }
 
-// ask asks req, the question at p, and returns its answer. The answer of
-// the last question of a batch is claimed first ([Claim]), so that only an
-// answer that is taken is returned. When the ask ends without one, the
-// human is told how, before ask returns.
-func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, error) {
+// ask asks req, the question at p, and returns its answer. before holds
+// the answers to the questions before it in the call. The last question's
+// answer goes to [Decide] with them first, so that only an answer that is
+// taken is returned. When the ask ends without one, the human is told how,
+// before ask returns.
+func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
 	typed := p.index // the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
@@ -843,13 +1226,25 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 		return Answer{}, err
 	}
 	ans, err := t.answer(ctx, req, p)
-	for err == nil && p.index == p.count-1 && !Claim(ctx, Outcome{Answer: ans}) {
-		if ctx.Err() != nil { // another UI's answer came a moment before this one
-			typed++
-			err = ctx.Err()
+	for err == nil && p.index == p.count-1 {
+		o := make([]Outcome, 0, len(before)+1)
+		for _, a := range before {
+			o = append(o, Outcome{Answer: a})
+		}
+		o = append(o, Outcome{Answer: ans})
+		decided, refused := Decide(ctx, o...)
+		if refused == nil {
+			ans = decided[len(decided)-1].Answer
 			break
 		}
-		// The host's claim (WithClaim) could not keep it, as when a write
+		if CodeOf(refused) != CodeNotKept { // another UI's answer came a moment before this one
+			typed++
+			if err = ctx.Err(); err == nil {
+				err = refused
+			}
+			break
+		}
+		// The host's keep (WithKeep) could not keep it, as when a write
 		// failed. The question is still open here: the human answers again.
 		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
 			ans, err = t.answer(ctx, req, p)
@@ -2200,13 +2595,8 @@ type elicited struct {
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. The UI reads [Inbox.Pending], asks the
-// human, and delivers each outcome with [Inbox.Respond]. [Inbox.Handler]
-// serves such a UI to a web browser.
-//
-// The zero value is an empty Inbox ready to use. An Inbox is safe for
-// concurrent use and must not be copied after first use. Its methods need a
-// non-nil *Inbox.
+// chat bot or an editor over a socket. Its zero value is ready to use. It
+// is safe for concurrent use and must not be copied after first use.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
 	open    list.List            // the open questions (*question), oldest first
@@ -2217,121 +2607,114 @@ type Inbox struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question, with an ID of 128 bits from crypto/rand in 32
-// lower-case hex digits, which another session's UI cannot guess and which
-// never repeats, and waits for [Inbox.Respond]. When ctx is done
-// first, the question leaves Pending and Ask returns ctx.Err(). An invalid
-// req is [CodeInvalidRequest], and is not opened.
+// Ask opens req as a question and waits for [Inbox.Respond] to deliver its
+// outcome. The question's ID is 128 bits from crypto/rand in lower-case hex,
+// which another session's UI cannot guess and which never repeats. When ctx
+// is done first, the question leaves Pending and Ask returns ctx.Err(). An
+// invalid req is [CodeInvalidRequest], and is not opened.
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	answers, err := b.askAll(ctx, []Request{req}, false)
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
+	o := b.ask(ctx, []Request{req}, false)
+	return o[0].Answer, o[0].Err
 }
 
 // AskAll opens reqs at once under one Batch, each with its Index and the
-// Count of reqs, and returns their answers in order. At the first error in
-// request order, once the questions before it are answered, it returns
-// their answers and the error. An error closes the questions after it, and
-// a done ctx every open one. Requests that [Registry.AskAll] refuses are
+// Count of reqs, and returns their answers in order. It returns at the first
+// error in request order, once the questions before it are answered, with
+// their answers. Requests that [Registry.AskAll] refuses are
 // [CodeInvalidRequest], and none is opened.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return b.askAll(ctx, reqs, true)
+	var answers []Answer
+	for _, o := range b.ask(ctx, reqs, true) {
+		if o.Err != nil {
+			return answers, o.Err
+		}
+		answers = append(answers, o.Answer)
+	}
+	return answers, nil
 }
 
 // Pending returns the open questions, oldest first, a batch's in request
-// order. Each has its asker's deadline, up to year 9999, which RFC 3339 can
-// write. The result shares no memory with b, and costs a copy of the list.
+// order. The result shares no memory with b.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// One array holds the options of every question, and one the agents,
-	// not one of each per question. A UI that reads Pending at every change
-	// reads the whole list each time (BenchmarkInboxPoll).
-	var nOptions, nAgents int
-	for e := b.open.Front(); e != nil; e = e.Next() {
-		req := &e.Value.(*question).entry.Request
-		nOptions += len(req.Options)
-		if req.Agent != nil {
-			nAgents++
-		}
-	}
 	out := make([]Pending, 0, b.open.Len())
-	options := make([]Option, 0, nOptions)
-	agents := make([]Agent, 0, nAgents)
 	for e := b.open.Front(); e != nil; e = e.Next() {
 		p := e.Value.(*question).entry
-		if n := len(p.Request.Options); n > 0 {
-			options = append(options, p.Request.Options...)
-			p.Request.Options = options[len(options)-n : len(options) : len(options)] // an append copies
-		}
-		if p.Request.Agent != nil {
-			agents = append(agents, *p.Request.Agent)
-			p.Request.Agent = &agents[len(agents)-1]
-		}
+		p.Request = p.Request.clone()
 		out = append(out, p)
 	}
 	return out
 }
 
 // Respond delivers the outcome of the open question id: err, or ans when err
-// is nil. An ans without Via gets "inbox". Respond returns nil once the
-// outcome is delivered and the question closed.
+// is nil, as a provider returns them. An empty Via is "inbox". Respond
+// returns nil once the outcome is taken ([Decide]) and the question closed.
 //
-// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer]. The question
-// stays open, and its Hint, a change of Pending, tells the human why. An id
-// that is not open (never asked, answered, or given up) is [CodeNotPending],
-// and nothing changes. So the first Respond wins.
-//
-// In a [FirstOf] race, or under [WithClaim], Respond claims a decline or the
-// answer to the call's last open question ([Claim]). A refused claim, or a
-// race that another UI won, is [CodeNotPending]. While a claim runs, the
-// call's questions wait for it, and the rest of the Inbox goes on. A claim
-// must not call Respond for a question of its own call.
+// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an
+// outcome that a keep could not keep [CodeNotKept]. Then the question stays
+// open, and its Hint, a change of Pending, tells the human why. An id that
+// is not open (never asked, answered, given up, or answered on another UI)
+// is [CodeNotPending], and nothing changes. So the first Respond wins.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.byID[id]
-	for q != nil && q.ask.claiming != nil {
-		b.waitClaim(q.ask)
+	for q != nil && q.call.deciding != nil { // another outcome of its call is on its way
+		b.wait(q.call.deciding)
 		q = b.byID[id]
 	}
 	if q == nil {
 		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
 	}
-	r := result{ans: Answer{Via: ans.Via}, err: err} // an error keeps the Via of the UI that gave it
-	if err == nil {
-		var broken *brokenRule
-		if r.ans, broken = resolve(&q.entry.Request, ans); broken != nil {
-			q.entry.Hint = broken.hint
-			b.publish()
-			return invalidAnswer(broken.why)
+	if ans.Via == "" {
+		ans.Via = "inbox"
+	}
+	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
+	if broken != nil {
+		q.entry.Hint = broken.hint
+		b.publish()
+		return invalidAnswer(broken.why)
+	}
+	c := q.call
+	q.given = &o
+	outs, whole := c.outcomes()
+	if !whole && c.ctx.Err() != nil { // the asker stopped, or another UI won
+		q.given = nil
+		b.giveUp(c)
+		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: its asker stopped waiting, or another UI answered it", nil)
+	}
+	if !whole { // a batch waits for the questions before this one
+		b.leave(q, o)
+		if o.Err != nil {
+			for _, later := range c.questions[q.index+1:] {
+				b.leave(later, o)
+			}
+		}
+		b.publish()
+		return nil
+	}
+	decided, refused := b.decide(c, outs)
+	switch {
+	case refused == nil:
+		b.end(c, decided)
+	case CodeOf(refused) == CodeNotKept:
+		q.given = nil
+		q.entry.Hint = "Your answer could not be kept. Send it again."
+		b.publish()
+	default: // another UI won, or the asker stopped
+		q.given = nil
+		if c.ctx.Err() != nil {
+			b.giveUp(c)
 		}
 	}
-	if r.ans.Via == "" {
-		r.ans.Via = "inbox"
-	}
-	if !b.take(q, r) {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: another UI answered it first, or its asker could not keep this answer", nil)
-	}
-	o := r.recorded()
-	b.deliver(q, r, o)
-	if err != nil {
-		// The call returns at q's error, so the questions after q leave now.
-		q.ask.err = err
-		for _, later := range q.ask.questions[q.index+1:] {
-			b.deliver(later, r, o)
-		}
-	}
-	b.publish()
-	return nil
+	return refused
 }
 
 // Changed returns a channel that is closed at the next change of Pending: a
@@ -2346,304 +2729,186 @@ func (b *Inbox) Changed() <-chan struct{} {
 	return b.changed
 }
 
-// Outcome reports how question id ended, once it left Pending. It reports
-// false while the question is open, and for an id that b does not know. b
-// keeps the outcomes of the last 1,000 questions that left.
-//
-// The Outcome is what [Registry.Ask] returns for the question. An ended ctx
-// is [CodeAskAborted], whose message says whether the deadline passed, the
-// asker stopped, or the Inbox was disposed. When [FirstOf] withdrew the
-// question, it is the winner's outcome for each question of the call, as
-// [EndedElsewhere] reports it. After an error ended a batch, each question
-// after it reports that error, as [Registry.AskAll] does. A question
-// dismissed here in a race reports the dismissal, not the winner.
+// Outcome reports how question id ended, once it left Pending: the outcome
+// that [Registry.Ask] returns for it, as every UI shows it. An answer of a
+// batch is reported at once, and replaced when another UI wins the batch.
+// Outcome reports false while the question is open, and for an id that b
+// does not know. b keeps the outcomes of the last 1,000 questions that left.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	o, ok := b.ended.get(id)
+	o, ok := b.ended.byID[id]
 	o.Answer = o.Answer.clone()
 	return o, ok
 }
 
 // A question is one request that an Inbox asks.
 type question struct {
-	entry Pending   // as Pending lists it, its Request a clone of the one asked
-	ask   *inboxAsk // the Ask or AskAll that opened it
-	index int       // its place in ask.questions
-	// outcome receives the question's outcome once, when it closes, so the
-	// asker always finds one. It is the responder's, or the asker's own
-	// giving up.
-	outcome chan result
-	// The fields below are guarded by the Inbox's mu.
-	elem  *list.Element // q in the Inbox's open questions; nil once closed
-	given result        // the outcome it closed with
+	entry Pending    // as Pending lists it, its Request a clone of the one asked
+	call  *inboxCall // the Ask or AskAll that opened it
+	index int        // its place in call.questions
+	// Guarded by the Inbox's mu.
+	elem  *list.Element // the question in the Inbox's open list; nil once it left
+	given *Outcome      // the outcome Respond gave it, or nil
 }
 
-// An inboxAsk is one Ask or AskAll of an Inbox.
-type inboxAsk struct {
-	// ctx is the asker's. In a FirstOf race, a Respond claims with it
-	// before it confirms an answer ([Claim]).
-	ctx       context.Context
-	questions []*question // in request order
-	// The fields below are guarded by the Inbox's mu.
-	open int   // the questions still open
-	err  error // the error that ends the call, once delivered
-	// claiming is closed when the claim that a Respond asks for one of
-	// questions returns, and nil while none runs. The claim runs without the
-	// Inbox's mu, and nothing closes a question of the call meanwhile.
-	claiming chan struct{}
+// An inboxCall is one Ask or AskAll of an Inbox.
+type inboxCall struct {
+	ctx       context.Context // the asker's
+	questions []*question     // in request order
+	done      chan []Outcome  // receives the call's outcomes, once
+	// Guarded by the Inbox's mu.
+	deciding chan struct{} // closed once the outcome on its way is decided; nil when none is
+	over     bool          // the call's outcomes went to done
 }
 
-// result is the outcome of a question, an answer or the error in its place.
-type result struct {
-	ans Answer
-	err error
-}
-
-// recorded returns the Outcome of r as [Registry.Ask] would return it, for
-// a Respond's outcome r.
-func (r result) recorded() Outcome {
-	switch via := (Answer{Via: r.ans.Via}); {
-	case r.err == nil:
-		return Outcome{Answer: r.ans}
-	case isTypedNil(r.err) || CodeOf(r.err) == "":
-		return Outcome{Answer: via, Err: providerFailed(r.err)}
-	default:
-		return Outcome{Answer: via, Err: r.err}
-	}
-}
-
-// take reports whether r, a Respond's outcome of q, may be confirmed to the
-// UI that gave it. It may, unless q's ask is in a FirstOf race that another
-// UI won. An outcome that decides the race claims it first: a decline, or
-// the answer to the last open question of a call that had no error. When
-// another UI won, the ask's open questions leave with its outcome. b.mu is
-// held, and released while the claim runs.
-func (b *Inbox) take(q *question, r result) bool {
-	// A claim may write to a database, so it runs without b.mu. Meanwhile
-	// the questions of q's call wait (a.claiming), so that no Respond
-	// confirms an outcome while another takes the race, and no asker gives
-	// up an outcome that is being taken.
-	a := q.ask
-	decides := a.err == nil && (r.err != nil || a.open == 1)
-	wins := r.err == nil || !isTypedNil(r.err) && CodeOf(r.err) == CodeAskDeclined
-	if decides && wins {
-		o := Outcome{Answer: Answer{Via: r.ans.Via}, Err: r.err}
-		if r.err == nil { // the answer to the batch's last question, as FirstOf reports a batch
-			o.Answer = a.questions[len(a.questions)-1].given.ans
-			if q.index == len(a.questions)-1 {
-				o.Answer = r.ans
-			}
+// outcomes returns the outcomes given to c's questions, and reports whether
+// they are the whole of c's: each question up to the first error has one.
+func (c *inboxCall) outcomes() ([]Outcome, bool) {
+	o := make([]Outcome, 0, len(c.questions))
+	for _, q := range c.questions {
+		if q.given == nil {
+			return nil, false
 		}
-		if !b.claim(a, o) {
-			b.lost(a)
-			return false
+		if o = append(o, *q.given); q.given.Err != nil {
+			break
 		}
-		return true
 	}
-	if _, elsewhere := EndedElsewhere(a.ctx); elsewhere {
-		b.lost(a)
-		return false
-	}
-	return true
+	return o, true
 }
 
-// claim asks the claimer of a's ctx to take o, without b.mu, which is held
-// when claim is called and when it returns, also when the claimer panics.
-func (b *Inbox) claim(a *inboxAsk, o Outcome) (took bool) {
-	a.claiming = make(chan struct{})
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		close(a.claiming)
-		a.claiming = nil
-	}()
-	return Claim(a.ctx, o)
-}
-
-// waitClaim waits until no claim runs for the questions of a. b.mu is held,
-// and released while it waits.
-func (b *Inbox) waitClaim(a *inboxAsk) {
-	for a.claiming != nil {
-		claiming := a.claiming
-		b.mu.Unlock()
-		<-claiming
-		b.mu.Lock()
-	}
-}
-
-// lost closes the open questions of a, whose race another UI won, once its
-// ctx says so. b.mu is held.
-func (b *Inbox) lost(a *inboxAsk) {
-	if _, elsewhere := EndedElsewhere(a.ctx); elsewhere {
-		b.closeAsk(a)
-		b.publish()
-	}
-}
-
-// askAll opens reqs, which are valid, and waits for their outcomes, as
-// AskAll says. A batch is marked as one in Pending.
-func (b *Inbox) askAll(ctx context.Context, reqs []Request, batch bool) ([]Answer, error) {
+// ask opens reqs, which are valid, as one call, and returns its outcomes.
+func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	if err := ctxErr(ctx); err != nil {
-		return nil, err // not opened: no UI sees a question already given up
+		return []Outcome{{Err: err}} // not opened: no UI sees a question already given up
 	}
-	deadline, _ := ctx.Deadline()
-	if deadline.Year() > 9999 {
-		// RFC 3339 has no such year. Pending's JSON would fail for every
-		// question, and the page would show none.
-		deadline = time.Time{}
-	}
-	a, err := b.openAll(ctx, reqs, batch, deadline)
+	c, err := b.openCall(ctx, reqs, batch)
 	if err != nil {
-		return nil, err
+		return []Outcome{{Err: err}}
 	}
-	answers := make([]Answer, 0, len(reqs))
-	for _, q := range a.questions {
-		var r result
-		select {
-		case r = <-q.outcome:
-		case <-ctx.Done():
-			// A Respond that closed q first has delivered its outcome
-			// under b.mu, so the human's answer is kept.
-			b.giveUp(a)
-			r = <-q.outcome
-		}
-		if r.err != nil {
-			b.settle(a, len(answers))
-			return answers, r.err // every question after q is closed by now
-		}
-		answers = append(answers, r.ans)
+	select {
+	case o := <-c.done:
+		return o
+	case <-ctx.Done():
+		b.mu.Lock()
+		b.giveUp(c)
+		b.mu.Unlock()
+		return <-c.done
 	}
-	return answers, nil
 }
 
-// openAll opens reqs as the questions of one call, consecutive in Pending,
+// openCall opens reqs as the questions of one call, consecutive in Pending,
 // under a Batch of their own when batch is set. An ID is not checked against
 // earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
 // about 2^-65. The Batch is random too, so that it names no question.
-func (b *Inbox) openAll(ctx context.Context, reqs []Request, batch bool, deadline time.Time) (*inboxAsk, error) {
+func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
 	if _, err := rand.Read(random); err != nil {
-		// Since Go 1.24 crypto/rand.Read never fails. Go 1.21 could.
-		// Registry.Ask makes this error PROVIDER_FAILED.
+		// Since Go 1.24 crypto/rand.Read never fails. Go 1.22 could.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
-	a := &inboxAsk{ctx: ctx, questions: make([]*question, len(reqs)), open: len(reqs)}
-	var batchID string
-	if batch {
-		batchID = hex.EncodeToString(random[16*len(reqs):])
+	deadline, _ := ctx.Deadline()
+	if deadline.Year() > 9999 {
+		deadline = time.Time{} // RFC 3339 has no such year, and Pending's JSON would fail
 	}
+	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
 	for i, req := range reqs {
-		q := &question{
-			entry: Pending{
-				ID:       hex.EncodeToString(random[16*i : 16*(i+1)]),
-				Request:  req.clone(),
-				Batch:    batchID,
-				Deadline: deadline,
-			},
-			ask:     a,
-			index:   i,
-			outcome: make(chan result, 1),
-		}
+		q := &question{call: c, index: i, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
 		if batch {
+			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
 		}
-		a.questions[i] = q
+		c.questions[i] = q
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byID == nil {
 		b.byID = make(map[string]*question)
 	}
-	for _, q := range a.questions {
+	for _, q := range c.questions {
 		b.byID[q.entry.ID] = q
-	}
-	for _, q := range a.questions {
 		q.elem = b.open.PushBack(q)
 	}
 	b.publish()
-	return a, nil
+	return c, nil
 }
 
-// giveUp closes the open questions of a, as their asker's ctx is done.
-func (b *Inbox) giveUp(a *inboxAsk) {
+// decide hands outs, the outcomes of c, to [Decide] without b.mu, which is
+// held when decide is called and when it returns, also when a keep panics.
+// Meanwhile the other outcomes of c wait, and the rest of the Inbox goes on.
+func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
+	c.deciding = make(chan struct{})
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		close(c.deciding)
+		c.deciding = nil
+	}()
+	return Decide(c.ctx, outs...)
+}
+
+// wait waits until ch is closed, without b.mu, which is held.
+func (b *Inbox) wait(ch <-chan struct{}) {
+	b.mu.Unlock()
+	<-ch
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.waitClaim(a) // an outcome being taken is the asker's
-	if b.closeAsk(a) {
-		b.publish()
-	}
 }
 
-// closeAsk closes the open questions of a, whose ctx is done, and reports
-// whether there were any. Each records how the ctx ended. When another UI
-// won, every question of a reports the winner's outcome at once, also one
-// answered here. b.mu is held.
-func (b *Inbox) closeAsk(a *inboxAsk) bool {
-	r, o := result{err: a.ctx.Err()}, endedBy(a.ctx)
-	_, elsewhere := EndedElsewhere(a.ctx)
-	changed := false
-	for _, q := range a.questions {
-		changed = b.deliver(q, r, o) || changed
-		if elsewhere {
-			b.ended.set(q.entry.ID, o)
+// end closes c with its decided outcomes o. Each question reports its own,
+// and those after an error the error. b.mu is held.
+func (b *Inbox) end(c *inboxCall, o []Outcome) {
+	for i, q := range c.questions {
+		b.leave(q, o[min(i, len(o)-1)])
+	}
+	c.over = true
+	c.done <- o
+	b.publish()
+}
+
+// giveUp closes c, whose asker's ctx is done, unless an outcome was
+// decided. Each open question reports how ctx ended, and every question the
+// winner's outcome when another UI won. b.mu is held.
+func (b *Inbox) giveUp(c *inboxCall) {
+	for c.deciding != nil { // an outcome on its way is the asker's
+		b.wait(c.deciding)
+	}
+	if c.over {
+		return
+	}
+	if won, elsewhere := wonElsewhere(c.ctx); elsewhere {
+		for i, q := range c.questions {
+			b.leave(q, won[min(i, len(won)-1)])
+		}
+	} else {
+		ended := Outcome{Err: endedBy(c.ctx, "answered")}
+		for _, q := range c.questions {
+			if q.elem != nil {
+				b.leave(q, ended)
+			}
 		}
 	}
-	return changed
-}
-
-// endedBy returns the Outcome of a question whose asker's ctx is done, as
-// Registry.Ask would return it.
-func endedBy(ctx context.Context) Outcome {
-	if o, elsewhere := EndedElsewhere(ctx); elsewhere {
-		return o
-	}
-	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
-		return Outcome{Err: NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was answered", cause)}
-	}
-	return Outcome{Err: aborted(ctx, "answered")}
-}
-
-// settle records, once a returns at the error of its question n, the
-// Outcome that Registry.AskAll reports for each request. The questions
-// after n report n's. When another UI won, every question reports the
-// winner's.
-func (b *Inbox) settle(a *inboxAsk, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	o, elsewhere := EndedElsewhere(a.ctx)
-	from := 0
-	if !elsewhere {
-		var kept bool
-		if o, kept = b.ended.get(a.questions[n].entry.ID); !kept {
-			return // forgotten already, as are the questions after it
+	var o []Outcome // the answers given before the first question without one
+	for _, q := range c.questions {
+		if q.given == nil || q.given.Err != nil {
+			break
 		}
-		from = n + 1
+		o = append(o, *q.given)
 	}
-	for _, q := range a.questions[from:] {
-		b.ended.set(q.entry.ID, o)
-	}
+	c.over = true
+	c.done <- append(o, Outcome{Err: c.ctx.Err()})
+	b.publish()
 }
 
-// deliver closes q with the outcome r, which Outcome reports as o, and
-// reports true, or reports false when q was closed already. b.mu is held.
-// Each question receives exactly one outcome, so the send never blocks.
-func (b *Inbox) deliver(q *question, r result, o Outcome) bool {
-	if q.elem == nil {
-		return false
+// leave closes q, if open, and records o as how it ended. b.mu is held.
+func (b *Inbox) leave(q *question, o Outcome) {
+	if q.elem != nil {
+		b.open.Remove(q.elem)
+		q.elem = nil
+		if delete(b.byID, q.entry.ID); len(b.byID) == 0 {
+			b.byID = nil // a map keeps the buckets of its largest size
+		}
 	}
-	delete(b.byID, q.entry.ID)
-	if len(b.byID) == 0 {
-		// A Go map keeps the buckets of its largest size. After a burst
-		// of questions, an empty Inbox drops them.
-		b.byID = nil
-	}
-	b.open.Remove(q.elem)
-	q.elem, q.given = nil, r
-	q.ask.open--
-	b.ended.add(q.entry.ID, o)
-	q.outcome <- r
-	return true
+	b.ended.put(q.entry.ID, o)
 }
 
 // publish closes the Changed channel, which makes a change of the open
@@ -2662,56 +2927,28 @@ const maxEnded = 1000
 
 // endings holds how the last maxEnded questions that left an Inbox ended.
 type endings struct {
-	ring  []ending       // in the order they left; once full, the oldest is at next
-	next  int            // where the next one goes, once ring is full
-	index map[string]int // the place of each in ring
+	byID  map[string]Outcome
+	order []string // the IDs in byID, in the order they left; once full, the oldest is at next
+	next  int
 }
 
-// An ending is how one question that left an Inbox ended.
-type ending struct {
-	id      string
-	outcome Outcome
-}
-
-// add records that question id ended with o, forgetting the oldest once
+// put records that question id ended with o, forgetting the oldest once
 // maxEnded are kept.
-func (e *endings) add(id string, o Outcome) {
-	if len(e.ring) < maxEnded {
-		if e.index == nil {
-			e.index = make(map[string]int)
-		}
-		e.index[id] = len(e.ring)
-		e.ring = append(e.ring, ending{id, o})
+func (e *endings) put(id string, o Outcome) {
+	if _, ok := e.byID[id]; ok {
+		e.byID[id] = o
 		return
 	}
-	delete(e.index, e.ring[e.next].id)
-	e.ring[e.next] = ending{id, o}
-	e.index[id] = e.next
-	if e.next = (e.next + 1) % maxEnded; e.next == 0 {
-		// A Go map that deletes and adds keys may keep buckets it no
-		// longer needs. Once per turn of the ring, a new one holds the
-		// same IDs.
-		e.index = make(map[string]int, maxEnded)
-		for i, end := range e.ring {
-			e.index[end.id] = i
-		}
+	if e.byID == nil {
+		e.byID = make(map[string]Outcome)
 	}
-}
-
-// get returns how question id ended, and whether it is kept.
-func (e *endings) get(id string) (Outcome, bool) {
-	i, ok := e.index[id]
-	if !ok {
-		return Outcome{}, false
+	if len(e.order) < maxEnded {
+		e.order = append(e.order, id)
+	} else {
+		delete(e.byID, e.order[e.next])
+		e.order[e.next], e.next = id, (e.next+1)%maxEnded
 	}
-	return e.ring[i].outcome, true
-}
-
-// set replaces how question id ended, when it is still kept.
-func (e *endings) set(id string, o Outcome) {
-	if i, ok := e.index[id]; ok {
-		e.ring[i].outcome = o
-	}
+	e.byID[id] = o
 }
 
 // ----------------------------------------------------------------------------
@@ -3907,25 +4144,9 @@ func (r *recordReader) boolean(key string) (bool, error) {
 // FirstOf
 
 // FirstOf returns a [BatchProvider] that asks every one of providers at
-// once. It returns nil, which [Registry.Register] refuses, when providers is
-// empty or holds a nil one. It is safe for concurrent use when each of
-// providers is.
-//
-// The first answer that keeps the rules of [Answer] wins, and so does the
-// first [CodeAskDeclined]. A UI that tells its human their answer was taken
-// claims the win first ([Claim]). The other providers are then withdrawn,
-// and [EndedElsewhere] of their ctx reports the winner's outcome. Any other
-// outcome drops its provider out, and when all have, the outcome of
-// providers[0] is returned. When ctx ends, every provider is withdrawn, no
-// answer is taken after, and the error is ctx.Err(). A [Replay] has no
-// place among providers, since it never waits for the human.
-//
-// AskAll races whole batches, so all answers come from one UI. A provider
-// that is not a BatchProvider is asked the batch one question after
-// another. A decline wins with the answers before it. Ask and AskAll return
-// once every provider has returned, and then raise a provider's panic
-// again. An invalid request is [CodeInvalidRequest], and no provider is
-// asked.
+// once, and takes the first answer or decline. It returns nil, which
+// [Registry.Register] refuses, when providers is empty or holds a nil one.
+// It is safe for concurrent use when each of providers is.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -3945,7 +4166,17 @@ type firstOf struct {
 
 var _ BatchProvider = (*firstOf)(nil)
 
-// Ask races the providers of f for req, as FirstOf says.
+// Ask asks req of every provider at once. The first answer that keeps the
+// rules of [Answer] wins, and so does the first [CodeAskDeclined]: it is
+// decided there ([Decide]), and the other providers are withdrawn.
+// [EndedElsewhere] of their ctx reports the winner's outcome. Any other
+// outcome drops its provider out, and when all have, the outcome of the
+// first provider is returned. When ctx ends first, every provider is
+// withdrawn, nothing is taken after, and Ask returns ctx.Err().
+//
+// Ask returns once every provider returned, and then raises a provider's
+// panic again. An invalid req is [CodeInvalidRequest], and no provider is
+// asked. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
@@ -3953,20 +4184,14 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	answers, err := f.race(ctx, func(ctx context.Context, p Provider) ([]Answer, error) {
-		ans, err := askChecked(ctx, p, &req, "")
-		if err != nil {
-			return nil, err
-		}
-		return []Answer{ans}, nil
-	})
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
+	o := f.race(ctx, []Request{req}, -1)
+	return o[0].Answer, o[0].Err
 }
 
-// AskAll races the providers of f for the whole batch reqs, as FirstOf says.
+// AskAll races whole batches, as Ask races questions: the first provider
+// to answer every question wins, or to decline one. So all answers come
+// from one UI. A provider that is not a BatchProvider is asked the batch
+// one question after another.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -3974,190 +4199,124 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return f.race(ctx, func(ctx context.Context, p Provider) ([]Answer, error) {
-		return askBatchChecked(ctx, p, reqs)
-	})
-}
-
-// A runOutcome is how one provider's part of a race ended.
-type runOutcome struct {
-	index   int // the provider's place in the arguments of FirstOf
-	answers []Answer
-	err     error
-}
-
-// outcome returns the question's Outcome that o stands for, once it won: the
-// decline, or the last answer of a batch.
-func (o *runOutcome) outcome() Outcome {
-	if o.err != nil || len(o.answers) == 0 {
-		return Outcome{Err: o.err}
+	var answers []Answer
+	for _, o := range f.race(ctx, reqs, 0) {
+		if o.Err != nil {
+			return answers, o.Err
+		}
+		answers = append(answers, o.Answer)
 	}
-	return Outcome{Answer: o.answers[len(o.answers)-1]}
+	return answers, nil
 }
 
 // errPanicElsewhere is the cause of the context of a UI that FirstOf
 // withdraws because another UI panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
 
-// A race is one Ask or AskAll of a FirstOf: its providers answer at once,
-// each under a member context of its own.
-type race struct {
-	ctx     context.Context // the ask's
-	members []*member       // one per provider, in argument order
-
-	mu     sync.Mutex // guards winner and won
-	winner *member    // the member whose outcome won, or nil
-	won    Outcome    // the winner's outcome
+// A memberOutcome is what one provider's part of a race returned.
+type memberOutcome struct {
+	index    int // the provider's place in the arguments of FirstOf
+	outcomes []Outcome
 }
 
-// A member is one provider's part of a race. Its context holds it as the
-// claimer of that provider's ask.
-type member struct {
-	race     *race
-	ctx      context.Context
-	withdraw context.CancelCauseFunc
-}
-
-// claim takes the race for m with the outcome o, unless another member took
-// it first. The others are then withdrawn, with o as the cause. A race
-// inside another, a FirstOf among FirstOf's providers, claims the outer
-// race first.
-func (m *member) claim(o Outcome) bool {
-	r := m.race
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.winner != nil {
-		return r.winner == m
-	}
-	// Once the asker stopped, no answer is taken: a UI that its end
-	// withdrew has told its human so, and must not be contradicted.
-	if r.ctx.Err() != nil || !Claim(r.ctx, o) {
-		return false
-	}
-	r.winner, r.won = m, o
-	cause := &endedElsewhere{outcome: o}
-	for _, other := range r.members {
-		if other != m {
-			other.withdraw(cause)
-		}
-	}
-	return true
-}
-
-// lostTo returns the outcome of the member that won m's race, when another
-// member did.
-func (m *member) lostTo() (Outcome, bool) {
-	// A win and the end of the ask's ctx can come at once, so that m's
-	// context ended without the win as its cause. The race knows the winner.
-	r := m.race
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.winner == nil || r.winner == m {
-		return Outcome{}, false
-	}
-	return r.won, true
-}
-
-// race runs ask for every provider of f at once, each under a context of its
-// own derived from ctx, and returns the winning outcome once all returned.
-// ask returns an error unless every answer is there and keeps the rules.
-// A provider that confirms an answer to its human claims the race first
-// ([Claim]). Any other winning outcome claims it when it arrives.
-func (f *firstOf) race(ctx context.Context, ask func(context.Context, Provider) ([]Answer, error)) ([]Answer, error) {
+// race asks reqs, valid, of every provider of f at once, each under a
+// context of its own derived from ctx, and returns the decided outcomes once
+// all returned. first is -1 for an Ask and 0 for an AskAll. An outcome that
+// a provider returns is decided there as one it hands to [Decide].
+func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
-	r := &race{ctx: ctx, members: make([]*member, len(f.providers))}
+	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, len(f.providers))}
+	seats := make([]seat, len(f.providers))
+	ctxs := make([]context.Context, len(f.providers))
 	for i := range f.providers {
-		m := &member{race: r}
-		m.ctx, m.withdraw = context.WithCancelCause(context.WithValue(all, claimKey{}, claimer(m)))
-		r.members[i] = m
+		seats[i] = seat{d, i}
+		ctxs[i], d.members[i] = context.WithCancelCause(withSeat(all, &seats[i]))
 	}
 	// Buffered, so that no provider's goroutine waits to report its outcome.
-	outcomes := make(chan called[runOutcome], len(f.providers))
+	returned := make(chan called[memberOutcome], len(f.providers))
 	for i, p := range f.providers {
-		i, p := i, p
-		goCall(outcomes, runOutcome{index: i, err: errStopped}, func() runOutcome {
-			answers, err := ask(r.members[i].ctx, p)
-			return runOutcome{i, answers, err}
-		})
+		stopped := memberOutcome{i, []Outcome{{Err: errStopped}}}
+		goCall(returned, stopped, func() memberOutcome { return memberOutcome{i, askMember(ctxs[i], p, reqs, first)} })
 	}
-	byIndex := make([]runOutcome, len(f.providers))
-	var win *runOutcome
-	var panicked any // the first provider's panic
+	var firsts []Outcome // what providers[0] returned
+	var panicked any     // the first provider's panic
 	for range f.providers {
-		c := <-outcomes
-		o := c.value
-		byIndex[o.index] = o
-		r.members[o.index].withdraw(nil) // returned: its context is done with
+		c := <-returned
+		i := c.value.index
+		d.members[i](nil) // returned: its context is done with
+		o := c.value.outcomes
+		if wins(o) { // answers to check, or a decline
+			checked, err := complete(reqs, o, first)
+			if o = checked; err != nil {
+				o = append(o, Outcome{Err: err})
+			}
+		}
+		if i == 0 {
+			firsts = o
+		}
 		switch {
 		case c.panicked != nil:
 			if panicked == nil {
 				panicked = c.panicked
 				withdrawAll(errPanicElsewhere)
 			}
-		case win == nil && panicked == nil && wins(o.err) && r.members[o.index].claim(o.outcome()):
-			win = &o
+		case panicked == nil && wins(o):
+			_, _ = seats[i].offer(o) // refused once another was decided, or ctx ended
 		}
 	}
-	switch {
+	switch o := d.result(); {
 	case panicked != nil:
 		panic(panicked) // nothing is swallowed, not even after a win
-	case win != nil:
-		return win.answers, win.err
+	case o != nil:
+		return o
 	case ctx.Err() != nil:
-		return byIndex[0].answers, ctx.Err()
+		return []Outcome{{Err: ctx.Err()}}
 	}
-	return byIndex[0].answers, byIndex[0].err
+	return firsts
 }
 
-// wins reports whether err, a provider's error in a race, wins it. A nil
-// err wins, once the answers passed the rules, and so does a decline. A
-// typed nil is never asked for its code, because its methods could panic.
-func wins(err error) bool {
-	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
-}
-
-// askChecked asks p the question req, valid, and checks the answer as step 6
-// of [Registry.Ask] does. which names the question in an INVALID_ANSWER
-// ("questions[2]: "). p is not called once ctx is done, because it was
-// withdrawn.
-func askChecked(ctx context.Context, p Provider, req *Request, which string) (Answer, error) {
-	if err := ctx.Err(); err != nil {
-		return Answer{}, err
-	}
-	ans, err := p.Ask(ctx, *req)
-	if err != nil {
-		return Answer{}, err
-	}
-	ans, broken := resolve(req, ans)
-	if broken != nil {
-		return Answer{}, invalidAnswer(which + broken.why)
-	}
-	return ans, nil
-}
-
-// askBatchChecked asks p the batch reqs, valid, as [Registry.AskAll] would.
-// It asks once when p is a BatchProvider, else one question after another.
-// It checks each answer against its request, and returns an error unless
-// every question has an answer that keeps the rules.
-func askBatchChecked(ctx context.Context, p Provider, reqs []Request) ([]Answer, error) {
-	bp, ok := p.(BatchProvider)
-	if !ok {
-		answers := make([]Answer, 0, len(reqs))
-		for i := range reqs {
-			ans, err := askChecked(ctx, p, &reqs[i], fmt.Sprintf("questions[%d]: ", i))
-			if err != nil {
-				return answers, err
-			}
-			answers = append(answers, ans)
+// askMember asks p the questions reqs of a race, under ctx, its member's
+// context. It asks once when p is a BatchProvider and reqs an AskAll's,
+// else one question after another, each decided on its own while ctx is
+// live. It returns p's outcomes as given.
+func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
+	if bp, ok := p.(BatchProvider); ok && first == 0 {
+		if err := ctx.Err(); err != nil {
+			return []Outcome{{Err: err}} // withdrawn before it began
 		}
-		return answers, nil
+		answers, err := bp.AskAll(ctx, reqs)
+		o := make([]Outcome, len(answers), len(answers)+1)
+		for i := range answers {
+			o[i].Answer = answers[i]
+		}
+		if err != nil {
+			o = append(o, Outcome{Err: err})
+		}
+		return o
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	var o []Outcome
+	for i := range reqs {
+		if err := ctx.Err(); err != nil {
+			return append(o, Outcome{Err: err})
+		}
+		qctx := ctx
+		if first == 0 { // a Decide of one question decides no batch
+			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
+			d.home.d = d
+			qctx = withSeat(ctx, &d.home)
+		}
+		ans, err := p.Ask(qctx, reqs[i])
+		if err != nil {
+			return append(o, Outcome{Answer: Answer{Via: ans.Via}, Err: err})
+		}
+		c, broken := checkOutcome(&reqs[i], Outcome{Answer: ans})
+		if broken != nil { // the batch ends at a broken answer, as the registry's would
+			return append(o, Outcome{Err: invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))})
+		}
+		o = append(o, c)
 	}
-	given, err := bp.AskAll(ctx, reqs)
-	return checkBatch(reqs, given, err)
+	return o
 }
 
 // ----------------------------------------------------------------------------

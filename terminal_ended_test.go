@@ -2,6 +2,7 @@ package userinteraction_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -246,26 +247,29 @@ func TestTerminalSaysBeforeReturningAfterAWrite(t *testing.T) {
 	}
 }
 
-// TestTerminalAsksAgainWhenAnAnswerIsNotKept: when the host's claim
-// (WithClaim) cannot keep the human's answer, as when its durable write
+// TestTerminalAsksAgainWhenAnAnswerIsNotKept: when the host's keep
+// (WithKeep) cannot keep the human's answer, as when its durable write
 // fails, the Terminal says so and asks again, and the next answer it keeps
 // is the one returned. It neither waits for a ctx that does not end nor
 // drops the human's answer without a word.
 func TestTerminalAsksAgainWhenAnAnswerIsNotKept(t *testing.T) {
 	var offered []string
-	keeps := func(o ui.Outcome) bool {
-		offered = append(offered, o.Answer.Text)
-		return len(offered) > 1 // the first write fails
+	keeps := func(o []ui.Outcome) error {
+		offered = append(offered, o[0].Answer.Text)
+		if len(offered) == 1 {
+			return errors.New("the database is away") // the first write fails
+		}
+		return nil
 	}
 	var out strings.Builder
 	term := ui.NewTerminal(strings.NewReader("1\n2\n"), &out)
-	ctx := ui.WithClaim(context.Background(), keeps)
+	ctx := ui.WithKeep(context.Background(), keeps)
 	ans, err := term.Ask(ctx, ui.Request{Question: "Deploy where?", Options: []ui.Option{{Label: "Staging"}, {Label: "Production"}}})
 	if err != nil || ans.Text != "Production" {
 		t.Fatalf("Ask() = %s, %v, want the answer kept, Production", show(ans), err)
 	}
 	if want := []string{"Staging", "Production"}; strings.Join(offered, ",") != strings.Join(want, ",") {
-		t.Fatalf("the claim was offered %q, want %q", offered, want)
+		t.Fatalf("keep was given %q, want %q", offered, want)
 	}
 	if got := out.String(); strings.Count(got, "Deploy where?") != 2 || !strings.Contains(got, "That answer could not be kept.") {
 		t.Fatalf("the Terminal wrote %q, want the question twice, with the reason between", got)

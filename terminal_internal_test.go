@@ -126,19 +126,19 @@ func TestTerminalInputEndedBeforeQuestion(t *testing.T) {
 	}
 }
 
-// lostRaceClaimer is the claimer of a FirstOf race that another UI won a
-// moment before: it withdraws the ask, with the winner's outcome as the cause.
-type lostRaceClaimer struct {
-	withdraw context.CancelCauseFunc
-	winner   Outcome
+// aMomentBefore is the context of a FirstOf race whose other member wins
+// at the moment the Terminal's answer comes to be decided: when the race's
+// turn is asked for, before it is taken.
+type aMomentBefore struct {
+	context.Context
+	once *sync.Once
+	win  func()
 }
 
-func (l lostRaceClaimer) claim(Outcome) bool {
-	l.withdraw(&endedElsewhere{outcome: l.winner})
-	return false
+func (m aMomentBefore) Done() <-chan struct{} {
+	m.once.Do(m.win)
+	return nil // never: the race's ask goes on
 }
-
-func (l lostRaceClaimer) lostTo() (Outcome, bool) { return l.winner, true }
 
 // TestTerminalAnswerBeatenByAMoment: the human's answer arrives a moment
 // after another UI's won the race. The Terminal does not return it as if it
@@ -178,7 +178,10 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 			term := NewTerminal(strings.NewReader("because\n1\n"), &out)
 			ctx, withdraw := context.WithCancelCause(context.Background())
 			keep := Option{Label: "Keep"}
-			ctx = context.WithValue(ctx, claimKey{}, claimer(lostRaceClaimer{withdraw, Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}))
+			winner := []Outcome{{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}
+			race := &decision{members: []context.CancelCauseFunc{withdraw, func(error) {}}}
+			race.over = aMomentBefore{context.Background(), new(sync.Once), func() { race.set(1, winner) }}
+			ctx = withSeat(ctx, &seat{d: race})
 			if err := tt.asked(term, ctx); err != context.Canceled {
 				t.Fatalf("Terminal's ask = %v, want context.Canceled", err)
 			}

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -798,30 +799,70 @@ func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 	return resolveSingle(req, ans)
 }
 
-// checkBatch completes and checks given, a batch provider's answers to reqs
-// with its error err, as [Registry.AskAll] does. It returns the answers up
-// to the first that breaks a rule, with that INVALID_ANSWER. Else it returns
-// all of them with err. Else, when some are missing, it returns
-// INVALID_ANSWER.
-func checkBatch(reqs []Request, given []Answer, err error) ([]Answer, error) {
-	if len(given) > len(reqs) {
-		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(given), len(reqs)))
+// complete completes and checks o, a provider's outcomes of the questions
+// reqs, as [Registry.Ask] does. Each answer passes resolve, each error is
+// coded (an uncoded one is PROVIDER_FAILED), and each Via is cut
+// (cleanVia). It returns the outcomes up to the first that breaks a rule,
+// with that INVALID_ANSWER. first is the index of reqs[0] in its AskAll,
+// which the error names, or -1. It writes in o's array. An outcome after an
+// error is dropped.
+// Fewer outcomes than reqs, none an error, is INVALID_ANSWER too.
+func complete(reqs []Request, o []Outcome, first int) ([]Outcome, error) {
+	if len(o) > len(reqs) {
+		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(o), len(reqs)))
 	}
-	answers := make([]Answer, 0, len(given))
-	for i, ans := range given {
-		ans, broken := resolve(&reqs[i], ans)
-		if broken != nil {
-			return answers, invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))
+	which := func(i int) string {
+		if first < 0 {
+			return ""
 		}
-		answers = append(answers, ans)
+		return fmt.Sprintf("questions[%d]: ", first+i)
 	}
-	switch {
-	case err != nil:
-		return answers, err
-	case len(answers) < len(reqs):
-		return answers, invalidAnswer(fmt.Sprintf("questions[%d]: no answer", len(answers)))
+	done := o[:0] // in place
+	for i := range o {
+		c, broken := checkOutcome(&reqs[i], o[i])
+		if broken != nil {
+			return done, invalidAnswer(which(i) + broken.why)
+		}
+		if done = append(done, c); c.Err != nil {
+			return done, nil
+		}
 	}
-	return answers, nil
+	if len(done) < len(reqs) {
+		return done, invalidAnswer(which(len(done)) + "no answer")
+	}
+	return done, nil
+}
+
+// checkOutcome completes and checks o, the outcome of req, as complete
+// does for each.
+func checkOutcome(req *Request, o Outcome) (Outcome, *brokenRule) {
+	if o.Err != nil {
+		return Outcome{Answer: Answer{Via: cleanVia(o.Answer.Via)}, Err: coded(o.Err)}, nil
+	}
+	ans, broken := resolve(req, o.Answer)
+	ans.Via = cleanVia(ans.Via)
+	return Outcome{Answer: ans}, broken
+}
+
+// maxVia is the most bytes of an [Answer]'s Via.
+const maxVia = 64
+
+// cleanVia returns via as a name that any UI can show: escaped when it
+// holds what a shown name may not ([Request.Validate]), and cut to maxVia
+// bytes. A Via may come from a remote client, and a human's answer is never
+// refused for it.
+func cleanVia(via string) string {
+	if textProblem(via, false) != "" {
+		via = strings.Trim(strconv.QuoteToASCII(via), `"`)
+	}
+	if len(via) <= maxVia {
+		return via
+	}
+	cut := maxVia - len("…")
+	for !utf8.RuneStart(via[cut]) {
+		cut--
+	}
+	return via[:cut] + "…"
 }
 
 // A brokenRule is why an answer breaks the rules of [Answer]. It holds what

@@ -9,17 +9,17 @@ import (
 
 // This example keeps every answer in a journal before the Inbox confirms it,
 // as a host that must survive a crash keeps it in a database. Respond
-// returns only once the claim has written the outcome. A claim that cannot
-// write refuses the answer, so the human is never told it was taken.
-func ExampleWithClaim() {
+// returns only once keep has written the outcome. A keep that cannot write
+// returns an error, so the human is never told the answer was taken.
+func ExampleWithKeep() {
 	inbox := &userinteraction.Inbox{}
 	var journal []string // a database in a real host
-	keep := func(o userinteraction.Outcome) bool {
-		journal = append(journal, o.Answer.Text) // the host writes o's JSON, and reports a failed write
-		return true
+	keep := func(o []userinteraction.Outcome) error {
+		journal = append(journal, o[0].Answer.Text) // the host writes o's JSON, and returns a failed write's error
+		return nil
 	}
 	durable := userinteraction.ProviderFunc(func(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-		return inbox.Ask(userinteraction.WithClaim(ctx, keep), req)
+		return inbox.Ask(userinteraction.WithKeep(ctx, keep), req)
 	})
 
 	session := userinteraction.WithRegistry(context.Background(), &userinteraction.Registry{})
