@@ -4316,7 +4316,7 @@ function show(q) {
   buttons.append(submit, decline, dismiss);
   body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
-  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -4335,20 +4335,18 @@ function picks(form, checked) {
   return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
 }
 
-// end shows how a question ended: the outcome from the stream, or null
-// when the Inbox no longer knows. Its controls show what was answered, and
-// the card moves below the open ones, collapsed.
+// end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
+// Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (!cards.delete(card.id)) return;
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, answer] = describe(card, outcome);
-  for (const i of picks(card.form, false)) i.checked = false;
-  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
+  const [why, shown] = describe(card, outcome);
+  for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
-  if (own) own.value = answer ? ownWords(answer) : "";
+  if (own) own.value = shown ? shown.words : "";
   for (const c of card.form.elements) c.disabled = true;
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
@@ -4358,14 +4356,15 @@ function end(card, outcome) {
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+  if (card.batch && !sentIn.has(card.batch) && unused(outcome)) // this card's answer too, when sent here
     for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
 }
 
-// describe returns the line that says how a question ended, and the
-// answer its controls show, if any.
+// describe returns the line that says how a question ended, and the answer its controls show, if any:
+// an answer sent here as it was sent, whichever outcome the stream tells.
 function describe(card, o) {
+  if (card.answer) return [["You answered: ", said(spoken(card.answer))], card.answer];
   if (!o) return [["This question is no longer open."], null];
   if (o.error) {
     const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
@@ -4376,10 +4375,15 @@ function describe(card, o) {
     return [["Closed: ", said(o.error.message)], null];
   }
   const a = o.answer, via = a.via || "";
-  if (card.sent) return [["You answered: ", said(picked(a))], a];
   if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
     return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
+  return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
+}
+
+// unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
+function unused(o) {
+  if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
+  return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
 }
 
 function where(via) { // the UI that answered, in the page's words, or framed as the host named it
@@ -4391,17 +4395,11 @@ function said(text) {
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
 
-function picked(a) { // what the human picked or typed, as they saw it
-  const own = ownWords(a);
-  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
+function answerOf(a) { // the labels picked and the own words of an answer, as a card keeps what it sent
+  const chosen = a.options || (a.option ? [a.option] : []), join = chosen.map(o => o.value || o.label).join(", ");
+  return {labels: chosen.map(o => o.label), words: chosen.length === 0 ? a.answer : a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : ""};
 }
-
-function ownWords(a) {
-  const chosen = a.options || (a.option ? [a.option] : []);
-  if (chosen.length === 0) return a.answer;
-  const join = chosen.map(o => o.value || o.label).join(", ");
-  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
-}
+function spoken(answer) { return answer.labels.concat(answer.words ? [answer.words] : []).join(", "); } // as the human saw it
 
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
@@ -4419,10 +4417,11 @@ async function send(card, body) {
   if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
   else if (res.status === 204) {
     card.sent = body.action;
-    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
   } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
   else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   if (card.left !== undefined) end(card, card.left);
