@@ -900,33 +900,6 @@ func TestInboxHandlerShutdown(t *testing.T) {
 	}
 }
 
-// TestInboxHandlerEventsShareOneEncoding: the event streams of one Handler
-// share one encoding of the list per change, so 8 streams allocate about
-// what 1 does, not 8 times it (BenchmarkInboxEvents).
-func TestInboxHandlerEventsShareOneEncoding(t *testing.T) {
-	perChange := func(streams int) uint64 {
-		inbox := &ui.Inbox{}
-		ids, answer := bigQuestions(t, inbox, 50)
-		defer answer()
-		each, stop := streamsOf(t, inbox.Handler(pageToken), streams)
-		defer stop()
-		each()
-		const changes = 20
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for i := 0; i < changes; i++ {
-			_ = inbox.Respond(ids[0], ui.Answer{}, nil) // refused: its hint is a change
-			each()
-		}
-		runtime.ReadMemStats(&after)
-		return (after.TotalAlloc - before.TotalAlloc) / changes
-	}
-	one, eight := perChange(1), perChange(8)
-	if eight > 2*one {
-		t.Fatalf("a change allocates %d KB with 8 streams, %d KB with 1, want at most twice as much", eight>>10, one>>10)
-	}
-}
-
 // TestInboxHandlerUsesExportedNames: the handler and the page use only what
 // the package exports, so any UI can do what the page does. Each name of the
 // package used in provider.go's parts "Inbox: the handler and its routes" and

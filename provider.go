@@ -2968,19 +2968,28 @@ func (e *endings) put(id string, o Outcome) {
 //     question that left. Query open names the IDs a client shows, to learn
 //     how they ended.
 //   - POST /questions/{id} responds with an MCP elicitation result
-//     ([ElicitationAnswer]), Via "page". It is 204, or 422 for a broken
-//     rule, with "hint", or 409 when not open, each with the [HarnessError]
-//     JSON. A bad body is 400, 413 or 415.
+//     ([ElicitationAnswer]), Via "page". It is 204, or a refusal as
+//     [HarnessError] JSON: 422 for a broken rule and 503 for an answer not
+//     kept, both with "hint", and 409 when not open. A bad body is 400, 413
+//     or 415.
 //
 // Every route but the page needs token, as "Authorization: Bearer" or query
 // token, else 401. A query's token may reach an access log. Handler panics
 // for a token under 16 bytes. Make it with crypto/rand.
-// [http.Server.Shutdown] does not wait for open streams.
+// [http.Server.Shutdown] ends the event streams, and does not wait for them.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
 	}
-	return &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP()}
+	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(),
+		mux: http.NewServeMux(), servers: map[*http.Server]chan struct{}{}}
+	h.mux.HandleFunc(pagePattern, h.servePage)
+	h.mux.HandleFunc("GET /questions", h.serveQuestions)
+	h.mux.HandleFunc("GET /events", h.serveEvents)
+	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route serves it, and waits for changes
+	h.mux.HandleFunc("/events", getOnly)      // else the 405 of other methods allows HEAD
+	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
+	return h
 }
 
 const (
@@ -2989,78 +2998,45 @@ const (
 	maxOpen  = 1000    // IDs of the query parameter open that count, at most
 )
 
+// pagePattern is the page's route, the one route that needs no token.
+const pagePattern = "GET /{$}"
+
 // inboxHandler is the handler that [Inbox.Handler] returns. It and the page
 // use only what the package exports, so another UI can do all they do.
 type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
 	csp   string   // the page's Content-Security-Policy
+	mux   *http.ServeMux
 
-	mu   sync.Mutex // guards the fields below
-	last *snapshot  // the open questions as the streams last sent them
+	mu sync.Mutex // guards servers
 	// servers holds, for each server that served a stream, a channel
 	// closed when it shuts down. A server is kept after it shut down: a
 	// stream that starts then ends at once.
 	servers map[*http.Server]chan struct{}
 }
 
-// A snapshot is the open questions at one change, as every event stream
-// sends them: the list is encoded once per change, whatever the number of
-// streams.
-type snapshot struct {
-	changed <-chan struct{} // closed at the next change
-	seq     uint64          // one more than the snapshot before it
-	ids     []string        // the open questions' IDs, in order
-	open    map[string]bool // the same IDs
-	ended   []byte          // the "ended" events of the questions that left since the snapshot before
-	list    []byte          // the "questions" event
-}
-
-// ServeHTTP routes by path and method, as Go 1.21's ServeMux cannot.
+// ServeHTTP checks the token before routing, but for the page: a client
+// without it learns nothing, not even which paths exist.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
 	header.Set("Cache-Control", "no-store")
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("X-Frame-Options", "DENY")
-	path, method := r.URL.Path, r.Method
-	if !strings.HasPrefix(path, "/") { // mounted with StripPrefix("/ask/")
-		path = "/" + path
-	}
-	get := method == http.MethodGet || method == http.MethodHead
-	page := path == "/"
-	if page && get {
-		header.Set("Content-Security-Policy", h.csp)
-		header.Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, inboxPage)
-		return
+	if !strings.HasPrefix(r.URL.Path, "/") { // mounted with StripPrefix("/ask/"): ServeMux needs the slash
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = "/"+r.URL.Path, ""
 	}
 	// The token keeps out other local users, other pages in the human's
 	// browser (cross-site requests, DNS rebinding) and anyone who reaches the
 	// port. So no Host check is needed.
-	if !h.authorized(r) {
+	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
 		return
 	}
-	id, answer := strings.CutPrefix(path, "/questions/")
-	answer = answer && id != "" && !strings.Contains(id, "/")
-	switch {
-	case path == "/questions" && get:
-		h.serveQuestions(w)
-	case path == "/events" && method == http.MethodGet:
-		h.serveEvents(w, r)
-	case answer && method == http.MethodPost:
-		h.serveAnswer(w, r, id)
-	case page || path == "/questions":
-		methodNotAllowed(w, "GET, HEAD")
-	case path == "/events":
-		methodNotAllowed(w, "GET")
-	case answer:
-		methodNotAllowed(w, "POST")
-	default:
-		http.NotFound(w, r)
-	}
+	h.mux.ServeHTTP(w, r)
 }
 
 // authorized reports whether r carries the token, in its Authorization
@@ -3080,14 +3056,21 @@ func (h *inboxHandler) isToken(given string) bool {
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
 }
 
-// methodNotAllowed answers 405 with the methods a route allows.
-func methodNotAllowed(w http.ResponseWriter, allow string) {
-	w.Header().Set("Allow", allow)
-	http.Error(w, "method not allowed: use "+allow, http.StatusMethodNotAllowed)
+// getOnly answers 405 for a route that only GET may use.
+func getOnly(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Allow", http.MethodGet)
+	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
+}
+
+// servePage writes the page, under its Content-Security-Policy.
+func (h *inboxHandler) servePage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Security-Policy", h.csp)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, inboxPage)
 }
 
 // serveQuestions writes the open questions as JSON.
-func (h *inboxHandler) serveQuestions(w http.ResponseWriter) {
+func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	data, err := json.Marshal(h.inbox.Pending())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -3104,35 +3087,36 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
 	shutdown := h.shutdown(r)
-	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil { // reconnect after a second, not three
-		return
-	}
-	shown := shownIDs(r.URL.Query().Get("open"))
-	var sent *snapshot
+	var events bytes.Buffer
+	events.WriteString("retry: 1000\n\n") // reconnect after a second, not three
+	sent := shownIDs(r.URL.Query().Get("open"))
 	for {
-		s, err := h.current()
+		changed := h.inbox.Changed() // before Pending, so that no change is missed
+		pending := h.inbox.Pending()
+		list, err := json.Marshal(pending)
 		if err != nil {
 			return
 		}
-		ended := s.ended
-		switch {
-		case sent == nil:
-			ended = h.endedEvents(shown, s.open)
-		case s.seq != sent.seq+1: // this stream missed a change
-			ended = h.endedEvents(sent.ids, s.open)
+		open := make(map[string]bool, len(pending))
+		for _, p := range pending {
+			open[p.ID] = true
 		}
-		if _, err := w.Write(ended); err != nil { // shared: never appended to
+		for _, id := range sent {
+			if id != "" && !open[id] {
+				h.writeEnded(&events, id)
+			}
+		}
+		fmt.Fprintf(&events, "event: questions\ndata: %s\n\n", list)
+		if _, err := w.Write(events.Bytes()); err != nil || flush() != nil {
 			return
 		}
-		if _, err := w.Write(s.list); err != nil {
-			return
+		events.Reset()
+		sent = sent[:0]
+		for _, p := range pending {
+			sent = append(sent, p.ID)
 		}
-		if err := flush(); err != nil {
-			return
-		}
-		sent = s
 		select {
-		case <-s.changed:
+		case <-changed:
 		case <-r.Context().Done():
 			return
 		case <-shutdown:
@@ -3160,57 +3144,20 @@ func shownIDs(open string) []string {
 	return ids
 }
 
-// current returns the snapshot of the open questions now, which every
-// stream shares.
-func (h *inboxHandler) current() (*snapshot, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	changed := h.inbox.Changed() // before Pending, so that no change is missed
-	if h.last != nil && h.last.changed == changed {
-		return h.last, nil
+// writeEnded writes the "ended" event of question id to events, with its
+// Outcome, or null when the Inbox does not know it.
+func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
+	var outcome *Outcome
+	if o, ok := h.inbox.Outcome(id); ok {
+		outcome = &o
 	}
-	pending := h.inbox.Pending()
-	var list bytes.Buffer
-	list.WriteString("event: questions\ndata: ")
-	if err := json.NewEncoder(&list).Encode(pending); err != nil { // one line, as json.Marshal writes it, and "\n"
-		return nil, err
+	data, err := json.Marshal(struct {
+		ID      string   `json:"id"`
+		Outcome *Outcome `json:"outcome"`
+	}{id, outcome})
+	if err == nil {
+		fmt.Fprintf(events, "event: ended\ndata: %s\n\n", data)
 	}
-	list.WriteString("\n")
-	s := &snapshot{changed: changed, ids: make([]string, len(pending)), open: make(map[string]bool, len(pending)), list: list.Bytes()}
-	for i := range pending {
-		s.ids[i] = pending[i].ID
-		s.open[pending[i].ID] = true
-	}
-	if h.last != nil {
-		s.seq = h.last.seq + 1
-		s.ended = h.endedEvents(h.last.ids, s.open)
-	}
-	h.last = s
-	return s, nil
-}
-
-// endedEvents returns an "ended" event for each of ids that is not open,
-// with its Outcome, or null when the Inbox does not know it.
-func (h *inboxHandler) endedEvents(ids []string, open map[string]bool) []byte {
-	var events []byte
-	for _, id := range ids {
-		if id == "" || open[id] {
-			continue
-		}
-		var outcome *Outcome
-		if o, ok := h.inbox.Outcome(id); ok {
-			outcome = &o
-		}
-		data, err := json.Marshal(struct {
-			ID      string   `json:"id"`
-			Outcome *Outcome `json:"outcome"`
-		}{id, outcome})
-		if err != nil {
-			continue
-		}
-		events = append(append(append(events, "event: ended\ndata: "...), data...), "\n\n"...)
-	}
-	return events
 }
 
 // shutdown returns a channel that is closed when the server that serves r
@@ -3225,9 +3172,6 @@ func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	defer h.mu.Unlock()
 	done, ok := h.servers[srv]
 	if !ok {
-		if h.servers == nil {
-			h.servers = make(map[*http.Server]chan struct{})
-		}
 		done = make(chan struct{})
 		h.servers[srv] = done
 		srv.RegisterOnShutdown(func() { close(done) })
@@ -3235,9 +3179,9 @@ func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	return done
 }
 
-// serveAnswer responds to question id with the elicitation result in r's
-// body.
-func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request, id string) {
+// serveAnswer responds to the question of r's path with the elicitation
+// result in r's body.
+func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > maxBody {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
 		return
@@ -3269,21 +3213,28 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request, id st
 		return
 	}
 	ans.Via = "page"
-	refused := h.inbox.Respond(id, ans, outcome)
-	switch CodeOf(refused) {
+	id := r.PathValue("id")
+	switch refused := h.inbox.Respond(id, ans, outcome); CodeOf(refused) {
 	case "":
 		w.WriteHeader(http.StatusNoContent)
-	case CodeInvalidAnswer:
-		hint := ""
-		for _, p := range h.inbox.Pending() { // the refusal set the question's Hint
-			if p.ID == id {
-				hint = p.Hint
-			}
-		}
-		writeRefusal(w, http.StatusUnprocessableEntity, refused, hint)
+	case CodeInvalidAnswer: // the question stays open
+		writeRefusal(w, http.StatusUnprocessableEntity, refused, h.hint(id))
+	case CodeNotKept: // the question stays open: the human sends it again
+		writeRefusal(w, http.StatusServiceUnavailable, refused, h.hint(id))
 	default:
 		writeRefusal(w, http.StatusConflict, refused, "")
 	}
+}
+
+// hint returns the Hint of the open question id, which a refused Respond
+// set, or "".
+func (h *inboxHandler) hint(id string) string {
+	for _, p := range h.inbox.Pending() {
+		if p.ID == id {
+			return p.Hint
+		}
+	}
+	return ""
 }
 
 // writeRefusal writes the refused Respond's error as the JSON of its
@@ -4475,7 +4426,7 @@ function show(q) {
   buttons.append(submit, decline, dismiss);
   body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
-  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", sending: false, left: undefined};
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined};
   form.addEventListener("submit", e => {
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -4494,20 +4445,18 @@ function picks(form, checked) {
   return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
 }
 
-// end shows how a question ended: the outcome from the stream, or null
-// when the Inbox no longer knows. Its controls show what was answered, and
-// the card moves below the open ones, collapsed.
+// end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
+// Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (!cards.delete(card.id)) return;
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, answer] = describe(card, outcome);
-  for (const i of picks(card.form, false)) i.checked = false;
-  if (answer) for (const i of picks(card.form, false)) i.checked = (answer.options || [answer.option]).some(o => o && o.label === i.value);
+  const [why, shown] = describe(card, outcome);
+  for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
-  if (own) own.value = answer ? ownWords(answer) : "";
+  if (own) own.value = shown ? shown.words : "";
   for (const c of card.form.elements) c.disabled = true;
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
@@ -4517,14 +4466,15 @@ function end(card, outcome) {
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !card.sent && !sentIn.has(card.batch) && outcome && (outcome.answer ? !["page", "inbox"].includes(outcome.answer.via) : outcome.error.code === "ASK_DECLINED"))
+  if (card.batch && !sentIn.has(card.batch) && unused(outcome)) // this card's answer too, when sent here
     for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren("Not used: the batch was ", ...(outcome.answer ? ["answered ", ...where(outcome.answer.via)] : ["declined"]), ".");
+      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
 }
 
-// describe returns the line that says how a question ended, and the
-// answer its controls show, if any.
+// describe returns the line that says how a question ended, and the answer its controls show, if any:
+// an answer sent here as it was sent, whichever outcome the stream tells.
 function describe(card, o) {
+  if (card.answer) return [["You answered: ", said(spoken(card.answer))], card.answer];
   if (!o) return [["This question is no longer open."], null];
   if (o.error) {
     const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
@@ -4535,10 +4485,15 @@ function describe(card, o) {
     return [["Closed: ", said(o.error.message)], null];
   }
   const a = o.answer, via = a.via || "";
-  if (card.sent) return [["You answered: ", said(picked(a))], a];
   if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
     return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(picked(a))], a];
+  return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
+}
+
+// unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
+function unused(o) {
+  if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
+  return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
 }
 
 function where(via) { // the UI that answered, in the page's words, or framed as the host named it
@@ -4550,17 +4505,11 @@ function said(text) {
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
 
-function picked(a) { // what the human picked or typed, as they saw it
-  const own = ownWords(a);
-  return (a.options || (a.option ? [a.option] : [])).map(o => o.label).concat(own ? [own] : []).join(", ");
+function answerOf(a) { // the labels picked and the own words of an answer, as a card keeps what it sent
+  const chosen = a.options || (a.option ? [a.option] : []), join = chosen.map(o => o.value || o.label).join(", ");
+  return {labels: chosen.map(o => o.label), words: chosen.length === 0 ? a.answer : a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : ""};
 }
-
-function ownWords(a) {
-  const chosen = a.options || (a.option ? [a.option] : []);
-  if (chosen.length === 0) return a.answer;
-  const join = chosen.map(o => o.value || o.label).join(", ");
-  return a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : "";
-}
+function spoken(answer) { return answer.labels.concat(answer.words ? [answer.words] : []).join(", "); } // as the human saw it
 
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
@@ -4578,10 +4527,11 @@ async function send(card, body) {
   if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
   else if (res.status === 204) {
     card.sent = body.action;
-    if (body.action === "accept") card.form.dataset.batch = card.batch || ""; // an answer the batch may not use
+    if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
   } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
+  else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
   else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   if (card.left !== undefined) end(card, card.left);

@@ -1,13 +1,16 @@
 package main
 
 // Scenarios of the page at its edges: an answer whose stream event comes
-// first, a hundred batches, right-to-left text.
+// first, an answer the host could not keep, a hundred batches, right-to-left
+// text.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -22,6 +25,7 @@ func init() {
 		scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst},
 		scenario{"a hundred batches with deadlines: the page's work follows the list", onOneTab(manyBatches)},
 		scenario{"right-to-left text reads right to left", onOneTab(rightToLeft)},
+		scenario{"an answer the host could not keep (503): the card stays open, says so, sends again", unkeptAnswer},
 	)
 }
 
@@ -104,6 +108,75 @@ func answeredHereFirst(s *site, browser context.Context) error {
 		return fmt.Errorf("the page sent %d POSTs (%v), want 1", posts, err)
 	}
 	return nil
+}
+
+// unkept serves h, but answers the POSTs as the handler answers a Respond
+// refused with NOT_KEPT, 503 and the HarnessError JSON, once for each hint
+// of hints ("" for none), and then lets them through.
+type unkept struct {
+	h     http.Handler
+	mu    sync.Mutex
+	hints []string
+}
+
+func (x *unkept) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x.mu.Lock()
+	refuse := r.Method == http.MethodPost && len(x.hints) > 0
+	var hint string
+	if refuse {
+		hint, x.hints = x.hints[0], x.hints[1:]
+	}
+	x.mu.Unlock()
+	if !refuse {
+		x.h.ServeHTTP(w, r)
+		return
+	}
+	body, _ := json.Marshal(map[string]string{"name": "UserInteractionError", "code": ui.CodeNotKept,
+		"message": "the answer could not be kept: send it again", "hint": hint})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(body)
+}
+
+// unkeptAnswer: the host could not keep the answer, and the POST is 503. The
+// card stays open and enabled, shows the hint, or says so itself when there
+// is none, and the human sends the answer again.
+func unkeptAnswer(s *site, browser context.Context) error {
+	const hint = "Your answer could not be saved. Send it again."
+	s.mux.Handle("/unkept/", http.StripPrefix("/unkept", &unkept{h: s.inbox.Handler(s.token), hints: []string{hint, ""}}))
+	t, cancel, err := s.open(browser)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := t.do(chromedp.Navigate("http://" + s.addr + "/unkept/#token=" + s.token)); err != nil {
+		return err
+	}
+	done, id, err := s.askShown(t, region)
+	if err != nil {
+		return err
+	}
+	for _, note := range []string{hint, "Your answer could not be kept. Send it again."} {
+		if err := t.do(chromedp.Click(option(id, "America")), chromedp.Click(button(id, "Send answer"))); err != nil {
+			return err
+		}
+		open := "document.querySelector('#questions " + card(id) + "') !== null && " +
+			"Array.from(document.querySelectorAll('" + card(id) + " input, " + card(id) + " button')).every(c => !c.disabled)"
+		if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", note) + " && " + open); err != nil {
+			got, _ := eval[string](t, noteOf(id))
+			return fmt.Errorf("%w: the note reads %q", err, got)
+		}
+	}
+	if err := t.do(chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	if err := want(done, "us"); err != nil {
+		return err
+	}
+	if err := t.until(endedAs(id, "You answered: America")); err != nil {
+		return err
+	}
+	return t.problems()
 }
 
 // manyBatches: the page showed each question of a render with a pass over

@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func init() {
 		scenario{"time ran out", onOneTab(timeRanOut)},
 		scenario{"dismissed here while the terminal still asks", onOneTab(dismissedHere)},
 		scenario{"a batch answered in the terminal: the answers here were not used", onOneTab(batchWonElsewhere)},
+		scenario{"a batch won in a real terminal while the stream was down: the card keeps what was sent", onOneTab(sentWhileAway)},
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
 	)
@@ -243,6 +245,64 @@ func batchWonElsewhere(s *site, t *tab) error {
 		return err
 	}
 	return t.until(noteOf(p[0].ID) + " === 'Not used: the batch was answered in the terminal.'")
+}
+
+// sentWhileAway: a real Terminal races the page over a batch of two yes/no
+// questions. The page's event stream drops; the human answers the first
+// question No on the page (204); the terminal answers the batch Yes, Yes and
+// wins; the stream comes back. The card shows what the human sent, No
+// ticked, and that the batch did not use it, as it does when the stream
+// stays up (batchWonElsewhere).
+func sentWhileAway(s *site, t *tab) error {
+	in, typed := io.Pipe()
+	defer typed.Close() // ends the terminal's input, and a write that waits for it
+	session, dispose, err := s.raced(ui.NewTerminal(in, io.Discard))
+	if err != nil {
+		return err
+	}
+	defer dispose()
+	yesOrNo := []ui.Option{{Label: "Yes"}, {Label: "No"}}
+	done, p, err := s.ask(session,
+		ui.Request{Question: "Merge the release branch?", Options: yesOrNo, DisallowCustom: true},
+		ui.Request{Question: "Tag the release?", Options: yesOrNo, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	first, second := p[0].ID, p[1].ID
+	if err := t.until(shown(second)); err != nil {
+		return err
+	}
+	s.streams.cut()
+	defer s.streams.mend()
+	if err := t.until("document.getElementById('status').textContent.startsWith('Connection lost')"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(first, "No")), chromedp.Click(button(first, "Send answer"))); err != nil {
+		return err
+	}
+	// Sent (204) and not yet told how it ended: the stream is down.
+	if err := t.until("document.querySelector('#questions " + card(first) + " button[type=submit]').disabled"); err != nil {
+		return err
+	}
+	go func() { _, _ = io.WriteString(typed, "1\n1\n") }() // the human at the terminal: Yes, Yes
+	if err := want(done, "Yes", "Yes"); err != nil {
+		return err
+	}
+	s.streams.mend()
+	if err := t.until(endedAs(second, "Answered in the terminal: Yes")); err != nil {
+		return err
+	}
+	sent := endedAs(first, "You answered: No") + " && " + checked(first) + " === 'No' && " +
+		noteOf(first) + " === 'Not used: the batch was answered in the terminal.'"
+	if err := t.until(sent); err != nil {
+		got, _ := eval[string](t, whyOf(first)+" + ' | ' + "+checked(first)+" + ' | ' + "+noteOf(first))
+		return fmt.Errorf("%w: the card reads %q", err, got)
+	}
+	_, err = eval[bool](t, "(() => { document.querySelector('"+card(first)+" details').open = true; return true; })()")
+	if err == nil {
+		err = s.shoot(t, "sent-while-away", "#ended")
+	}
+	return err
 }
 
 // reloadMidBatch: after the first of three questions was answered, a

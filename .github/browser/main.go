@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -46,8 +47,72 @@ type site struct {
 	token   string
 	addr    string // 127.0.0.1:port
 	mux     *http.ServeMux
+	streams *streams // the Inbox's handler at /ask/, whose event streams a scenario can drop
+	shots   string   // the folder of -shots, or ""
 	mu      sync.Mutex
 	server  *http.Server
+}
+
+// streams serves h, and drops its event streams as a lost network does: cut
+// ends every open stream and holds each new one until mend.
+type streams struct {
+	h    http.Handler
+	mu   sync.Mutex
+	live map[int]context.CancelFunc // the open streams, by number
+	n    int                        // the number of the last stream
+	down chan struct{}              // closed by mend; nil while the streams are up
+}
+
+func (x *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if path.Base(r.URL.Path) != "events" {
+		x.h.ServeHTTP(w, r)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	for {
+		x.mu.Lock()
+		down := x.down
+		if down == nil {
+			x.n++
+			n := x.n
+			x.live[n] = cancel
+			x.mu.Unlock()
+			x.h.ServeHTTP(w, r.WithContext(ctx))
+			x.mu.Lock()
+			delete(x.live, n)
+			x.mu.Unlock()
+			return
+		}
+		x.mu.Unlock()
+		select {
+		case <-down:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// cut ends the open event streams, and holds new ones until mend.
+func (x *streams) cut() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.down == nil {
+		x.down = make(chan struct{})
+	}
+	for _, cancel := range x.live {
+		cancel()
+	}
+}
+
+// mend lets the held event streams and new ones through.
+func (x *streams) mend() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.down != nil {
+		close(x.down)
+		x.down = nil
+	}
 }
 
 // start serves the Inbox's handler at /ask/ on s.addr.
@@ -640,8 +705,9 @@ func run(shots string, only *regexp.Regexp) error {
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
-	s := &site{inbox: &ui.Inbox{}, token: hex.EncodeToString(secret), addr: "127.0.0.1:0", mux: http.NewServeMux()}
-	s.mux.Handle("/ask/", http.StripPrefix("/ask", s.inbox.Handler(s.token)))
+	s := &site{inbox: &ui.Inbox{}, token: hex.EncodeToString(secret), addr: "127.0.0.1:0", mux: http.NewServeMux(), shots: shots}
+	s.streams = &streams{h: s.inbox.Handler(s.token), live: map[int]context.CancelFunc{}}
+	s.mux.Handle("/ask/", http.StripPrefix("/ask", s.streams))
 	s.session = ui.WithRegistry(context.Background(), &ui.Registry{})
 	dispose, err := ui.Register(s.session, s.inbox)
 	if err != nil {
@@ -712,6 +778,53 @@ func run(shots string, only *regexp.Regexp) error {
 	return nil
 }
 
+// viewports are the sizes of the screenshots: a phone's and a desktop's.
+var viewports = []viewport{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
+
+// viewport is a size of the page's window.
+type viewport struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+// emulate sizes a tab's window as v.
+func (v viewport) emulate() chromedp.Action[chromedp.Void] {
+	if v.mobile {
+		return chromedp.EmulateViewport(v.width, v.height, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulatePortrait)
+	}
+	return chromedp.EmulateViewport(v.width, v.height, chromedp.EmulateScale(1))
+}
+
+// shoot saves the element sel of tab t in each viewport, as name-phone.png
+// and name-desktop.png in the folder of -shots, when it names one.
+func (s *site) shoot(t *tab, name, sel string) error {
+	if s.shots == "" {
+		return nil
+	}
+	if err := os.MkdirAll(s.shots, 0o755); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(viewports[1].emulate()) }()
+	for _, v := range viewports {
+		if err := t.do(v.emulate()); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(t.ctx, wait)
+		png, err := chromedp.Run(ctx, chromedp.Screenshot(sel))
+		cancel()
+		if err != nil {
+			return err
+		}
+		file := filepath.Join(s.shots, name+"-"+v.name+".png")
+		if err := os.WriteFile(file, png, 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("screenshot %s\n", file)
+	}
+	return nil
+}
+
 // screenshots saves the page phone sized and desktop sized into dir: open
 // questions of every kind with hostile text (hostile-*.png), and a question
 // that ended in each way, below one still open (ended-*.png, one of them
@@ -720,11 +833,7 @@ func screenshots(s *site, browser context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, size := range []struct {
-		name          string
-		width, height int64
-		mobile        bool
-	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
+	for _, size := range viewports {
 		for _, shot := range []struct {
 			name string
 			show func(s *site, t *tab) (cleanup func(), err error)
@@ -733,13 +842,9 @@ func screenshots(s *site, browser context.Context, dir string) error {
 			if err != nil {
 				return err
 			}
-			opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-			if size.mobile {
-				opts = []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulatePortrait}
-			}
 			var png []byte
 			cleanup := func() {}
-			err = t.do(chromedp.EmulateViewport(size.width, size.height, opts...), chromedp.Reload())
+			err = t.do(size.emulate(), chromedp.Reload())
 			if err == nil {
 				cleanup, err = shot.show(s, t)
 			}
