@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	ui "github.com/dsh-go/userinteraction"
 )
@@ -325,4 +327,146 @@ func TestEndedElsewhereDeclinedOnThePage(t *testing.T) {
 	if o, ok := inbox.Outcome(id); !ok || ui.CodeOf(o.Err) != ui.CodeAskDeclined || o.Answer.Via != "page" {
 		t.Fatalf("Inbox.Outcome() = %+v, %v, want the decline via page", o, ok)
 	}
+}
+
+// TestDecidedOutcomeIsReturned: what a UI handed to Decide is what Ask
+// returns and Ended audits, not what the UI returns after it (finding 6 of
+// the review of how a question ends): a UI that decides a decline and then
+// returns "Yes" does not make the tool act on "Yes" while its human was told
+// "Declined". The same in a FirstOf race and for a lone provider.
+func TestDecidedOutcomeIsReturned(t *testing.T) {
+	liar := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		declined := ui.NewError(ui.CodeAskDeclined, "the human declined", nil)
+		if _, err := ui.Decide(ctx, ui.Outcome{Answer: ui.Answer{Via: "page"}, Err: declined}); err != nil {
+			return ui.Answer{}, err
+		}
+		return ui.Answer{Text: "Yes"}, nil
+	})
+	for _, tt := range []struct {
+		name string
+		p    ui.Provider
+	}{
+		{"lone", liar},
+		{"in a race", ui.FirstOf(liar, blocking(make(chan struct{}, 1)))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var e audit
+			r := &ui.Registry{Ended: e.record}
+			ctx := ui.WithRegistry(context.Background(), r)
+			t.Cleanup(register(t, ctx, tt.p))
+			ans, err := ui.Ask(ctx, ui.Request{Question: "Deploy?", Options: []ui.Option{{Label: "Yes"}, {Label: "No"}}})
+			if ui.CodeOf(err) != ui.CodeAskDeclined || ans.Via != "page" {
+				t.Fatalf("Ask() = %s, %v, want the decline decided on the page", show(ans), err)
+			}
+			if len(e.outcomes) != 1 || ui.CodeOf(e.outcomes[0].Err) != ui.CodeAskDeclined {
+				t.Fatalf("Ended saw %q, want the decline once", e.codes())
+			}
+		})
+	}
+}
+
+// TestEndedBeforeAPanicAfterADecision: a UI's answer that was decided, so
+// that its human was told "taken", is audited even when another UI of the
+// race panics afterwards (finding 9); then the panic reaches the caller.
+func TestEndedBeforeAPanicAfterADecision(t *testing.T) {
+	started, decided := make(chan struct{}), make(chan struct{})
+	page := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		<-started
+		o, err := ui.Decide(ctx, ui.Outcome{Answer: ui.Answer{Text: "Delete", Via: "page"}})
+		close(decided)
+		if err != nil {
+			return ui.Answer{}, err
+		}
+		return o[0].Answer, nil
+	})
+	panics := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		close(started)
+		<-decided
+		panic("the other UI broke")
+	})
+	var e audit
+	r := &ui.Registry{Ended: e.record}
+	ctx := ui.WithRegistry(context.Background(), r)
+	t.Cleanup(register(t, ctx, ui.FirstOf(page, panics)))
+	func() {
+		defer func() {
+			if v := recover(); v != "the other UI broke" {
+				t.Errorf("Ask() panicked with %v, want the other UI's panic", v)
+			}
+		}()
+		_, _ = ui.Ask(ctx, deleteIt)
+	}()
+	if got := e.codes(); !reflect.DeepEqual(got, []string{"Delete via page"}) {
+		t.Fatalf("Ended saw %q, want the answer the page was told was taken", got)
+	}
+}
+
+// TestEndedSeesWhoDeclined: a decline on the page reaches Ended with the
+// page's Via, as Inbox.Outcome reports it (finding 10): the audit says who
+// declined.
+func TestEndedSeesWhoDeclined(t *testing.T) {
+	inbox := &ui.Inbox{}
+	var e audit
+	r := &ui.Registry{Ended: e.record}
+	ctx := ui.WithRegistry(context.Background(), r)
+	t.Cleanup(register(t, ctx, inbox))
+	opened := inbox.Changed()
+	done := askAsync(ctx, deleteIt)
+	<-opened
+	id := inbox.Pending()[0].ID
+	_, declined := ui.ElicitationAnswer("decline", nil) // what the page's POST maps
+	if err := inbox.Respond(id, ui.Answer{Via: "page"}, declined); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "Ask() declined on the page", <-done, ui.CodeAskDeclined)
+	o, _ := inbox.Outcome(id)
+	if len(e.outcomes) != 1 || e.outcomes[0].Answer.Via != "page" || o.Answer.Via != "page" {
+		t.Fatalf("Ended saw %+v and Outcome() %s, want the page's Via in both", e.outcomes, showOutcome(o))
+	}
+	data, err := json.Marshal(e.outcomes[0])
+	if err != nil || !strings.Contains(string(data), `"via":"page"`) {
+		t.Fatalf("the audited Outcome's JSON = %s, %v, want its via", data, err)
+	}
+}
+
+// TestViaIsShort: a Via is a short name that any UI can show: one of 16 MB,
+// or one with a line feed or an escape sequence, is cut and escaped where it
+// enters, and the human's answer is kept.
+func TestViaIsShort(t *testing.T) {
+	long := strings.Repeat("terminal", 2<<20)
+	for _, via := range []string{long, "page\nDeclined in the terminal", "\x1b[2Jpage", "é" + long} {
+		ans, err := askAnswer(t, ui.Request{Question: "Why?"}, ui.Answer{Text: "because", Via: via})
+		if err != nil || ans.Text != "because" {
+			t.Fatalf("Ask() = %s, %v, want the answer kept", show(ans), err)
+		}
+		if len(ans.Via) > 64 || strings.ContainsAny(ans.Via, "\n\x1b") || !utf8.ValidString(ans.Via) {
+			t.Errorf("Via %q came out as %q, want at most 64 bytes of shown text", clipped(via), ans.Via)
+		}
+	}
+
+	inbox := &ui.Inbox{}
+	ctx := scope(t, inbox)
+	opened := inbox.Changed()
+	done := make(chan ui.Answer, 1)
+	go func() {
+		ans, _ := ui.Ask(ctx, deleteIt)
+		done <- ans
+	}()
+	<-opened
+	id := inbox.Pending()[0].ID
+	if err := inbox.Respond(id, ui.Answer{Text: "Delete", Via: long}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ans := <-done
+	if o, _ := inbox.Outcome(id); len(ans.Via) > 64 || len(o.Answer.Via) > 64 {
+		t.Errorf("Ask() Via = %d bytes, Outcome() Via = %d bytes, want a short Via in both", len(ans.Via), len(o.Answer.Via))
+	}
+}
+
+// clipped returns the start of s, for messages.
+func clipped(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "..."
+	}
+	return s
 }

@@ -1,8 +1,9 @@
 // The seam a tool asks through, and the providers the package ships. The
 // file reads in parts, each opened by a "// ----" line and its title.
 //
-//	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll
-//	Shared by the providers            Pending, Claim, WithClaim, EndedElsewhere, ctxErr, goCall
+//	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll, and
+//	                                   where a question is decided: Decide, WithKeep, EndedElsewhere
+//	Shared by the providers            Pending, ctxErr, goCall
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
 //	Inbox                              a Provider for a UI outside the process
@@ -665,7 +666,14 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	if s == nil {
 		return o, nil
 	}
-	return s.offer(slices.Clone(o))
+	decided, lost, err := s.offer(slices.Clone(o))
+	if lost && ctx.Err() == nil {
+		// The race is over for this UI, and its ctx ends: with another
+		// UI's win, or with the asker. Wait for it, so that the UI tells
+		// its human how, even when ctx's end lags behind the asker's.
+		<-ctx.Done()
+	}
+	return decided, err
 }
 
 // WithKeep returns a copy of ctx, a provider's, to ask another provider
@@ -709,11 +717,12 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 		return e.outcomes, true
 	}
 	// A win may come as ctx ends another way, as by a deadline. The race
-	// knows its winner.
+	// knows its winner, once the outcome on its way, if any, is decided.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
 			s.d.mu.Lock()
 			defer s.d.mu.Unlock()
+			s.d.wait(nil)
 			if s.d.decided == nil || s.d.by == s.n {
 				return nil, false
 			}
@@ -796,7 +805,9 @@ func (c *seatCtx) Value(key any) any {
 // offer decides o at s, as Decide says. It takes the turn of each decision
 // on the way up, checks o against the questions, runs the keeps, and then
 // marks o decided at each, which withdraws the other members of a race.
-func (s *seat) offer(o []Outcome) ([]Outcome, error) {
+// lost reports that a race refused o, because another member won or the
+// race is over.
+func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
 		for _, h := range held {
@@ -806,7 +817,7 @@ func (s *seat) offer(o []Outcome) ([]Outcome, error) {
 	var checker *decision // the first decision that knows the questions
 	for at := s; at != nil; at = at.d.up {
 		if err := at.d.take(); err != nil {
-			return nil, err
+			return nil, at.d.members != nil, err
 		}
 		held = append(held, at)
 		if checker == nil && at.d.reqs != nil {
@@ -817,20 +828,19 @@ func (s *seat) offer(o []Outcome) ([]Outcome, error) {
 		}
 	}
 	if checker != nil {
-		var err error
 		if o, err = complete(checker.reqs, o, checker.first); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if !wins(o) && held[len(held)-1].d.members != nil {
-		return o, nil
+		return o, false, nil
 	}
 	for _, h := range held {
 		if h.d.keep == nil {
 			continue
 		}
 		if err := h.d.keep(o); err != nil {
-			return nil, NewError(CodeNotKept, "not kept: the host could not keep the answer, and the question is still open", err)
+			return nil, false, NewError(CodeNotKept, "not kept: the host could not keep the answer, and the question is still open", err)
 		}
 	}
 	for _, h := range held {
@@ -838,7 +848,7 @@ func (s *seat) offer(o []Outcome) ([]Outcome, error) {
 			h.d.set(h.n, o)
 		}
 	}
-	return o, nil
+	return o, false, nil
 }
 
 // take waits for d's turn, and takes it. It fails once d is decided, or its
@@ -4213,7 +4223,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 				withdrawAll(errPanicElsewhere)
 			}
 		case panicked == nil && wins(o):
-			_, _ = seats[i].offer(o) // refused once another was decided, or ctx ended
+			_, _, _ = seats[i].offer(o) // refused once another was decided, or ctx ended
 		}
 	}
 	switch o := d.result(); {
