@@ -838,7 +838,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 	typed := p.index // the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
-			t.ended(ctx, err, p, typed)
+			t.ended(ctx, req, err, p, typed)
 		}
 		return Answer{}, err
 	}
@@ -858,7 +858,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 	if err == nil {
 		return ans, nil
 	}
-	t.ended(ctx, err, p, typed)
+	t.ended(ctx, req, err, p, typed)
 	return Answer{}, err
 }
 
@@ -918,23 +918,23 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	}
 }
 
-// ended tells the human how the ask of the question at p ended with err,
-// typed being the answers typed here for its batch. When ctx ended, that is
-// where the question went. After the input ended, it is a line end.
-func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
+// ended tells the human how the ask of req, the question at p, ended with
+// err, typed being the answers typed here for its batch. When ctx ended,
+// that is where the question went. After the input ended, it is a line end.
+func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
 			_ = t.write(ctx, "") // the host's output starts on a fresh line
 		}
 		return
 	}
-	r := rows{width: t.columns} // ctx is done: the width the question was shown at
+	wait, cancel := context.WithTimeout(context.Background(), sayWait)
+	defer cancel()
+	r := rows{width: columnsWide(wait, t.out)} // the width as it is now
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
-	case elsewhere && p.count > 1:
-		r.text(endedOn(o, true), "", "", 0)
 	case elsewhere:
-		r.text(endedOn(o, false), "", "", 1) // the model's labels: one row of the Terminal's own
+		r.ended(o, req, p.count > 1)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.text(timeUpNotice, "", "", 0)
 	default:
@@ -946,48 +946,111 @@ func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
 	case elsewhere && typed > 1:
 		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	t.say(r.String())
+	t.say(wait, r.String())
 }
 
-// endedOn returns the line that says how a question ended on another UI, o
-// being its outcome there, or how a batch did. The answer is shown as the
-// human saw it: the labels picked, then any words of their own. Each of
-// them, and a Via of another name, is quoted: the line is the Terminal's
-// own, and no label, words or name may add a sentence of the Terminal's to
-// it ("Answered in x. Declined on the page: ...").
-func endedOn(o Outcome, batch bool) string {
+// ended writes the line that says how req ended on another UI, o being its
+// outcome there, or how a batch did. It names the rows picked, then quotes
+// their labels and any words of the human's own, in at most two rows. The
+// row numbers are never cut, and the labels are cut with an ellipsis.
+func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where := onUI(o.Answer.Via)
 	switch {
 	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined && batch:
-		return "The questions were declined " + where + "."
+		r.text("The questions were declined "+where+".", "", "", 0)
+		return
 	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined:
-		return "Declined " + where + "."
+		r.text("Declined "+where+".", "", "", 0)
+		return
 	case o.Err != nil:
-		return "The question ended " + where + "."
+		r.text("The question ended "+where+".", "", "", 0)
+		return
 	case batch:
-		return "The questions were answered " + where + "."
+		r.text("The questions were answered "+where+".", "", "", 0)
+		return
 	}
-	a := o.Answer
-	var shown, values []string
+	own, theirs := answeredOn(o.Answer, req)
+	if len(own) == 0 && theirs == "" {
+		r.text("Answered "+where+".", "", "", 0)
+		return
+	}
+	if theirs != "" {
+		theirs += "."
+	}
+	for _, line := range []string{
+		strings.TrimSpace("Answered " + where + ": " + strings.Join(own, " ")),
+		strings.TrimSpace("Answered elsewhere: " + strings.Join(own, " ")),
+		fmt.Sprintf("Answered elsewhere: %d options", len(own)),
+	} {
+		if r.twoRows(line, theirs) {
+			return
+		}
+	}
+}
+
+// answeredOn returns what a, the answer of another UI to req, picked: the
+// row numbers, then its labels and the human's own words, each quoted.
+func answeredOn(a Answer, req *Request) (rows []string, theirs string) {
+	row := labelIndexes(req.Options)
+	var quoted, values []string
+	picks := a.Options
 	if a.Option != nil {
-		shown = append(shown, quote(a.Option.Label))
+		picks = []Option{*a.Option}
 	}
-	for _, opt := range a.Options {
-		shown = append(shown, quote(opt.Label))
-		values = append(values, opt.text())
+	for _, o := range picks {
+		if i, ok := row[o.Label]; ok {
+			rows = append(rows, "#"+strconv.Itoa(i+1))
+		}
+		quoted = append(quoted, quoteTheirs(o.Label))
+		values = append(values, o.text())
 	}
-	words := ownWords(a.Text, strings.Join(values, ", "))
-	switch {
+	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
 	case a.Option != nil || words == "":
-	case len(shown) > 0:
-		shown = append(shown, "own words "+quote(fewMarks(words)))
+	case len(quoted) > 0:
+		quoted = append(quoted, "own words "+quoteTheirs(words))
 	default:
-		shown = append(shown, quote(fewMarks(words)))
+		quoted = append(quoted, quoteTheirs(words))
 	}
-	if len(shown) == 0 {
-		return "Answered " + where + "."
+	return rows, strings.Join(quoted, ", ")
+}
+
+// twoRows writes own, a line of the Terminal's that ends with row numbers,
+// then theirs, text of the model or of another UI, in at most two rows.
+// theirs is cut with an ellipsis, and a row that starts in it is led by
+// "| ". When own does not fit whole, twoRows writes nothing and reports
+// false.
+func (r *rows) twoRows(own, theirs string) bool {
+	s := own
+	if theirs != "" {
+		s += " " + theirs
 	}
-	return "Answered " + where + ": " + strings.Join(shown, ", ") + "."
+	var b strings.Builder
+	for at, n := 0, 1; at < len(s); n++ {
+		lead := ""
+		if at > len(own) {
+			lead = "| "
+		}
+		end := at + fit(s[at:], len(lead), r.width)
+		more := strings.TrimLeft(s[end:], " ") != ""
+		if more && n == 2 {
+			end = at + fit(s[at:], len(lead), r.width-1) // room for "…"
+		}
+		if more && n == 2 && end < len(own) {
+			return false
+		}
+		b.WriteString(lead + s[at:end])
+		if more && n == 2 {
+			b.WriteString("…")
+			more = false
+		}
+		b.WriteByte('\n')
+		if !more {
+			break
+		}
+		at = len(s) - len(strings.TrimLeft(s[end:], " "))
+	}
+	r.WriteString(b.String())
+	return true
 }
 
 // onUI says where the UI that calls itself via is, for "Answered on the
@@ -1014,41 +1077,32 @@ func onUI(via string) string {
 	return "in " + quote(via)
 }
 
-// fewMarks returns s, words that no rule of Validate checked, with at most
-// as many combining marks after one character as Validate allows. More
-// draw over the rows above and below.
-func fewMarks(s string) string {
+// quoteTheirs returns s, a text that another UI gave, quoted as quote
+// quotes. It keeps at most maxMarks combining marks after one character,
+// as Validate allows: more draw over the rows around.
+func quoteTheirs(s string) string {
 	var b strings.Builder
-	cut := false // some mark was left out, and b holds the rest
 	marks := 0
-	for i, c := range s {
+	for i := 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case unicode.Is(unicode.M, c):
 			marks++
 		case !isJoiner(c):
 			marks = 0
 		}
-		switch {
-		case marks > maxMarks && !cut:
-			cut = true
-			b.WriteString(s[:i])
-		case marks <= maxMarks && cut:
-			b.WriteRune(c)
+		if marks <= maxMarks {
+			b.WriteString(s[i : i+size])
 		}
+		i += size
 	}
-	if !cut {
-		return s
-	}
-	return b.String()
+	return quote(b.String())
 }
 
 // say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. Its whole wait is
-// at most sayWait. When a write is stuck in the output, s follows it, and
-// say returns.
-func (t *Terminal) say(s string) {
-	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
-	defer cancel()
+// them until wait ends, so that they come before the host's next output.
+// When a write is stuck in the output, s follows it, and say returns.
+func (t *Terminal) say(wait context.Context, s string) {
 	// A write that ctx interrupted may have finished without saying so yet,
 	// so say waits for it first.
 	if t.written != nil {
@@ -1058,12 +1112,12 @@ func (t *Terminal) say(s string) {
 			if w.panicked != nil {
 				panic(w.panicked)
 			}
-		case <-ctx.Done():
+		case <-wait.Done():
 			t.post(s)
 			return
 		}
 	}
-	_ = t.write(ctx, s)
+	_ = t.write(wait, s)
 }
 
 // timeLeft returns the line that says how long the human has to answer, or

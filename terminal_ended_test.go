@@ -36,7 +36,7 @@ func elsewhere(shown <-chan struct{}, ans ui.Answer, err error) ui.Provider {
 // deadline passes, or when the asker stops, the Terminal writes one line
 // that says so, and the line is in its output when Ask has returned. Where
 // another UI answered, the line names it from the answer's Via and shows
-// the labels the human saw picked. A line written after the program's next
+// the rows picked, then their labels. A line written after the program's next
 // one, or lost when it exits, or a decline that reads as an answer, fails.
 func TestTerminalSaysHowItEnded(t *testing.T) {
 	deploy := ui.Request{
@@ -50,16 +50,16 @@ func TestTerminalSaysHowItEnded(t *testing.T) {
 		err  error     // or its error
 		want string
 	}{
-		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: "Delete".`},
-		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: "Keep".`},
-		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": "Keep".`},
-		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: "Keep".`},
-		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: "Keep".`},
+		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: #1 "Delete".`},
+		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: #2 "Keep".`},
+		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": #2 "Keep".`},
+		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: #2 "Keep".`},
+		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: #2 "Keep".`},
 		{
 			name: "picks and own words",
 			req:  services,
 			ans:  ui.Answer{Options: []ui.Option{{Label: "api"}, {Label: "web"}}, Text: "the cron\x1b[K", Via: "page"},
-			want: `Answered on the page: "api", "web", own words "the cron\x1b[K".`,
+			want: `Answered on the page: #1 #3 "api", "web", own words "the cron\x1b[K".`,
 		},
 		{name: "own words", req: freeForm, ans: ui.Answer{Text: "feature/x", Via: "inbox"}, want: `Answered in the inbox: "feature/x".`},
 		{name: "declined", req: deploy, err: ui.NewError(ui.CodeAskDeclined, "declined", nil), want: "Declined on another screen."},
