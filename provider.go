@@ -23,6 +23,7 @@ package userinteraction
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -697,9 +698,8 @@ type called[T any] struct {
 // ----------------------------------------------------------------------------
 // Terminal
 
-// Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]. A Terminal is safe for concurrent use,
-// and its asks take turns.
+// Terminal is a [Provider] that asks on a text terminal, or on any reader
+// and writer. Make one with [NewTerminal].
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
@@ -709,7 +709,7 @@ type Terminal struct {
 	read    chan called[line]  // the read in flight, or nil
 	written chan called[error] // the last write in flight, or nil
 	midLine bool               // the last output is a prompt that no line answered
-	columns int                // the width of the last question's rows
+	columns int                // the width of the question shown last
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -728,16 +728,18 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 }
 
 // Ask writes req and reads the human's reply, an answer with Via "terminal".
-// An invalid req is [CodeInvalidRequest], and a zero Terminal's Ask
-// [CodeInvalidProvider].
+// Concurrent asks take turns. An invalid req is [CodeInvalidRequest], and a
+// zero Terminal's Ask [CodeInvalidProvider].
 //
-// Each row of req's text is led by "|" or indented under an option's number.
-// Rows are as wide as $COLUMNS says, else the terminal, else 80 columns.
+// Each row of req's text is led by "|" or indented under an option's
+// number. Rows are as wide as $COLUMNS says, else the terminal, else 80
+// columns, read once a question.
 //
-// Ask reads a line only while a question waits. A line picks options by
-// number ("2", "#2") or label, several with commas, or the recommended ones
-// when empty. Other text is the human's own answer, when
-// [Request.CustomAllowed]. Ask says why it refuses a line, and asks again.
+// A reply is row numbers ("1,3", "1 3", "#2") or one whole label. In a
+// MultiSelect, labels joined by commas pick several, when no label holds a
+// comma. An empty reply picks the recommended options. Other text is the
+// human's own answer, when [Request.CustomAllowed]. Ask says why it
+// refuses a reply, and how to say it, and asks again.
 //
 // End of input, or a read error, is [CodeAskCancelled], and a write error is
 // returned as it is. When ctx is done, Ask says why and returns ctx.Err(). A
@@ -790,11 +792,7 @@ const (
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
 	stoppedNotice = "The agent no longer needs an answer."
-	// narrowedNotice says why a reply was not taken: the terminal wrapped
-	// the question's rows again, so the human may have read a row that the
-	// model's text drew.
-	narrowedNotice = "The terminal got narrower, so that reply was not taken. Here is the question again."
-	unkeptNotice   = "That answer could not be kept. Here is the question again."
+	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -819,15 +817,6 @@ func (t *Terminal) release() { <-t.turn }
 // place is a question's place in what one Ask or AskAll asks.
 type place struct {
 	index, count int
-}
-
-// heading returns the line that heads the question at p, or "" for a lone
-// question.
-func (p place) heading() string {
-	if p.count < 2 {
-		return ""
-	}
-	return fmt.Sprintf("Question %d of %d", p.index+1, p.count)
 }
 
 // ask asks req, the question at p, and returns its answer. The answer of
@@ -866,38 +855,25 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 // it.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	width := t.columns
-	labels := newReplyIndex(req)
-	shown, widest := render(req, width, p.heading(), timeLeft(ctx))
-	if err := t.write(ctx, shown); err != nil {
+	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	// The question is shown. A line that the read in flight already has was
 	// typed for an earlier one.
 	notice := ""
 	if t.dropStale() {
-		notice = wrap(width, staleNotice)
+		notice = wrap(t.columns, staleNotice)
 	}
 	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
+	replies := newReplies(req)
 	for {
 		l, err := t.readLine(ctx)
 		if err != nil {
 			return Answer{}, err
 		}
-		if now := columnsWide(ctx, t.out); now < widest {
-			// The terminal got narrower and wrapped the rows again, so a
-			// wrapped part of the model's text may start a row of its own
-			// there. The human replied to what that screen shows.
-			t.columns, width = now, now
-			shown, widest = render(req, width, p.heading(), timeLeft(ctx))
-			if err := t.write(ctx, wrap(width, narrowedNotice)+shown+"> "); err != nil {
-				return Answer{}, err
-			}
-			continue
-		}
-		ans, refusal, err := reply(ctx, req, labels, l)
+		ans, refusal, err := replies.read(ctx, l)
 		switch {
 		case err != nil:
 			return Answer{}, err
@@ -908,9 +884,9 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 			}
 			return ans, nil
 		}
-		again := wrap(width, refusal)
+		again := wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form question's refusal says what to type
-			again += wrap(width, accepts(req))
+			again += wrap(t.columns, accepts(req))
 		}
 		if err := t.write(ctx, again+"> "); err != nil {
 			return Answer{}, err
@@ -951,46 +927,31 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 
 // ended writes the line that says how req ended on another UI, o being its
 // outcome there, or how a batch did. It names the rows picked, then quotes
-// their labels and any words of the human's own, in at most two rows. The
-// row numbers are never cut, and the labels are cut with an ellipsis.
+// their labels and any words of the human's own, in at most two rows.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where := onUI(o.Answer.Via)
+	declined := CodeOf(o.Err) == CodeAskDeclined
+	numbers, theirs := answeredOn(o.Answer, req)
 	switch {
-	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined && batch:
+	case declined && batch:
 		r.text("The questions were declined "+where+".", "", "", 0)
-		return
-	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined:
+	case declined:
 		r.text("Declined "+where+".", "", "", 0)
-		return
 	case o.Err != nil:
 		r.text("The question ended "+where+".", "", "", 0)
-		return
 	case batch:
 		r.text("The questions were answered "+where+".", "", "", 0)
-		return
-	}
-	own, theirs := answeredOn(o.Answer, req)
-	if len(own) == 0 && theirs == "" {
+	case len(numbers) == 0 && theirs == "":
 		r.text("Answered "+where+".", "", "", 0)
-		return
-	}
-	if theirs != "" {
-		theirs += "."
-	}
-	for _, line := range []string{
-		strings.TrimSpace("Answered " + where + ": " + strings.Join(own, " ")),
-		strings.TrimSpace("Answered elsewhere: " + strings.Join(own, " ")),
-		fmt.Sprintf("Answered elsewhere: %d options", len(own)),
-	} {
-		if r.twoRows(line, theirs) {
-			return
-		}
+	case !r.twoRows("Answered "+where+":"+numbers, theirs) && !r.twoRows("Answered elsewhere:"+numbers, theirs):
+		// Too many numbers for two rows: their count, which always fits.
+		r.twoRows(fmt.Sprintf("Answered elsewhere: %d options", strings.Count(numbers, "#")), theirs)
 	}
 }
 
-// answeredOn returns what a, the answer of another UI to req, picked: the
-// row numbers, then its labels and the human's own words, each quoted.
-func answeredOn(a Answer, req *Request) (rows []string, theirs string) {
+// answeredOn returns what a, another UI's answer to req, picked: the row
+// numbers (" #1 #3"), then the labels and the human's own words, quoted.
+func answeredOn(a Answer, req *Request) (numbers, theirs string) {
 	row := labelIndexes(req.Options)
 	var quoted, values []string
 	picks := a.Options
@@ -999,7 +960,7 @@ func answeredOn(a Answer, req *Request) (rows []string, theirs string) {
 	}
 	for _, o := range picks {
 		if i, ok := row[o.Label]; ok {
-			rows = append(rows, "#"+strconv.Itoa(i+1))
+			numbers += " #" + strconv.Itoa(i+1)
 		}
 		quoted = append(quoted, quoteTheirs(o.Label))
 		values = append(values, o.text())
@@ -1011,21 +972,20 @@ func answeredOn(a Answer, req *Request) (rows []string, theirs string) {
 	default:
 		quoted = append(quoted, quoteTheirs(words))
 	}
-	return rows, strings.Join(quoted, ", ")
+	if len(quoted) == 0 {
+		return numbers, ""
+	}
+	return numbers, strings.Join(quoted, ", ") + "."
 }
 
-// twoRows writes own, a line of the Terminal's that ends with row numbers,
-// then theirs, text of the model or of another UI, in at most two rows.
-// theirs is cut with an ellipsis, and a row that starts in it is led by
-// "| ". When own does not fit whole, twoRows writes nothing and reports
-// false.
+// twoRows writes own, a line of the Terminal's, then theirs, text of the
+// model or of another UI, in at most two rows. theirs is cut with an
+// ellipsis, and a row that starts in it is led by "| ". When own does not
+// fit whole, twoRows writes nothing and reports false.
 func (r *rows) twoRows(own, theirs string) bool {
-	s := own
-	if theirs != "" {
-		s += " " + theirs
-	}
+	s := strings.TrimSpace(own + " " + theirs)
 	var b strings.Builder
-	for at, n := 0, 1; at < len(s); n++ {
+	for at, n := 0, 1; ; n++ {
 		lead := ""
 		if at > len(own) {
 			lead = "| "
@@ -1034,40 +994,31 @@ func (r *rows) twoRows(own, theirs string) bool {
 		more := strings.TrimLeft(s[end:], " ") != ""
 		if more && n == 2 {
 			end = at + fit(s[at:], len(lead), r.width-1) // room for "…"
-		}
-		if more && n == 2 && end < len(own) {
-			return false
+			if end < len(own) {
+				return false
+			}
 		}
 		b.WriteString(lead + s[at:end])
-		if more && n == 2 {
-			b.WriteString("…")
-			more = false
+		if !more || n == 2 {
+			if more {
+				b.WriteString("…")
+			}
+			r.WriteString(b.String() + "\n")
+			return true
 		}
 		b.WriteByte('\n')
-		if !more {
-			break
-		}
 		at = len(s) - len(strings.TrimLeft(s[end:], " "))
 	}
-	r.WriteString(b.String())
-	return true
 }
 
 // onUI says where the UI that calls itself via is, for "Answered on the
-// page". A via of another name is shown when it is a short plain word. Its
-// text came from another UI, and may be anything.
+// page". Another via is shown when it is a short plain name: it came from
+// another UI, and may be anything.
 func onUI(via string) string {
-	switch via {
-	case "page":
-		return "on the page"
-	case "terminal":
-		return "in the terminal"
-	case "form":
-		return "in the form"
-	case "inbox":
-		return "in the inbox"
-	case "":
-		return "on another screen" // a decline, which has no Via
+	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
+		"inbox": "in the inbox", "": "on another screen"} // "": a decline, which has no Via
+	if where, ok := known[via]; ok {
+		return where
 	}
 	if len(via) > 32 || strings.TrimFunc(via, func(c rune) bool {
 		return c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune(" -_.", c))
@@ -1077,9 +1028,9 @@ func onUI(via string) string {
 	return "in " + quote(via)
 }
 
-// quoteTheirs returns s, a text that another UI gave, quoted as quote
-// quotes. It keeps at most maxMarks combining marks after one character,
-// as Validate allows: more draw over the rows around.
+// quoteTheirs returns s, a text another UI gave, quoted as quote quotes.
+// It keeps at most maxMarks combining marks after one character, as
+// Validate allows: more draw over the rows around.
 func quoteTheirs(s string) string {
 	var b strings.Builder
 	marks := 0
@@ -1099,27 +1050,6 @@ func quoteTheirs(s string) string {
 	return quote(b.String())
 }
 
-// say writes s, the lines that end an ask whose ctx is done, and waits for
-// them until wait ends, so that they come before the host's next output.
-// When a write is stuck in the output, s follows it, and say returns.
-func (t *Terminal) say(wait context.Context, s string) {
-	// A write that ctx interrupted may have finished without saying so yet,
-	// so say waits for it first.
-	if t.written != nil {
-		select {
-		case w := <-t.written: // the interrupted write is done
-			t.written = nil
-			if w.panicked != nil {
-				panic(w.panicked)
-			}
-		case <-wait.Done():
-			t.post(s)
-			return
-		}
-	}
-	_ = t.write(wait, s)
-}
-
 // timeLeft returns the line that says how long the human has to answer, or
 // "" when ctx has no deadline.
 func timeLeft(ctx context.Context) string {
@@ -1130,28 +1060,27 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + duration(time.Until(deadline)) + "."
 }
 
-// duration returns d in words, rounded to seconds under a minute, minutes
-// under an hour, then hours and minutes.
+// duration returns d in words: seconds under a minute, at least one, then
+// minutes, then hours and minutes, each rounded.
 func duration(d time.Duration) string {
-	count := func(n int64, unit string) string {
+	count := func(n time.Duration, unit string) string {
 		if n == 1 {
 			return "1 " + unit
 		}
-		return strconv.FormatInt(n, 10) + " " + unit + "s"
+		return strconv.FormatInt(int64(n), 10) + " " + unit + "s"
 	}
-	switch d = d.Round(time.Second); {
-	case d < time.Second:
-		return count(1, "second")
-	case d < time.Minute:
-		return count(int64(d/time.Second), "second")
+	if d = d.Round(time.Second); d < time.Minute {
+		return count(max(d/time.Second, 1), "second")
 	}
-	switch d = d.Round(time.Minute); {
-	case d < time.Hour:
-		return count(int64(d/time.Minute), "minute")
-	case d%time.Hour == 0:
-		return count(int64(d/time.Hour), "hour")
+	d = d.Round(time.Minute)
+	switch hours, minutes := d/time.Hour, d%time.Hour/time.Minute; {
+	case hours == 0:
+		return count(minutes, "minute")
+	case minutes == 0:
+		return count(hours, "hour")
+	default:
+		return count(hours, "hour") + " " + count(minutes, "minute")
 	}
-	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
 }
 
 // columnsWide returns the width of the rows the Terminal writes to out, no
@@ -1202,21 +1131,17 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-// render returns req, headed by heading, as the Terminal writes it before
-// the prompt, in rows of at most width columns, and the columns of its
-// widest row. deadline is the line that says how long the human has, or "".
-func render(req *Request, width int, heading, deadline string) (string, int) {
+// render returns req, the question at p, as the Terminal writes it before
+// the prompt, in rows of at most width columns. deadline is the line that
+// says how long the human has, or "".
+func render(req *Request, width int, p place, deadline string) string {
 	r := rows{width: width}
 	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
-	if heading != "" {
-		r.text(heading, "", "", 0)
+	if p.count > 1 {
+		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
 	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
-		name := a.Name
-		if name == "" {
-			name = a.ID
-		}
-		r.text("from "+name, "| ", "| ", 0)
+		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
@@ -1225,11 +1150,10 @@ func render(req *Request, width int, heading, deadline string) (string, int) {
 		r.text(l, "| ", "| ", 0)
 	}
 	for i, o := range req.Options {
-		number := "  "
+		number := "  " + strconv.Itoa(i+1) + ". "
 		if o.Recommended {
-			number = "* "
+			number = "* " + number[2:]
 		}
-		number += strconv.Itoa(i+1) + ". "
 		under := strings.Repeat(" ", len(number)) + "| "
 		r.text(o.Label, number, under, 0)
 		if d := oneLine(o.Description); d != "" { // its line feeds as spaces
@@ -1240,7 +1164,7 @@ func render(req *Request, width int, heading, deadline string) (string, int) {
 		r.text(deadline, "", "", 0)
 	}
 	r.text(accepts(req), "", "", 0)
-	return r.String(), r.widest
+	return r.String()
 }
 
 // wrap returns s, one of the Terminal's own lines, in rows of at most width
@@ -1256,8 +1180,7 @@ func wrap(width int, s string) string {
 // row of the model's text starts, the Terminal has put its own lead.
 type rows struct {
 	strings.Builder
-	width  int
-	widest int // the columns of the widest row written
+	width int
 }
 
 // text writes s, a line without line feeds, in rows: the first led by
@@ -1278,25 +1201,18 @@ func (r *rows) text(s, first, rest string, most int) {
 			end = fit(s, len(lead), r.width-1) // room for "…"
 		}
 		r.WriteString(lead)
-		if row := s[:end]; !strings.Contains(row, "\t") {
-			r.WriteString(row)
-		} else {
-			for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
-				w, size := cellsAt(row, i, col)
-				if row[i] == '\t' {
-					r.WriteString(strings.Repeat(" ", w))
-				} else {
-					r.WriteString(row[i : i+size])
-				}
-				col, i = col+w, i+size
+		for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
+			w, size := cellsAt(s, i, col)
+			if s[i] == '\t' {
+				r.WriteString(strings.Repeat(" ", w))
+			} else {
+				r.WriteString(s[i : i+size])
 			}
+			col, i = col+w, i+size
 		}
-		cols := columnsAfter(s[:end], len(lead))
 		if cut {
 			r.WriteString("…")
-			cols++
 		}
-		r.widest = max(r.widest, cols)
 		r.WriteByte('\n')
 		if cut || !more {
 			return
@@ -1310,9 +1226,6 @@ func (r *rows) text(s, first, rest string, most int) {
 // that fits. A character of no width stays with the one before it. The
 // head holds one character at least.
 func fit(s string, col, width int) int {
-	if len(s) <= width-col && !strings.Contains(s, "\t") {
-		return len(s) // no character takes more columns than bytes, but a tab
-	}
 	space := -1 // where the last run of spaces that fits starts, after some text
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
@@ -1323,23 +1236,12 @@ func fit(s string, col, width int) int {
 			return i
 		case col+w > width:
 			return size
-		case s[i] == ' ' || s[i] == '\t':
-			if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
-				space = i
-			}
+		case (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t':
+			space = i
 		}
 		col, i = col+w, i+size
 	}
 	return len(s)
-}
-
-// columnsAfter returns the column where s, written from column col, ends.
-func columnsAfter(s string, col int) int {
-	for i := 0; i < len(s); {
-		w, size := cellsAt(s, i, col)
-		col, i = col+w, i+size
-	}
-	return col
 }
 
 // cellsAt returns the columns that the character at s[i] takes when it is
@@ -1364,102 +1266,33 @@ func cellsAt(s string, i, col int) (w, size int) {
 }
 
 // cells returns the columns that c, a character a request may show, takes
-// on a terminal. A mark or a joiner takes none. An East Asian wide or
-// fullwidth character, or an emoji, takes two. Others take one, ambiguous
-// ones too (most terminals draw them narrow).
+// on a terminal, or more. A mark or a joiner takes none. A character from
+// U+1100 on, where the wide scripts start, takes two: counting wider than a
+// terminal draws only wraps a row early.
 func cells(c rune) int {
 	switch {
 	case c < 0x300: // ASCII and Latin-1: no marks, none wide
 		return 1
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
 		return 0
-	case unicode.Is(wide, c):
+	case c >= 0x1100:
 		return 2
 	}
 	return 1
-}
-
-// wide holds the characters that take two columns: Unicode's East Asian
-// Wide and Fullwidth (EastAsianWidth.txt, 15.1), with the blocks of CJK,
-// kana and emoji taken whole. Counting a character wider than a terminal
-// draws it only wraps a row early. Counting it narrower would let the
-// terminal wrap the row, so its rest would start a row of its own.
-var wide = &unicode.RangeTable{
-	R16: []unicode.Range16{
-		{Lo: 0x1100, Hi: 0x115F, Stride: 1}, // Hangul initial consonants
-		{Lo: 0x231A, Hi: 0x231B, Stride: 1}, // emoji, and the few symbols below
-		{Lo: 0x2329, Hi: 0x232A, Stride: 1},
-		{Lo: 0x23E9, Hi: 0x23EC, Stride: 1},
-		{Lo: 0x23F0, Hi: 0x23F0, Stride: 1},
-		{Lo: 0x23F3, Hi: 0x23F3, Stride: 1},
-		{Lo: 0x25FD, Hi: 0x25FE, Stride: 1},
-		{Lo: 0x2614, Hi: 0x2615, Stride: 1},
-		{Lo: 0x2648, Hi: 0x2653, Stride: 1},
-		{Lo: 0x267F, Hi: 0x267F, Stride: 1},
-		{Lo: 0x2693, Hi: 0x2693, Stride: 1},
-		{Lo: 0x26A1, Hi: 0x26A1, Stride: 1},
-		{Lo: 0x26AA, Hi: 0x26AB, Stride: 1},
-		{Lo: 0x26BD, Hi: 0x26BE, Stride: 1},
-		{Lo: 0x26C4, Hi: 0x26C5, Stride: 1},
-		{Lo: 0x26CE, Hi: 0x26CE, Stride: 1},
-		{Lo: 0x26D4, Hi: 0x26D4, Stride: 1},
-		{Lo: 0x26EA, Hi: 0x26EA, Stride: 1},
-		{Lo: 0x26F2, Hi: 0x26F3, Stride: 1},
-		{Lo: 0x26F5, Hi: 0x26F5, Stride: 1},
-		{Lo: 0x26FA, Hi: 0x26FA, Stride: 1},
-		{Lo: 0x26FD, Hi: 0x26FD, Stride: 1},
-		{Lo: 0x2705, Hi: 0x2705, Stride: 1},
-		{Lo: 0x270A, Hi: 0x270B, Stride: 1},
-		{Lo: 0x2728, Hi: 0x2728, Stride: 1},
-		{Lo: 0x274C, Hi: 0x274C, Stride: 1},
-		{Lo: 0x274E, Hi: 0x274E, Stride: 1},
-		{Lo: 0x2753, Hi: 0x2755, Stride: 1},
-		{Lo: 0x2757, Hi: 0x2757, Stride: 1},
-		{Lo: 0x2795, Hi: 0x2797, Stride: 1},
-		{Lo: 0x27B0, Hi: 0x27B0, Stride: 1},
-		{Lo: 0x27BF, Hi: 0x27BF, Stride: 1},
-		{Lo: 0x2B1B, Hi: 0x2B1C, Stride: 1},
-		{Lo: 0x2B50, Hi: 0x2B50, Stride: 1},
-		{Lo: 0x2B55, Hi: 0x2B55, Stride: 1},
-		{Lo: 0x2E80, Hi: 0x303E, Stride: 1}, // CJK radicals, ideographic space and punctuation
-		{Lo: 0x3040, Hi: 0xA4CF, Stride: 1}, // kana, bopomofo, CJK, Yi
-		{Lo: 0xA960, Hi: 0xA97F, Stride: 1}, // Hangul Jamo Extended-A
-		{Lo: 0xAC00, Hi: 0xD7A3, Stride: 1}, // Hangul syllables
-		{Lo: 0xF900, Hi: 0xFAFF, Stride: 1}, // CJK compatibility ideographs
-		{Lo: 0xFE10, Hi: 0xFE19, Stride: 1}, // vertical forms
-		{Lo: 0xFE30, Hi: 0xFE6F, Stride: 1}, // CJK compatibility and small forms
-		{Lo: 0xFF00, Hi: 0xFF60, Stride: 1}, // fullwidth forms
-		{Lo: 0xFFE0, Hi: 0xFFE6, Stride: 1},
-	},
-	R32: []unicode.Range32{
-		{Lo: 0x16FE0, Hi: 0x16FE4, Stride: 1},
-		{Lo: 0x16FF0, Hi: 0x16FF1, Stride: 1},
-		{Lo: 0x17000, Hi: 0x18CFF, Stride: 1}, // Tangut, Khitan
-		{Lo: 0x18D00, Hi: 0x18D08, Stride: 1},
-		{Lo: 0x1AFF0, Hi: 0x1B2FF, Stride: 1}, // kana supplements, Nushu
-		{Lo: 0x1F000, Hi: 0x1FAFF, Stride: 1}, // emoji and their neighbours
-		{Lo: 0x20000, Hi: 0x2FFFD, Stride: 1}, // CJK extensions
-		{Lo: 0x30000, Hi: 0x3FFFD, Stride: 1},
-	},
 }
 
 // accepts returns the line that says what the terminal accepts for req.
 // It names the recommended options by number, as no label can.
 func accepts(req *Request) string {
 	n := len(req.Options)
-	if n == 0 {
-		return "Type your answer."
-	}
-	numbers := "1"
-	if n > 1 {
-		numbers = fmt.Sprintf("1-%d", n)
-	}
-	var ways []string
+	ways := []string{"1"}
 	switch {
+	case n == 0:
+		return "Type your answer."
 	case req.MultiSelect && n > 1:
-		ways = append(ways, fmt.Sprintf("one or more of %s, such as 1,%d", numbers, n))
-	default:
-		ways = append(ways, numbers)
+		ways[0] = fmt.Sprintf("one or more of 1-%d, such as 1,%d", n, n)
+	case n > 1:
+		ways[0] = fmt.Sprintf("1-%d", n)
 	}
 	var recommended []string
 	for i, o := range req.Options {
@@ -1480,33 +1313,40 @@ func accepts(req *Request) string {
 }
 
 // write writes s, first ending a line left open by a prompt ("> ") that no
-// line answered. It writes on a goroutine of its own so that ctx can end the
-// wait. A write that ctx interrupts finishes before the next one starts.
+// line answered. A write that ctx interrupts finishes before the next one
+// starts.
 func (t *Terminal) write(ctx context.Context, s string) error {
-	done := t.post(s)
-	select {
-	case w := <-done:
-		t.written = nil
-		if w.panicked != nil {
-			panic(w.panicked)
-		}
-		return w.value
-	case <-ctx.Done():
-		return ctx.Err()
+	t.post(s)
+	failed, err := await(ctx, &t.written)
+	if err != nil {
+		return err
 	}
+	return failed
 }
 
-// post starts writing s after the write in flight, and returns the channel
-// that receives its outcome. Nobody waits for a post of its own. Its error
-// is lost, and the next write raises its panic.
-func (t *Terminal) post(s string) chan called[error] {
+// say writes s, the lines that end an ask whose ctx is done, and waits for
+// them until wait ends, so that they come before the host's next output.
+// When a write is stuck in the output, s follows it, and say returns.
+func (t *Terminal) say(wait context.Context, s string) {
+	// A write that ctx interrupted may have finished without saying so yet.
+	if _, err := await(wait, &t.written); err != nil {
+		t.post(s)
+		return
+	}
+	_ = t.write(wait, s)
+}
+
+// post starts writing s after the write in flight, as t.written. Nobody
+// waits for a post of its own: its error is lost, and the next write raises
+// its panic.
+func (t *Terminal) post(s string) {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
 	before := t.written
-	done := make(chan called[error], 1)
-	goCall(done, errStopped, func() error {
+	t.written = make(chan called[error], 1)
+	goCall(t.written, errStopped, func() error {
 		if before != nil {
 			// Its error was the interrupted ask's to report. Its panic is
 			// this write's, and nothing is written after it.
@@ -1517,19 +1357,48 @@ func (t *Terminal) post(s string) chan called[error] {
 		_, err := io.WriteString(t.out, s)
 		return err
 	})
-	t.written = done
-	return done
+}
+
+// readLine returns the next line of input. A read that ctx interrupts stays
+// in flight, and its line is dropped if it comes before the next question.
+func (t *Terminal) readLine(ctx context.Context) (line, error) {
+	if t.read == nil {
+		t.read = make(chan called[line], 1)
+		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
+	}
+	l, err := await(ctx, &t.read)
+	if err != nil {
+		return line{}, err
+	}
+	t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
+	return l, l.err
+}
+
+// await returns what came of the call of goCall that *c receives, if any,
+// and sets *c to nil. It raises the call's panic on the asking goroutine.
+// When ctx ends first, it returns ctx.Err(), and the call stays in *c.
+func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
+	var v called[T]
+	if *c != nil {
+		select {
+		case v = <-*c:
+			*c = nil
+		case <-ctx.Done():
+			return v.value, ctx.Err()
+		}
+	}
+	if v.panicked != nil {
+		panic(v.panicked)
+	}
+	return v.value, nil
 }
 
 // dropStale drops the line that the read in flight has already read, if
 // any, and reports whether it did. An end of input or a panic stays for
 // readLine.
 func (t *Terminal) dropStale() bool {
-	if t.read == nil {
-		return false
-	}
 	select {
-	case l := <-t.read:
+	case l := <-t.read: // never, when t.read is nil
 		if l.value.err != nil || l.panicked != nil {
 			t.read <- l
 			return false
@@ -1538,28 +1407,6 @@ func (t *Terminal) dropStale() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// readLine returns the next line of input, reading it on a goroutine of its
-// own so that ctx can end the wait. A read that ctx interrupts stays in
-// flight, and its line is dropped if it comes before the next question.
-func (t *Terminal) readLine(ctx context.Context) (line, error) {
-	if t.read == nil {
-		t.read = make(chan called[line], 1)
-		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
-	}
-	select {
-	case c := <-t.read:
-		t.read = nil
-		if c.panicked != nil {
-			panic(c.panicked)
-		}
-		l := c.value
-		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
-		return l, l.err
-	case <-ctx.Done():
-		return line{}, ctx.Err()
 	}
 }
 
@@ -1599,59 +1446,157 @@ type line struct {
 	err     error // ASK_CANCELLED at the end of the input or on a read error
 }
 
-// reply reads l, the human's reply to req, as the answer a provider returns,
-// or returns the refusal to show. Its error is ctx's, when ctx ends first.
-// A label is compared as Validate compares labels, and digits of any script
-// are digits. "#" and a number always pick by number. A line of digits that
-// is a label picks that option. When another option has that number, the
-// line could mean two things and is refused. So is a line that mixes picks
-// and other words, or is over maxLine bytes.
-func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answer, string, error) {
-	text := l.text
-	switch {
-	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
-	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8.", nil
-	case len(req.Options) == 0 && text == "":
-		return Answer{}, "Type an answer.", nil
-	case len(req.Options) == 0:
-		return Answer{Text: text}, "", nil
-	case text == "":
-		ans, refusal := recommendedAnswer(req)
-		return ans, refusal, nil
-	case !req.MultiSelect:
-		ans, refusal := replyOne(req, labels, text)
-		return ans, refusal, nil
-	}
-	return replySeveral(ctx, req, labels, text)
+// replies reads the human's replies to one request.
+type replies struct {
+	req    *Request
+	byKey  map[string]int // the option of each label, by its labelKey
+	commas bool           // some label holds a comma, so no reply joins labels with commas
 }
 
-// replyOne reads text, a reply to req, a single-select request.
-func replyOne(req *Request, labels *replyIndex, text string) (Answer, string) {
-	key := labelKey(text) // what counts of text, for a label and for numbers alike
-	num := numbers(key, len(req.Options))
-	labelled, isLabel := labels.byKey[key]
-	isLabel = isLabel && !num.hash
+// newReplies returns the reader of replies to req.
+func newReplies(req *Request) *replies {
+	r := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	for i, o := range req.Options {
+		key := labelKey(o.Label)
+		r.byKey[key] = i
+		r.commas = r.commas || strings.Contains(key, ",")
+	}
+	return r
+}
+
+// read reads l, the human's reply, as the answer a provider returns, or
+// returns the refusal to show. Its error is ctx's, when ctx ends first. It
+// takes time linear in the reply and the labels.
+func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
+	text, ans, refusal := l.text, Answer{}, ""
 	switch {
-	case isLabel && num.ok && num.problem == "" && len(num.rows) == 1 && num.rows[0] != labelled:
-		return Answer{}, fmt.Sprintf("%s is option %d, and the label of option %d: type #%d or #%d.",
-			quote(text), num.rows[0]+1, labelled+1, num.rows[0]+1, labelled+1)
+	case l.tooLong:
+		refusal = fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+	case !utf8.ValidString(text):
+		refusal = "That line is not valid UTF-8."
+	case len(r.req.Options) == 0 && text == "":
+		refusal = "Type an answer."
+	case len(r.req.Options) == 0:
+		ans = Answer{Text: text}
+	case text == "":
+		ans, refusal = recommendedAnswer(r.req)
+	default:
+		key := labelKey(text) // what counts of text, for a label and for numbers alike
+		p := r.pick(text, key)
+		switch {
+		case r.req.MultiSelect && p.rows == nil && !p.label && strings.Contains(key, ","):
+			return r.several(ctx, text, key)
+		case p.refusal != "":
+			refusal = p.refusal
+		case p.rows == nil:
+			ans, refusal = r.words(text)
+		case !r.req.MultiSelect && len(p.rows) > 1:
+			refusal = "Pick one option."
+		case !r.req.MultiSelect:
+			ans = r.req.Options[p.rows[0]].Answer()
+		default:
+			ans, refusal = pickAll(r.req, p.rows)
+		}
+	}
+	return ans, refusal, nil
+}
+
+// pick is what a reply, or one part of it between commas, picks on its own:
+// rows by number or by label, or nothing (the human's own words).
+type pick struct {
+	rows    []int
+	label   bool   // it is a label
+	refusal string // why it is neither rows nor words: numbers of no row, or two meanings
+}
+
+// pick reads text, with key its labelKey, as one pick. "#" and a number
+// always name a row. A label of digits picks when its number is no row.
+// When another row has that number, text could mean two things.
+func (r *replies) pick(text, key string) pick {
+	num := numbers(key, len(r.req.Options))
+	label, isLabel := r.byKey[key]
+	switch isLabel = isLabel && !num.hash; {
+	case isLabel && num.ok && num.problem == "" && !slices.Equal(num.rows, []int{label}):
+		list := rowList(num.rows)
+		return pick{label: true, refusal: fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
+			quote(text), strings.ReplaceAll(list, "#", ""), label+1, list, label+1)}
+	case num.ok && num.problem == "":
+		return pick{rows: num.rows}
 	case isLabel:
-		return req.Options[labelled].Answer(), ""
-	case num.ok && num.problem != "":
-		return Answer{}, num.problem
-	case num.ok && len(num.rows) > 1:
-		return Answer{}, "Pick one option."
-	case num.ok:
-		return req.Options[num.rows[0]].Answer(), ""
-	case !req.CustomAllowed():
+		return pick{rows: []int{label}, label: true}
+	}
+	return pick{refusal: num.problem}
+}
+
+// several reads text, a MultiSelect reply with key its labelKey, part by
+// part between its commas. Labels joined by commas pick several, when no
+// label holds a comma. Parts that pick nothing are the human's own words,
+// unless another part picks: a pick must not hide among them. A reply that
+// mixes numbers and labels is refused, with the numbers to type.
+func (r *replies) several(ctx context.Context, text, key string) (Answer, string, error) {
+	var picks []int
+	numbered, labelled := false, false
+	other := "" // the first part that picks nothing, as typed
+	// labelKey makes a comma of each "," and "，", and of nothing else.
+	typed := strings.ReplaceAll(text, "，", ",")
+	for n, more := 0, true; more; n++ {
+		if err := ctx.Err(); n%1024 == 0 && err != nil {
+			return Answer{}, "", err
+		}
+		var part, as string
+		part, key, more = strings.Cut(key, ",")
+		as, typed, _ = strings.Cut(typed, ",")
+		if part = strings.Trim(part, " "); part == "" {
+			continue // "1,,3" or "a, b,"
+		}
+		p := r.pick(strings.TrimSpace(as), part)
+		switch {
+		case p.refusal != "":
+			return Answer{}, p.refusal, nil
+		case p.rows == nil && other == "":
+			other = strings.TrimSpace(as)
+		}
+		numbered, labelled = numbered || p.rows != nil && !p.label, labelled || p.label
+		picks = append(picks, p.rows...)
+	}
+	var ans Answer
+	refusal := ""
+	switch {
+	case picks == nil && other == "":
+		refusal = "Type the number of an option."
+	case picks == nil:
+		ans, refusal = r.words(text)
+	case labelled && r.commas:
+		refusal = "Some labels hold commas: type the numbers of the options, such as #1,#2."
+	case other != "":
+		refusal = quote(other) + " is not an option: type only options, or only your own words."
+	default:
+		if ans, refusal = pickAll(r.req, picks); refusal == "" && numbered && labelled {
+			ans, refusal = Answer{}, quote(text)+" mixes numbers and labels: type "+rowList(picks)+"."
+		}
+	}
+	return ans, refusal, nil
+}
+
+// words returns text as the human's own words, or the refusal to show when
+// the request takes none.
+func (r *replies) words(text string) (Answer, string) {
+	if !r.req.CustomAllowed() {
 		return Answer{}, quote(text) + " is not an option: type its number."
 	}
 	return Answer{Text: text}, ""
 }
 
-// numbered is a reply read as option numbers.
+// rowList returns the numbers of rows as a reply names them: "#1,#3".
+func rowList(rows []int) string {
+	list := make([]string, len(rows))
+	for i, row := range rows {
+		list[i] = "#" + strconv.Itoa(row+1)
+	}
+	return strings.Join(list, ",")
+}
+
+// numbered is a reply read as row numbers.
 type numbered struct {
 	ok      bool   // the reply is only numbers ("1,3", "#2", "2.", "٢"), or a range of them
 	hash    bool   // a number is led by "#": the reply names rows, never a label
@@ -1659,83 +1604,46 @@ type numbered struct {
 	problem string // what is wrong with the numbers, or ""
 }
 
-// numbers reads text as option numbers of a request with n options. Each is
-// digits of any script, with "#" before or "." after. Commas or white space
-// separate them. A range of them ("1-3") is numbers with a problem.
-func numbers(text string, n int) numbered {
-	text, ok := asciiNumbers(text)
-	if !ok {
-		return numbered{} // most text: words
-	}
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' })
-	ranged := false
-	num := numbered{hash: strings.Contains(text, "#")}
-	for k, f := range fields {
-		fields[k] = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
-		from, to, isRange := strings.Cut(fields[k], "-")
-		switch {
-		case isRange && isDigits(from) && isDigits(to):
-			ranged = true
-		case !isDigits(fields[k]):
-			return numbered{} // "-1", "1.5", "#": not a row
-		}
-	}
-	num.ok = true
-	switch {
-	case len(fields) == 0:
-		num.ok = strings.Trim(text, ", ") == ""
-		num.problem = "Type the number of an option."
-		return num
-	case ranged:
-		num.problem = "Type each number, such as 1,2,3."
-		return num
-	}
-	for _, f := range fields {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > n {
-			num.rows, num.problem = nil, "There is no option "+clip(f, maxQuoted)+"."
-			return num
-		}
-		num.rows = append(num.rows, i-1)
-	}
-	return num
-}
-
-// asciiNumbers returns text with its digits of any script as ASCII digits,
-// its white space as spaces, and its "#", ".", "-" and "," also when
-// fullwidth ("＃２") or ideographic ("、") as ASCII. It reports false when
-// text holds anything else.
-func asciiNumbers(text string) (string, bool) {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)):
-			return "", false
-		}
-	}
-	if ascii {
-		return strings.ReplaceAll(text, "\t", " "), true
-	}
-	var b strings.Builder
-	for _, c := range text {
+// numbers reads key, a reply's labelKey, as row numbers of a request with n
+// options: digits of any script, each with "#" before or "." after at will,
+// apart by commas or spaces. A range ("1-3") is numbers with a problem.
+func numbers(key string, n int) numbered {
+	var ascii []byte // key, its digits ASCII (labelKey made its fullwidth forms ASCII)
+	for _, c := range key {
 		switch {
 		case c == '、':
 			c = ','
-		case 0xFF01 <= c && c <= 0xFF5E: // fullwidth ASCII
-			c -= 0xFF01 - '!'
-		case unicode.IsSpace(c):
-			c = ' '
-		case unicode.IsDigit(c):
+		case c >= utf8.RuneSelf && unicode.IsDigit(c):
 			c = '0' + rune(digitValue(c))
 		}
-		if !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, ", c) {
-			return "", false
+		if !strings.ContainsRune("0123456789#.-, ", c) {
+			return numbered{} // most text: words
 		}
-		b.WriteRune(c)
+		ascii = append(ascii, byte(c))
 	}
-	return b.String(), true
+	fields := strings.FieldsFunc(string(ascii), func(r rune) bool { return r == ',' || r == ' ' })
+	num := numbered{ok: true, hash: bytes.IndexByte(ascii, '#') >= 0}
+	for _, f := range fields {
+		f = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
+		from, to, ranged := strings.Cut(f, "-")
+		i, err := strconv.Atoi(f)
+		switch {
+		case ranged && isDigits(from) && isDigits(to):
+			num.problem = "Type each number, such as 1,2,3."
+		case !isDigits(f):
+			return numbered{} // "-1", "1.5", "#": not a row
+		case num.problem == "" && (err != nil || i < 1 || i > n):
+			num.problem = "There is no option " + clip(f, maxQuoted) + "."
+		}
+		num.rows = append(num.rows, i-1)
+	}
+	if len(fields) == 0 {
+		num.problem = "Type the number of an option."
+	}
+	if num.problem != "" {
+		num.rows = nil
+	}
+	return num
 }
 
 // digitValue returns the value of c, a decimal digit (Unicode Nd). Unicode
@@ -1760,385 +1668,26 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// replyIndex finds the options that a reply names by label. Labels are
-// compared by their labelKey.
-type replyIndex struct {
-	keys   []string       // the key of each option's label
-	byKey  map[string]int // the option of each key
-	commas *commaLabels   // built at the first reply with a comma
-}
-
-// newReplyIndex returns the replyIndex of req's options, in time linear in
-// the labels' total length.
-func newReplyIndex(req *Request) *replyIndex {
-	n := len(req.Options)
-	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
-	for i, o := range req.Options {
-		x.keys[i] = labelKey(o.Label)
-		x.byKey[x.keys[i]] = i
-	}
-	return x
-}
-
-// replySeveral reads text, a reply to req, a MultiSelect request: the
-// options it picks, or the human's own words, or the refusal to show. Text
-// is cut into parts at its commas. Each pick is one part or, for a label
-// with commas, several.
-func replySeveral(ctx context.Context, req *Request, labels *replyIndex, text string) (Answer, string, error) {
-	r := cutReply(req, labels, text)
-	picks, ways, err := r.read(ctx)
-	switch {
-	case err != nil:
-		return Answer{}, "", err
-	case ways == 1 && len(picks) == 0: // only commas
-		return Answer{}, "Type the number of an option.", nil
-	case ways == 1:
-		ans, refusal := pickAll(req, picks)
-		return ans, refusal, nil
-	case ways == 2:
-		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
-	}
-	ans, refusal := r.notPicks(text)
-	return ans, refusal, nil
-}
-
-// cut is a MultiSelect reply cut into parts at its commas.
-type cut struct {
-	req    *Request
-	labels *replyIndex
-	key    string // the reply's labelKey, whose commas are the reply's "," and "，"
-	at     []int  // where each part starts in key, and one past its end
-}
-
-// cutReply cuts text, a reply to req, into parts.
-func cutReply(req *Request, labels *replyIndex, text string) *cut {
-	r := &cut{req: req, labels: labels, key: labelKey(text)}
-	r.at = make([]int, 1, strings.Count(r.key, ",")+2)
-	for i := 0; i < len(r.key); i++ {
-		if r.key[i] == ',' {
-			r.at = append(r.at, i+1)
-		}
-	}
-	r.at = append(r.at, len(r.key)+1)
-	return r
-}
-
-// part returns part p's key, and reads it on its own: as option numbers,
-// and as the option whose label it is, or -1.
-func (r *cut) part(p int) (key string, num numbered, label int) {
-	key = r.key[r.at[p] : r.at[p+1]-1]
-	num = numbers(key, len(r.req.Options))
-	label = -1
-	if i, ok := r.labels.byKey[strings.Trim(key, " ")]; ok && !num.hash {
-		label = i
-	}
-	return key, num, label
-}
-
-// reading is one way to read a pick in the parts of a MultiSelect reply:
-// the part where it starts, and the option it picks. Or it picks what that
-// part's numbers pick (byNumbers), or nothing (an empty part).
-type reading struct {
-	start, option int
-}
-
-// What a reading picks when it picks no one option.
-const (
-	byNumbers = -1
-	nothing   = -2
-)
-
-// read counts the ways to read r's parts as picks, up to two, and returns
-// the picks of the first. A pick is one part (numbers, a label, or nothing:
-// "1,,3"), or several that together are a label with commas. One pass over
-// the parts counts the ways to read the parts before each. A reading that
-// is not the only one is refused, not guessed.
-func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
-	parts := len(r.at) - 1
-	count := make([]int, parts+1) // the ways to read the parts before e, up to 2
-	last := make([]reading, parts+1)
-	count[0] = 1
-	add := func(e int, rd reading) {
-		if count[rd.start] > 0 && count[e] < 2 {
-			if count[e] == 0 {
-				last[e] = rd
-			}
-			count[e] = min(2, count[e]+count[rd.start])
-		}
-	}
-	commas := r.labels.commaLabels(parts)
-	span := 1 // the most parts that one pick spans
-	if commas != nil {
-		span = max(1, commas.deepest)
-	}
-	node := 0  // where commas, the automaton of labels with commas, is
-	reach := 0 // the last part before which some reading ends
-	for q := 0; q < parts; q++ {
-		if q%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
-			}
-		}
-		if count[q] > 0 {
-			reach = q
-		}
-		if q-reach >= span { // no pick starts where a reading ends, here or later
-			return nil, 0, nil
-		}
-		key, num, label := r.part(q)
-		core := strings.Trim(key, " ")
-		rows := num.ok && num.problem == ""
-		switch {
-		case rows:
-			add(q+1, reading{q, byNumbers})
-		case core == "": // "1,,3" or "a, b,"
-			add(q+1, reading{q, nothing})
-		}
-		if label >= 0 && !(rows && len(num.rows) == 1 && num.rows[0] == label) { // "1" is row 1 and its label: one reading
-			add(q+1, reading{q, label})
-		}
-		if commas == nil {
-			continue
-		}
-		node = commas.step(node, core)
-		for end := node; end != 0 && count[q+1] < 2; end = commas.nodes[end].out {
-			p := q + 1 - commas.nodes[end].depth
-			if !commas.nodes[end].ends || count[p] == 0 {
-				continue
-			}
-			// The parts p to q have a label's cores. They are that label when
-			// their key, with the spaces beside its commas, is.
-			from := r.at[p]
-			if r.key[from] == ' ' {
-				from++
-			}
-			to := strings.TrimRight(r.key[:r.at[q+1]-1], " ")
-			if i, ok := r.labels.byKey[to[from:]]; ok {
-				add(q+1, reading{p, i})
-			}
-		}
-	}
-	if count[parts] != 1 {
-		return nil, count[parts], nil
-	}
-	return r.picks(last), 1, nil
-}
-
-// picks returns the options that the one reading of r picks, in the order
-// typed. last holds, for each part, the last pick of a reading of the parts
-// before it.
-func (r *cut) picks(last []reading) []int {
-	var found []reading
-	for e := len(last) - 1; e > 0; e = last[e].start {
-		found = append(found, last[e])
-	}
-	var picks []int
-	for k := len(found) - 1; k >= 0; k-- {
-		switch rd := found[k]; rd.option {
-		case byNumbers:
-			_, num, _ := r.part(rd.start)
-			picks = append(picks, num.rows...)
-		case nothing:
-		default:
-			picks = append(picks, rd.option)
-		}
-	}
-	return picks
-}
-
-// notPicks reads text, the reply r, that no reading of its parts picks: a
-// number that is no option, a pick among other words, or the human's own
-// words.
-func (r *cut) notPicks(text string) (Answer, string) {
-	// labelKey makes a comma of each "," and "，" and of nothing else, so
-	// raw[p] is part p as typed.
-	raw := strings.Split(strings.ReplaceAll(text, "，", ","), ",")
-	picked := false // some part reads as a pick on its own
-	other := ""     // the first part that is neither a label nor numbers
-	for p := range raw {
-		key, num, label := r.part(p)
-		if num.ok && num.problem != "" && strings.Trim(key, " ") != "" {
-			return Answer{}, num.problem
-		}
-		picked = picked || label >= 0 || num.ok && num.problem == ""
-		if other == "" && label < 0 && !num.ok {
-			other = strings.TrimSpace(raw[p])
-		}
-	}
-	switch {
-	case picked && other != "": // a pick must not hide among the human's own words
-		return Answer{}, quote(other) + " is not an option: type only options, or only your own words."
-	case !r.req.CustomAllowed():
-		return Answer{}, quote(text) + " is not an option: type its number."
-	}
-	return Answer{Text: text}, ""
-}
-
-// commaLabels returns the automaton of x's labels with commas, built at the
-// first reply of several parts, or nil for a reply of one part.
-func (x *replyIndex) commaLabels(parts int) *commaLabels {
-	if parts < 2 {
-		return nil
-	}
-	if x.commas == nil {
-		x.commas = newCommaLabels(x.keys)
-	}
-	return x.commas
-}
-
-// commaLabels is an Aho-Corasick automaton of the labels with commas, so
-// that one pass over a reply's parts finds every such label that ends at
-// each part. A reply is cut at its commas, and such a label spans several
-// parts. Cut at its commas into cores (the pieces without the spaces at
-// their ends), each label is a path of a trie. Node 0 is the root.
-type commaLabels struct {
-	keys    []string // the label keys
-	nodes   []trieNode
-	deepest int // the most cores of one label
-	// A node's first child is the node made right after it, along the same
-	// label. Only its other children, by core, are kept here: most nodes
-	// have none, and the trie needs no map to follow a label.
-	more map[int]map[string]int
-}
-
-// trieNode is a node of the trie of commaLabels.
-type trieNode struct {
-	parent int
-	// The core on the edge from the parent is keys[label][from:to].
-	label, from, to int
-	depth           int  // the number of cores on the node's path
-	ends            bool // the path is some label's
-	fail            int  // the node of the longest proper suffix of the path that is a path too
-	out             int  // the next node on the fail chain whose ends is set, or 0
-}
-
-// newCommaLabels returns the automaton of the label keys that hold commas,
-// in time linear in their length. It builds the trie of their cores, then
-// links it.
-func newCommaLabels(keys []string) *commaLabels {
-	size := 1
-	for _, key := range keys {
-		if n := strings.Count(key, ","); n > 0 {
-			size += n + 1
-		}
-	}
-	x := &commaLabels{keys: keys, nodes: make([]trieNode, 1, size), more: map[int]map[string]int{}}
-	for i, key := range keys {
-		if !strings.Contains(key, ",") {
-			continue // a part of the reply is it, or is not
-		}
-		node, grown := 0, false // grown: the path left the trie, so the rest of it is new
-		for from, to := 0, 0; from <= len(key); from = to + 1 {
-			if to = strings.IndexByte(key[from:], ','); to < 0 {
-				to = len(key)
-			} else {
-				to += from
-			}
-			c0, c1 := from, to // the core: a key has one space at most beside a comma
-			if c0 < c1 && key[c0] == ' ' {
-				c0++
-			}
-			if c0 < c1 && key[c1-1] == ' ' {
-				c1--
-			}
-			if !grown {
-				if child, ok := x.child(node, key[c0:c1]); ok {
-					node = child
-					continue
-				}
-			}
-			grown = true
-			child := len(x.nodes)
-			if child != node+1 {
-				if x.more[node] == nil {
-					x.more[node] = map[string]int{}
-				}
-				x.more[node][key[c0:c1]] = child
-			}
-			x.nodes = append(x.nodes, trieNode{parent: node, label: i, from: c0, to: c1, depth: x.nodes[node].depth + 1})
-			node = child
-		}
-		x.nodes[node].ends = true
-		x.deepest = max(x.deepest, x.nodes[node].depth)
-	}
-	x.link()
-	return x
-}
-
-// link sets the fail and out links of x's nodes, once the trie is built.
-func (x *commaLabels) link() {
-	// A node's fail link needs those of the nodes above it: take them by depth.
-	var byDepth [][]int
-	for v := 1; v < len(x.nodes); v++ {
-		d := x.nodes[v].depth
-		for len(byDepth) <= d {
-			byDepth = append(byDepth, nil)
-		}
-		byDepth[d] = append(byDepth[d], v)
-	}
-	for _, level := range byDepth {
-		for _, v := range level {
-			n := &x.nodes[v]
-			if n.parent != 0 {
-				n.fail = x.step(x.nodes[n.parent].fail, x.core(v))
-			}
-			if f := n.fail; x.nodes[f].ends {
-				n.out = f
-			} else {
-				n.out = x.nodes[f].out
-			}
-		}
-	}
-}
-
-// core returns the core on the edge into node v.
-func (x *commaLabels) core(v int) string {
-	n := &x.nodes[v]
-	return x.keys[n.label][n.from:n.to]
-}
-
-// child returns the child of node on core c, if it has one.
-func (x *commaLabels) child(node int, c string) (int, bool) {
-	if next := node + 1; next < len(x.nodes) && x.nodes[next].parent == node && x.core(next) == c {
-		return next, true
-	}
-	next, ok := x.more[node][c]
-	return next, ok
-}
-
-// step returns the node that the automaton reaches from node on core c.
-func (x *commaLabels) step(node int, c string) int {
-	for {
-		if next, ok := x.child(node, c); ok {
-			return next
-		}
-		if node == 0 {
-			return 0
-		}
-		node = x.nodes[node].fail
-	}
-}
-
 // recommendedAnswer picks the recommended options of req, which has options,
 // for an empty line.
 func recommendedAnswer(req *Request) (Answer, string) {
-	var picks []Option
-	for _, o := range req.Options {
+	var picks []int
+	for i, o := range req.Options {
 		if o.Recommended {
-			picks = append(picks, o)
+			picks = append(picks, i)
 		}
 	}
 	switch {
-	case len(picks) == 0:
+	case picks == nil:
 		return Answer{}, "No option is recommended: type a number."
 	case req.MultiSelect:
-		return Pick(picks...), ""
+		return pickAll(req, picks)
 	}
-	return picks[0].Answer(), ""
+	return req.Options[picks[0]].Answer(), ""
 }
 
 // pickAll picks the options of req, a MultiSelect request, at the indexes
-// named, by number or by label, unless one is named twice.
+// named, unless one is named twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))

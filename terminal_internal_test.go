@@ -245,9 +245,9 @@ func TestTerminalReplyHonoursContext(t *testing.T) {
 }
 
 // TestTerminalCells: the Terminal counts the columns a character takes as a
-// terminal draws it. Wide and fullwidth characters and emoji take two,
-// marks and joiners none, a tab reaches the next multiple of 8, and a
-// character asking for its emoji form (U+FE0F) takes two.
+// terminal draws it, or more. A character from U+1100 on takes two, marks
+// and joiners none, a tab reaches the next multiple of 8, and a character
+// asking for its emoji form (U+FE0F) takes two.
 func TestTerminalCells(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
@@ -259,10 +259,10 @@ func TestTerminalCells(t *testing.T) {
 		{s: "e\u0301\u0301", want: 1},
 		{s: "日本", want: 4},
 		{s: "한국", want: 4},
-		{s: "ｱｲ", want: 2}, // halfwidth katakana
+		{s: "ｱｲ", want: 4}, // halfwidth katakana, drawn narrow: counted wider, a row only wraps early
 		{s: "２", want: 2},
 		{s: "\u3000", want: 2},
-		{s: "\u2800", want: 1},
+		{s: "\u2800", want: 2},
 		{s: "🚀", want: 2},
 		{s: "👩\u200d💻", want: 4}, // each part, which some terminals draw apart: never fewer
 		{s: "✔\ufe0f", want: 2},
@@ -371,7 +371,7 @@ func TestTerminalDigitsOfEveryScript(t *testing.T) {
 
 // TestTerminalLabelKeyKeepsCommas: a MultiSelect reply is cut into parts at
 // the commas of its labelKey, and its parts as typed at its own commas and
-// fullwidth commas (cutReply, notPicks). That holds while labelKey makes a
+// fullwidth commas (replies.several). That holds while labelKey makes a
 // comma of each of those and of no other character, which this checks.
 func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
 	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301", "，，"} {
