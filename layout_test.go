@@ -144,6 +144,7 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 		}
 		return in == registry || in == shared || provider(in) == provider(user)
 	}
+	//lint:ignore SA1019 the parser's objects resolve names without type checking, all this test needs
 	topLevel := map[*ast.Object]bool{}
 	for _, obj := range f.Scope.Objects {
 		topLevel[obj] = true

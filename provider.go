@@ -714,9 +714,8 @@ type Terminal struct {
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads the human's replies from in and
-// writes to out. It buffers in, so in serves this Terminal only. A nil in
-// has ended, and a nil out discards what is written.
+// NewTerminal returns a Terminal that reads replies from in, which it
+// buffers, and writes to out. A nil in has ended; a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -727,23 +726,17 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply, an answer with Via "terminal".
-// Concurrent asks take turns. An invalid req is [CodeInvalidRequest], and a
-// zero Terminal's Ask [CodeInvalidProvider].
+// Ask writes req and reads the human's reply, an answer with Via
+// "terminal". Concurrent asks take turns. Each row of req's text is led by
+// "|", in rows as wide as $COLUMNS, else the terminal, else 80 columns.
 //
-// Each row of req's text is led by "|" or indented under an option's
-// number. Rows are as wide as $COLUMNS says, else the terminal, else 80
-// columns, read once a question.
-//
-// A reply is row numbers ("1,3", "1 3", "#2") or one whole label. In a
+// A reply is row numbers ("1,3", "#2") or one whole label. In a
 // MultiSelect, labels joined by commas pick several, when no label holds a
 // comma. An empty reply picks the recommended options. Other text is the
-// human's own answer, when [Request.CustomAllowed]. Ask says why it
-// refuses a reply, and how to say it, and asks again.
+// human's own answer, where allowed. A refused reply is told why.
 //
-// End of input, or a read error, is [CodeAskCancelled], and a write error is
-// returned as it is. When ctx is done, Ask says why and returns ctx.Err(). A
-// panic of the reader or writer is raised in Ask. Run Ask under
+// End of input is [CodeAskCancelled], and a write error is returned. When
+// ctx is done, Ask says why and returns ctx.Err(). Run it under
 // signal.NotifyContext for Ctrl-C to cancel it.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
@@ -756,9 +749,8 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	return t.ask(ctx, &req, place{count: 1})
 }
 
-// AskAll asks reqs as Ask does, one after another, each headed "Question 2
-// of 3", with no other question between them. When another UI answers the
-// batch, AskAll says that the answers typed here were not used.
+// AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
+// When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -778,17 +770,14 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// The Terminal's limits and defaults.
+// The Terminal's limits, defaults and notices.
 const (
 	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
 	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
 	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
 	descriptionRows = 3           // so that descriptions cannot push the options out of sight
 	sayWait         = time.Second // how long the line that ends an ask may take to write
-)
 
-// The Terminal's notices.
-const (
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
 	stoppedNotice = "The agent no longer needs an answer."
@@ -819,10 +808,8 @@ type place struct {
 	index, count int
 }
 
-// ask asks req, the question at p, and returns its answer. The answer of
-// the last question of a batch is claimed first ([Claim]), so that only an
-// answer that is taken is returned. When the ask ends without one, the
-// human is told how, before ask returns.
+// ask asks req, the question at p. The answer to a batch's last question
+// is claimed first ([Claim]). Else the human is told how the ask ended.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, error) {
 	typed := p.index // the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
@@ -851,15 +838,13 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place) (Answer, erro
 	return Answer{}, err
 }
 
-// answer shows req, the question at p, and reads replies until one answers
-// it.
+// answer shows req, the question at p, and reads replies until one picks.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
 	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
-	// The question is shown. A line that the read in flight already has was
-	// typed for an earlier one.
+	// Shown: a line that the read in flight has already was typed before.
 	notice := ""
 	if t.dropStale() {
 		notice = wrap(t.columns, staleNotice)
@@ -895,8 +880,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 }
 
 // ended tells the human how the ask of req, the question at p, ended with
-// err, typed being the answers typed here for its batch. When ctx ended,
-// that is where the question went. After the input ended, it is a line end.
+// err, typed being the answers typed here for its batch.
 func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
@@ -922,46 +906,40 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	case elsewhere && typed > 1:
 		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	t.say(wait, r.String())
+	// Before the host's next output: after a write that ctx interrupted.
+	if _, err := await(wait, &t.written); err != nil {
+		t.post(r.String()) // it follows the write stuck in the output
+		return
+	}
+	_ = t.write(wait, r.String())
 }
 
-// ended writes the line that says how req ended on another UI, o being its
-// outcome there, or how a batch did. It names the rows picked, then quotes
-// their labels and any words of the human's own, in at most two rows.
+// ended writes how req, or its batch, ended with o on another UI. An answer
+// is its rows, then its labels and own words quoted, in two rows at most:
+// the labels cut with an ellipsis, led by "| " unless they fit the first.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
-	where := onUI(o.Answer.Via)
-	declined := CodeOf(o.Err) == CodeAskDeclined
-	numbers, theirs := answeredOn(o.Answer, req)
+	where, a := onUI(o.Answer.Via), o.Answer
 	switch {
-	case declined && batch:
+	case CodeOf(o.Err) == CodeAskDeclined && batch:
 		r.text("The questions were declined "+where+".", "", "", 0)
-	case declined:
+	case CodeOf(o.Err) == CodeAskDeclined:
 		r.text("Declined "+where+".", "", "", 0)
 	case o.Err != nil:
 		r.text("The question ended "+where+".", "", "", 0)
 	case batch:
 		r.text("The questions were answered "+where+".", "", "", 0)
-	case len(numbers) == 0 && theirs == "":
-		r.text("Answered "+where+".", "", "", 0)
-	case !r.twoRows("Answered "+where+":"+numbers, theirs) && !r.twoRows("Answered elsewhere:"+numbers, theirs):
-		// Too many numbers for two rows: their count, which always fits.
-		r.twoRows(fmt.Sprintf("Answered elsewhere: %d options", strings.Count(numbers, "#")), theirs)
 	}
-}
-
-// answeredOn returns what a, another UI's answer to req, picked: the row
-// numbers (" #1 #3"), then the labels and the human's own words, quoted.
-func answeredOn(a Answer, req *Request) (numbers, theirs string) {
+	if o.Err != nil || batch {
+		return
+	}
 	row := labelIndexes(req.Options)
-	var quoted, values []string
+	var numbers, quoted, values []string
 	picks := a.Options
 	if a.Option != nil {
 		picks = []Option{*a.Option}
 	}
 	for _, o := range picks {
-		if i, ok := row[o.Label]; ok {
-			numbers += " #" + strconv.Itoa(i+1)
-		}
+		numbers = append(numbers, "#"+strconv.Itoa(row[o.Label]+1))
 		quoted = append(quoted, quoteTheirs(o.Label))
 		values = append(values, o.text())
 	}
@@ -972,65 +950,44 @@ func answeredOn(a Answer, req *Request) (numbers, theirs string) {
 	default:
 		quoted = append(quoted, quoteTheirs(words))
 	}
-	if len(quoted) == 0 {
-		return numbers, ""
+	own := strings.TrimSpace("Answered " + where + ": " + strings.Join(numbers, " "))
+	for _, shorter := range []string{ // for a long name, then for too many numbers
+		"Answered elsewhere: " + strings.Join(numbers, " "),
+		fmt.Sprintf("Answered elsewhere: %d options", len(numbers)),
+	} {
+		if strings.Count(wrap(r.width, own), "\n") > 2 {
+			own = shorter
+		}
 	}
-	return numbers, strings.Join(quoted, ", ") + "."
-}
-
-// twoRows writes own, a line of the Terminal's, then theirs, text of the
-// model or of another UI, in at most two rows. theirs is cut with an
-// ellipsis, and a row that starts in it is led by "| ". When own does not
-// fit whole, twoRows writes nothing and reports false.
-func (r *rows) twoRows(own, theirs string) bool {
-	s := strings.TrimSpace(own + " " + theirs)
-	var b strings.Builder
-	for at, n := 0, 1; ; n++ {
-		lead := ""
-		if at > len(own) {
-			lead = "| "
-		}
-		end := at + fit(s[at:], len(lead), r.width)
-		more := strings.TrimLeft(s[end:], " ") != ""
-		if more && n == 2 {
-			end = at + fit(s[at:], len(lead), r.width-1) // room for "…"
-			if end < len(own) {
-				return false
-			}
-		}
-		b.WriteString(lead + s[at:end])
-		if !more || n == 2 {
-			if more {
-				b.WriteString("…")
-			}
-			r.WriteString(b.String() + "\n")
-			return true
-		}
-		b.WriteByte('\n')
-		at = len(s) - len(strings.TrimLeft(s[end:], " "))
+	line := own + " " + strings.Join(quoted, ", ") + "."
+	switch {
+	case len(quoted) == 0:
+		r.text(strings.TrimSuffix(own, ":")+".", "", "", 0)
+	case fit(line, 0, r.width) == len(line):
+		r.WriteString(line + "\n")
+	case fit(own, 0, r.width) == len(own):
+		r.WriteString(own + "\n")
+		r.text(line[len(own)+1:], "| ", "| ", 1)
+	default:
+		r.text(own, "", "", 0)
 	}
 }
 
-// onUI says where the UI that calls itself via is, for "Answered on the
-// page". Another via is shown when it is a short plain name: it came from
-// another UI, and may be anything.
+// onUI says where via is, as "on the page". Another name shows when plain.
 func onUI(via string) string {
 	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
 		"inbox": "in the inbox", "": "on another screen"} // "": a decline, which has no Via
-	if where, ok := known[via]; ok {
+	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
+	switch where, ok := known[via]; {
+	case ok:
 		return where
-	}
-	if len(via) > 32 || strings.TrimFunc(via, func(c rune) bool {
-		return c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune(" -_.", c))
-	}) != "" {
+	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
 		return "elsewhere"
 	}
 	return "in " + quote(via)
 }
 
-// quoteTheirs returns s, a text another UI gave, quoted as quote quotes.
-// It keeps at most maxMarks combining marks after one character, as
-// Validate allows: more draw over the rows around.
+// quoteTheirs quotes s, another UI's text, with maxMarks marks a character.
 func quoteTheirs(s string) string {
 	var b strings.Builder
 	marks := 0
@@ -1050,79 +1007,51 @@ func quoteTheirs(s string) string {
 	return quote(b.String())
 }
 
-// timeLeft returns the line that says how long the human has to answer, or
-// "" when ctx has no deadline.
+// timeLeft returns the line that says how long the human has, or "".
 func timeLeft(ctx context.Context) string {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return ""
 	}
-	return "Answer within " + duration(time.Until(deadline)) + "."
-}
-
-// duration returns d in words: seconds under a minute, at least one, then
-// minutes, then hours and minutes, each rounded.
-func duration(d time.Duration) string {
 	count := func(n time.Duration, unit string) string {
-		if n == 1 {
-			return "1 " + unit
+		if n != 1 {
+			unit += "s"
 		}
-		return strconv.FormatInt(int64(n), 10) + " " + unit + "s"
+		return fmt.Sprintf("%d %s", n, unit)
 	}
-	if d = d.Round(time.Second); d < time.Minute {
-		return count(max(d/time.Second, 1), "second")
-	}
-	d = d.Round(time.Minute)
-	switch hours, minutes := d/time.Hour, d%time.Hour/time.Minute; {
+	d := time.Until(deadline).Round(time.Second)
+	hours, minutes := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
+	left := count(hours, "hour") + " " + count(minutes, "minute")
+	switch {
+	case d < time.Minute:
+		left = count(max(d/time.Second, 1), "second")
 	case hours == 0:
-		return count(minutes, "minute")
+		left = count(minutes, "minute")
 	case minutes == 0:
-		return count(hours, "hour")
-	default:
-		return count(hours, "hour") + " " + count(minutes, "minute")
+		left = count(hours, "hour")
 	}
+	return "Answer within " + left + "."
 }
 
-// columnsWide returns the width of the rows the Terminal writes to out, no
-// less than minColumns: $COLUMNS when it holds a number, as POSIX says,
-// else the width of the terminal that out is, else defaultColumns.
+// columnsWide returns the width of rows written to out, at least minColumns:
+// $COLUMNS, else out's as a terminal (stty reads it), else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
-	if err != nil || n <= 0 {
-		n = ttyColumns(ctx, out)
+	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			cmd := exec.CommandContext(ctx, "stty", "size")
+			cmd.Stdin = f
+			size, _ := cmd.Output()
+			n = sizeColumns(string(size))
+		}
 	}
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return defaultColumns
-	case n < minColumns:
-		return minColumns
 	}
-	return n
+	return max(n, minColumns)
 }
 
-// ttyColumns returns the width of the terminal that out is, or 0 when out
-// is no terminal or its width cannot be read. The standard library has no
-// call for it on every system, so it asks stty, which reads it from its
-// input: here out, a file open on the terminal.
-func ttyColumns(ctx context.Context, out io.Writer) int {
-	f, ok := out.(*os.File)
-	if !ok {
-		return 0
-	}
-	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
-		return 0
-	}
-	cmd := exec.CommandContext(ctx, "stty", "size")
-	cmd.Stdin = f
-	size, err := cmd.Output()
-	if err != nil {
-		return 0
-	}
-	return sizeColumns(string(size))
-}
-
-// sizeColumns returns the columns of size, what "stty size" prints ("24
-// 80"), or 0 when it says something else.
+// sizeColumns returns the columns in size, what "stty size" prints, or 0.
 func sizeColumns(size string) int {
 	var rows, columns int
 	if n, _ := fmt.Sscanf(size, "%d %d\n", &rows, &columns); n != 2 || rows <= 0 || columns <= 0 {
@@ -1131,12 +1060,9 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-// render returns req, the question at p, as the Terminal writes it before
-// the prompt, in rows of at most width columns. deadline is the line that
-// says how long the human has, or "".
+// render returns req, the question at p, in rows of width columns.
 func render(req *Request, width int, p place, deadline string) string {
 	r := rows{width: width}
-	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
 	if p.count > 1 {
 		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
@@ -1167,26 +1093,21 @@ func render(req *Request, width int, p place, deadline string) string {
 	return r.String()
 }
 
-// wrap returns s, one of the Terminal's own lines, in rows of at most width
-// columns.
+// wrap returns s, a line of the Terminal's own, in rows of width columns.
 func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
 }
 
-// rows builds what the Terminal writes, in rows of at most width columns:
-// no row is wider than the terminal, so the terminal wraps none. Where a
-// row of the model's text starts, the Terminal has put its own lead.
+// rows builds rows no wider than the terminal, each of the model's led.
 type rows struct {
 	strings.Builder
 	width int
 }
 
-// text writes s, a line without line feeds, in rows: the first led by
-// first, every other by rest. The leads are ASCII. Each row holds what
-// fits, broken after a word where it can. When most > 0, at most that many
-// rows are written, the last cut with an ellipsis when s does not fit.
+// text writes s in rows broken after words, led by first, then by rest.
+// When most > 0, the last of at most most rows is cut with an ellipsis.
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1221,10 +1142,8 @@ func (r *rows) text(s, first, rest string, most int) {
 	}
 }
 
-// fit returns the length of the head of s that fits in a row from column
-// col to width: up to the last space that fits, or else every character
-// that fits. A character of no width stays with the one before it. The
-// head holds one character at least.
+// fit returns the length of the head of s that fits from column col to
+// width: to its last space that fits, else all that fits, else one.
 func fit(s string, col, width int) int {
 	space := -1 // where the last run of spaces that fits starts, after some text
 	for i := 0; i < len(s); {
@@ -1244,10 +1163,8 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns that the character at s[i] takes when it is
-// written at column col, and its length in bytes. A tab reaches the next
-// multiple of 8. A character followed by U+FE0F, which asks for its emoji
-// form, takes two.
+// cellsAt returns the columns and length of the character at s[i], at
+// column col. A tab reaches a multiple of 8; one before U+FE0F takes two.
 func cellsAt(s string, i, col int) (w, size int) {
 	switch c := s[i]; {
 	case c == '\t':
@@ -1265,14 +1182,10 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return w, size
 }
 
-// cells returns the columns that c, a character a request may show, takes
-// on a terminal, or more. A mark or a joiner takes none. A character from
-// U+1100 on, where the wide scripts start, takes two: counting wider than a
-// terminal draws only wraps a row early.
+// cells returns the columns that c takes on a terminal, or more: marks and
+// joiners none, U+1100 and up two. Counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
-	case c < 0x300: // ASCII and Latin-1: no marks, none wide
-		return 1
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
 		return 0
 	case c >= 0x1100:
@@ -1281,8 +1194,7 @@ func cells(c rune) int {
 	return 1
 }
 
-// accepts returns the line that says what the terminal accepts for req.
-// It names the recommended options by number, as no label can.
+// accepts returns the line that says what replies req takes.
 func accepts(req *Request) string {
 	n := len(req.Options)
 	ways := []string{"1"}
@@ -1312,9 +1224,7 @@ func accepts(req *Request) string {
 	return strings.Join(ways, ", ")
 }
 
-// write writes s, first ending a line left open by a prompt ("> ") that no
-// line answered. A write that ctx interrupts finishes before the next one
-// starts.
+// write writes s after the write in flight, and waits for it or for ctx.
 func (t *Terminal) write(ctx context.Context, s string) error {
 	t.post(s)
 	failed, err := await(ctx, &t.written)
@@ -1324,21 +1234,7 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 	return failed
 }
 
-// say writes s, the lines that end an ask whose ctx is done, and waits for
-// them until wait ends, so that they come before the host's next output.
-// When a write is stuck in the output, s follows it, and say returns.
-func (t *Terminal) say(wait context.Context, s string) {
-	// A write that ctx interrupted may have finished without saying so yet.
-	if _, err := await(wait, &t.written); err != nil {
-		t.post(s)
-		return
-	}
-	_ = t.write(wait, s)
-}
-
-// post starts writing s after the write in flight, as t.written. Nobody
-// waits for a post of its own: its error is lost, and the next write raises
-// its panic.
+// post starts writing s after the write in flight, as t.written.
 func (t *Terminal) post(s string) {
 	if t.midLine {
 		s = "\n" + s
@@ -1348,8 +1244,7 @@ func (t *Terminal) post(s string) {
 	t.written = make(chan called[error], 1)
 	goCall(t.written, errStopped, func() error {
 		if before != nil {
-			// Its error was the interrupted ask's to report. Its panic is
-			// this write's, and nothing is written after it.
+			// Its error was an interrupted ask's. Its panic is this write's.
 			if w := <-before; w.panicked != nil {
 				panic(w.panicked)
 			}
@@ -1359,8 +1254,7 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-// readLine returns the next line of input. A read that ctx interrupts stays
-// in flight, and its line is dropped if it comes before the next question.
+// readLine returns the next line. A read that ctx interrupts stays in flight.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
@@ -1374,9 +1268,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	return l, l.err
 }
 
-// await returns what came of the call of goCall that *c receives, if any,
-// and sets *c to nil. It raises the call's panic on the asking goroutine.
-// When ctx ends first, it returns ctx.Err(), and the call stays in *c.
+// await waits for ctx or the call of goCall in *c, and raises its panic.
 func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
 	var v called[T]
 	if *c != nil {
@@ -1393,26 +1285,21 @@ func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
 	return v.value, nil
 }
 
-// dropStale drops the line that the read in flight has already read, if
-// any, and reports whether it did. An end of input or a panic stays for
-// readLine.
+// dropStale drops a line that the read in flight has read, if any.
 func (t *Terminal) dropStale() bool {
 	select {
 	case l := <-t.read: // never, when t.read is nil
-		if l.value.err != nil || l.panicked != nil {
-			t.read <- l
-			return false
+		if l.value.err == nil && l.panicked == nil {
+			t.read = nil
+			return true
 		}
-		t.read = nil
-		return true
+		t.read <- l
 	default:
-		return false
 	}
+	return false
 }
 
-// scanLine reads the next line of input, without its "\n" or "\r\n",
-// trimmed. A line of more than maxLine bytes is too long. It is skipped, not
-// kept.
+// scanLine reads a line, trimmed. One over maxLine bytes is skipped.
 func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
@@ -1439,7 +1326,7 @@ func (t *Terminal) scanLine() line {
 	}
 }
 
-// line is a line read from a Terminal's input, or why there is none.
+// line is a line of input, or why there is none.
 type line struct {
 	text    string
 	tooLong bool
@@ -1464,127 +1351,114 @@ func newReplies(req *Request) *replies {
 	return r
 }
 
-// read reads l, the human's reply, as the answer a provider returns, or
-// returns the refusal to show. Its error is ctx's, when ctx ends first. It
-// takes time linear in the reply and the labels.
+// read reads l as an answer or a refusal, in time linear in l and labels.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
-	text, ans, refusal := l.text, Answer{}, ""
+	text, opts := l.text, r.req.Options
+	var rows []int
 	switch {
 	case l.tooLong:
-		refusal = fmt.Sprintf("That line is longer than %d bytes.", maxLine)
+		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
-		refusal = "That line is not valid UTF-8."
-	case len(r.req.Options) == 0 && text == "":
-		refusal = "Type an answer."
-	case len(r.req.Options) == 0:
-		ans = Answer{Text: text}
+		return Answer{}, "That line is not valid UTF-8.", nil
+	case len(opts) == 0 && text == "":
+		return Answer{}, "Type an answer.", nil
+	case len(opts) == 0:
+		return Answer{Text: text}, "", nil
 	case text == "":
-		ans, refusal = recommendedAnswer(r.req)
+		for i, o := range opts {
+			if o.Recommended {
+				rows = append(rows, i)
+			}
+		}
+		if rows == nil {
+			return Answer{}, "No option is recommended: type a number.", nil
+		}
 	default:
 		key := labelKey(text) // what counts of text, for a label and for numbers alike
-		p := r.pick(text, key)
-		switch {
-		case r.req.MultiSelect && p.rows == nil && !p.label && strings.Contains(key, ","):
-			return r.several(ctx, text, key)
-		case p.refusal != "":
-			refusal = p.refusal
-		case p.rows == nil:
-			ans, refusal = r.words(text)
-		case !r.req.MultiSelect && len(p.rows) > 1:
-			refusal = "Pick one option."
-		case !r.req.MultiSelect:
-			ans = r.req.Options[p.rows[0]].Answer()
-		default:
-			ans, refusal = pickAll(r.req, p.rows)
+		picks, label, refusal := r.pick(text, key)
+		var err error
+		if r.req.MultiSelect && picks == nil && !label && strings.Contains(key, ",") {
+			picks, refusal, err = r.several(ctx, text, key)
 		}
+		switch {
+		case err != nil || refusal != "":
+			return Answer{}, refusal, err
+		case picks == nil && !r.req.CustomAllowed():
+			return Answer{}, quote(text) + " is not an option: type its number.", nil
+		case picks == nil:
+			return Answer{Text: text}, "", nil
+		}
+		rows = picks
 	}
-	return ans, refusal, nil
+	switch {
+	case r.req.MultiSelect:
+		ans, refusal := pickAll(r.req, rows)
+		return ans, refusal, nil
+	case len(rows) > 1:
+		return Answer{}, "Pick one option.", nil
+	}
+	return opts[rows[0]].Answer(), "", nil
 }
 
-// pick is what a reply, or one part of it between commas, picks on its own:
-// rows by number or by label, or nothing (the human's own words).
-type pick struct {
-	rows    []int
-	label   bool   // it is a label
-	refusal string // why it is neither rows nor words: numbers of no row, or two meanings
-}
-
-// pick reads text, with key its labelKey, as one pick. "#" and a number
-// always name a row. A label of digits picks when its number is no row.
-// When another row has that number, text could mean two things.
-func (r *replies) pick(text, key string) pick {
-	num := numbers(key, len(r.req.Options))
-	label, isLabel := r.byKey[key]
-	switch isLabel = isLabel && !num.hash; {
-	case isLabel && num.ok && num.problem == "" && !slices.Equal(num.rows, []int{label}):
-		list := rowList(num.rows)
-		return pick{label: true, refusal: fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
-			quote(text), strings.ReplaceAll(list, "#", ""), label+1, list, label+1)}
-	case num.ok && num.problem == "":
-		return pick{rows: num.rows}
+// pick reads text, with key its labelKey, as row numbers ("#2" always), or
+// a label (of digits, when no row has its number), or neither. A label
+// that another row's number is too could mean two things: it is refused.
+func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
+	rows, hash, problem := numbers(key, len(r.req.Options))
+	i, isLabel := r.byKey[key]
+	switch isLabel = isLabel && !hash; {
+	case isLabel && rows != nil && !slices.Equal(rows, []int{i}):
+		list := rowList(rows)
+		return nil, true, fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
+			quote(text), strings.ReplaceAll(list, "#", ""), i+1, list, i+1)
+	case rows != nil:
+		return rows, false, ""
 	case isLabel:
-		return pick{rows: []int{label}, label: true}
+		return []int{i}, true, ""
 	}
-	return pick{refusal: num.problem}
+	return nil, false, problem
 }
 
-// several reads text, a MultiSelect reply with key its labelKey, part by
-// part between its commas. Labels joined by commas pick several, when no
-// label holds a comma. Parts that pick nothing are the human's own words,
-// unless another part picks: a pick must not hide among them. A reply that
-// mixes numbers and labels is refused, with the numbers to type.
-func (r *replies) several(ctx context.Context, text, key string) (Answer, string, error) {
+// several reads text, with key its labelKey, part by part between commas.
+// Labels join when none holds a comma. No pick hides among own words, and
+// numbers and labels do not mix. Neither picks nor a refusal: own words.
+func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
-	numbered, labelled := false, false
-	other := "" // the first part that picks nothing, as typed
-	// labelKey makes a comma of each "," and "，", and of nothing else.
-	typed := strings.ReplaceAll(text, "，", ",")
+	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
+	typed := strings.ReplaceAll(text, "，", ",")   // the commas of labelKey are "," and "，"
 	for n, more := 0, true; more; n++ {
-		if err := ctx.Err(); n%1024 == 0 && err != nil {
-			return Answer{}, "", err
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil, "", ctx.Err()
 		}
 		var part, as string
 		part, key, more = strings.Cut(key, ",")
 		as, typed, _ = strings.Cut(typed, ",")
-		if part = strings.Trim(part, " "); part == "" {
+		if part, as = strings.Trim(part, " "), strings.TrimSpace(as); part == "" {
 			continue // "1,,3" or "a, b,"
 		}
-		p := r.pick(strings.TrimSpace(as), part)
+		rows, label, refusal := r.pick(as, part)
 		switch {
-		case p.refusal != "":
-			return Answer{}, p.refusal, nil
-		case p.rows == nil && other == "":
-			other = strings.TrimSpace(as)
+		case refusal != "":
+			return nil, refusal, nil
+		case rows == nil && other == "":
+			other = as
 		}
-		numbered, labelled = numbered || p.rows != nil && !p.label, labelled || p.label
-		picks = append(picks, p.rows...)
+		numbered, labelled = numbered || rows != nil && !label, labelled || label
+		picks = append(picks, rows...)
 	}
-	var ans Answer
-	refusal := ""
 	switch {
 	case picks == nil && other == "":
-		refusal = "Type the number of an option."
+		return nil, "Type the number of an option.", nil
 	case picks == nil:
-		ans, refusal = r.words(text)
+		return nil, "", nil
 	case labelled && r.commas:
-		refusal = "Some labels hold commas: type the numbers of the options, such as #1,#2."
+		return nil, "Some labels hold commas: type the numbers of the options, such as #1,#2.", nil
 	case other != "":
-		refusal = quote(other) + " is not an option: type only options, or only your own words."
-	default:
-		if ans, refusal = pickAll(r.req, picks); refusal == "" && numbered && labelled {
-			ans, refusal = Answer{}, quote(text)+" mixes numbers and labels: type "+rowList(picks)+"."
-		}
+		return nil, quote(other) + " is not an option: type only options, or only your own words.", nil
+	case numbered && labelled:
+		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
 	}
-	return ans, refusal, nil
-}
-
-// words returns text as the human's own words, or the refusal to show when
-// the request takes none.
-func (r *replies) words(text string) (Answer, string) {
-	if !r.req.CustomAllowed() {
-		return Answer{}, quote(text) + " is not an option: type its number."
-	}
-	return Answer{Text: text}, ""
+	return picks, "", nil
 }
 
 // rowList returns the numbers of rows as a reply names them: "#1,#3".
@@ -1596,19 +1470,10 @@ func rowList(rows []int) string {
 	return strings.Join(list, ",")
 }
 
-// numbered is a reply read as row numbers.
-type numbered struct {
-	ok      bool   // the reply is only numbers ("1,3", "#2", "2.", "٢"), or a range of them
-	hash    bool   // a number is led by "#": the reply names rows, never a label
-	rows    []int  // the options the numbers pick, when problem is ""
-	problem string // what is wrong with the numbers, or ""
-}
-
-// numbers reads key, a reply's labelKey, as row numbers of a request with n
-// options: digits of any script, each with "#" before or "." after at will,
-// apart by commas or spaces. A range ("1-3") is numbers with a problem.
-func numbers(key string, n int) numbered {
-	var ascii []byte // key, its digits ASCII (labelKey made its fullwidth forms ASCII)
+// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."),
+// digits of any script. Other text has neither rows nor a problem.
+func numbers(key string, n int) (rows []int, hash bool, problem string) {
+	var ascii []byte // labelKey made fullwidth forms ASCII already
 	for _, c := range key {
 		switch {
 		case c == '、':
@@ -1617,50 +1482,45 @@ func numbers(key string, n int) numbered {
 			c = '0' + rune(digitValue(c))
 		}
 		if !strings.ContainsRune("0123456789#.-, ", c) {
-			return numbered{} // most text: words
+			return nil, false, "" // most text: words
 		}
 		ascii = append(ascii, byte(c))
 	}
 	fields := strings.FieldsFunc(string(ascii), func(r rune) bool { return r == ',' || r == ' ' })
-	num := numbered{ok: true, hash: bytes.IndexByte(ascii, '#') >= 0}
 	for _, f := range fields {
 		f = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
 		from, to, ranged := strings.Cut(f, "-")
 		i, err := strconv.Atoi(f)
 		switch {
 		case ranged && isDigits(from) && isDigits(to):
-			num.problem = "Type each number, such as 1,2,3."
+			problem = "Type each number, such as 1,2,3."
 		case !isDigits(f):
-			return numbered{} // "-1", "1.5", "#": not a row
-		case num.problem == "" && (err != nil || i < 1 || i > n):
-			num.problem = "There is no option " + clip(f, maxQuoted) + "."
+			return nil, false, "" // "-1", "1.5", "#": not a row
+		case problem == "" && (err != nil || i < 1 || i > n):
+			problem = "There is no option " + clip(f, maxQuoted) + "."
 		}
-		num.rows = append(num.rows, i-1)
+		rows = append(rows, i-1)
 	}
 	if len(fields) == 0 {
-		num.problem = "Type the number of an option."
+		problem = "Type the number of an option."
 	}
-	if num.problem != "" {
-		num.rows = nil
+	if problem != "" {
+		rows = nil
 	}
-	return num
+	return rows, bytes.IndexByte(ascii, '#') >= 0, problem
 }
 
-// digitValue returns the value of c, a decimal digit (Unicode Nd). Unicode
-// assigns each script's digits in runs of ten from zero, and the ranges of
-// unicode.Nd hold whole runs.
+// digitValue returns the value of c, a digit of any script, or -1: each
+// run of ten in unicode.Nd starts at its zero.
 func digitValue(c rune) int {
-	for _, r := range unicode.Nd.R16 {
-		if rune(r.Lo) <= c && c <= rune(r.Hi) {
-			return int(c-rune(r.Lo)) % 10
-		}
+	if !unicode.IsDigit(c) {
+		return -1
 	}
-	for _, r := range unicode.Nd.R32 {
-		if rune(r.Lo) <= c && c <= rune(r.Hi) {
-			return int(c-rune(r.Lo)) % 10
-		}
+	start := c
+	for unicode.IsDigit(start - 1) {
+		start--
 	}
-	return -1
+	return int(c-start) % 10
 }
 
 // isDigits reports whether s is one or more ASCII digits.
@@ -1668,26 +1528,7 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// recommendedAnswer picks the recommended options of req, which has options,
-// for an empty line.
-func recommendedAnswer(req *Request) (Answer, string) {
-	var picks []int
-	for i, o := range req.Options {
-		if o.Recommended {
-			picks = append(picks, i)
-		}
-	}
-	switch {
-	case picks == nil:
-		return Answer{}, "No option is recommended: type a number."
-	case req.MultiSelect:
-		return pickAll(req, picks)
-	}
-	return req.Options[picks[0]].Answer(), ""
-}
-
-// pickAll picks the options of req, a MultiSelect request, at the indexes
-// named, unless one is named twice.
+// pickAll picks req's options at the indexes named, unless one is twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
