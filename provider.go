@@ -704,8 +704,7 @@ type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or a batch is asked
-
-	// Guarded by turn.
+	// Guarded by turn:
 	read    chan called[line]  // the read in flight, or nil
 	written chan called[error] // the last write in flight, or nil
 	midLine bool               // the last output is a prompt that no line answered
@@ -939,7 +938,9 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 		picks = []Option{*a.Option}
 	}
 	for _, o := range picks {
-		numbers = append(numbers, "#"+strconv.Itoa(row[o.Label]+1))
+		if i, ok := row[o.Label]; ok { // an answer checked against req names its options
+			numbers = append(numbers, "#"+strconv.Itoa(i+1))
+		}
 		quoted = append(quoted, quoteTheirs(o.Label))
 		values = append(values, o.text())
 	}
@@ -1311,8 +1312,7 @@ func (t *Terminal) scanLine() line {
 			buf, tooLong = nil, true
 		}
 		switch {
-		case err == bufio.ErrBufferFull:
-			continue
+		case err == bufio.ErrBufferFull: // the line goes on
 		case err == nil:
 			text := strings.TrimSuffix(strings.TrimSuffix(string(buf), "\n"), "\r")
 			return line{text: strings.TrimSpace(text), tooLong: tooLong || len(text) > maxLine}
