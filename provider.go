@@ -726,17 +726,16 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 }
 
 // Ask writes req and reads the human's reply, an answer with Via
-// "terminal". Concurrent asks take turns. Each row of req's text is led by
-// "|", in rows as wide as $COLUMNS, else the terminal, else 80 columns.
+// "terminal". Concurrent asks take turns. Rows of req's text are led by
+// "|", as wide as $COLUMNS or the terminal.
 //
 // A reply is row numbers ("1,3", "#2") or one whole label. In a
 // MultiSelect, labels joined by commas pick several, when no label holds a
-// comma. An empty reply picks the recommended options. Other text is the
-// human's own answer, where allowed. A refused reply is told why.
+// comma. Enter picks the recommended options. Other text is the human's own
+// answer, where allowed. A refused reply is told why.
 //
-// End of input is [CodeAskCancelled], and a write error is returned. When
-// ctx is done, Ask says why and returns ctx.Err(). Run it under
-// signal.NotifyContext for Ctrl-C to cancel it.
+// End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
+// returns ctx.Err(): run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -937,12 +936,12 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	if a.Option != nil {
 		picks = []Option{*a.Option}
 	}
-	for _, o := range picks {
-		if i, ok := row[o.Label]; ok { // an answer checked against req names its options
+	for _, opt := range picks {
+		if i, ok := row[opt.Label]; ok { // an answer checked against req names its options
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
-		quoted = append(quoted, quoteTheirs(o.Label))
-		values = append(values, o.text())
+		quoted = append(quoted, quoteTheirs(opt.Label))
+		values = append(values, opt.text())
 	}
 	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
 	case a.Option != nil || words == "":
@@ -952,13 +951,11 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 		quoted = append(quoted, quoteTheirs(words))
 	}
 	own := strings.TrimSpace("Answered " + where + ": " + strings.Join(numbers, " "))
-	for _, shorter := range []string{ // for a long name, then for too many numbers
-		"Answered elsewhere: " + strings.Join(numbers, " "),
-		fmt.Sprintf("Answered elsewhere: %d options", len(numbers)),
-	} {
-		if strings.Count(wrap(r.width, own), "\n") > 2 {
-			own = shorter
-		}
+	if strings.Count(wrap(r.width, own), "\n") > 2 { // a long name
+		own = strings.TrimSpace("Answered elsewhere: " + strings.Join(numbers, " "))
+	}
+	if strings.Count(wrap(r.width, own), "\n") > 2 { // too many numbers
+		own = fmt.Sprintf("Answered elsewhere: %d options", len(numbers))
 	}
 	line := own + " " + strings.Join(quoted, ", ") + "."
 	switch {
@@ -991,8 +988,7 @@ func onUI(via string) string {
 // quoteTheirs quotes s, another UI's text, with maxMarks marks a character.
 func quoteTheirs(s string) string {
 	var b strings.Builder
-	marks := 0
-	for i := 0; i < len(s); {
+	for i, marks := 0, 0; i < len(s); {
 		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case unicode.Is(unicode.M, c):
@@ -1244,12 +1240,7 @@ func (t *Terminal) post(s string) {
 	before := t.written
 	t.written = make(chan called[error], 1)
 	goCall(t.written, errStopped, func() error {
-		if before != nil {
-			// Its error was an interrupted ask's. Its panic is this write's.
-			if w := <-before; w.panicked != nil {
-				panic(w.panicked)
-			}
-		}
+		_, _ = await(context.Background(), &before) // its panic is this write's
 		_, err := io.WriteString(t.out, s)
 		return err
 	})
@@ -1401,11 +1392,16 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 }
 
 // pick reads text, with key its labelKey, as row numbers ("#2" always), or
-// a label (of digits, when no row has its number), or neither. A label
-// that another row's number is too could mean two things: it is refused.
+// a label (of digits, when no row has its number), or neither. Numbers
+// that another row's label is too could mean two things: they are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
 	rows, hash, problem := numbers(key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
+	for _, row := range rows { // "2 3" or "2, 3", where "2" is another row's label
+		if j, ok := r.byKey[strconv.Itoa(row+1)]; ok && j != row && !isLabel {
+			i, isLabel = j, true
+		}
+	}
 	switch isLabel = isLabel && !hash; {
 	case isLabel && rows != nil && !slices.Equal(rows, []int{i}):
 		list := rowList(rows)
