@@ -23,7 +23,6 @@ package userinteraction
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -1064,7 +1063,11 @@ func render(req *Request, width int, p place, deadline string) string {
 		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
 	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
-		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
+		name := a.Name
+		if name == "" {
+			name = a.ID
+		}
+		r.text("from "+name, "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
