@@ -489,7 +489,7 @@ func TestEndingsRace(t *testing.T) {
 			t.Fatalf("try %d: Respond() = %v, Ask() = %s: a page told its answer was taken, or not, against the outcome", i, responded, showOutcome(got))
 		case via == "terminal" && strings.Contains(said, "Answered"):
 			t.Fatalf("try %d: the Terminal's answer won, and it wrote %q", i, said)
-		case via == "page" && !strings.Contains(said, `Answered on the page: "Keep".`):
+		case via == "page" && !strings.Contains(said, `Answered on the page: #2 "Keep".`):
 			t.Fatalf("try %d: the page's answer won, and the Terminal wrote %q", i, said)
 		case via == ui.CodeAskAborted && !strings.Contains(said, "No answer came before the deadline.") && !strings.Contains(said, "The agent no longer needs an answer."):
 			t.Fatalf("try %d: Ask() = %s, and the Terminal wrote %q", i, showOutcome(got), said)

@@ -1,8 +1,7 @@
 // The seam a tool asks through, and the providers the package ships. The
 // file reads in parts, each opened by a "// ----" line and its title.
 //
-//	Providers and the registry         the seam: Provider, Registry, Register, Ask, AskAll, and
-//	                                   where a question is decided: Decide, WithKeep, EndedElsewhere
+//	Providers and the registry         the seam, Ask and AskAll, and where a question is decided
 //	Shared by the providers            Pending, ctxErr, goCall
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
@@ -1089,26 +1088,23 @@ type called[T any] struct {
 // ----------------------------------------------------------------------------
 // Terminal
 
-// Terminal is a [Provider] that asks on a text terminal, or on any reader and
-// writer. Make one with [NewTerminal]. A Terminal is safe for concurrent use,
-// and its asks take turns.
+// Terminal is a [Provider] that asks on a text terminal, or on any reader
+// and writer. Make one with [NewTerminal].
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or a batch is asked
-
-	// Guarded by turn.
+	// Guarded by turn:
 	read    chan called[line]  // the read in flight, or nil
 	written chan called[error] // the last write in flight, or nil
 	midLine bool               // the last output is a prompt that no line answered
-	columns int                // the width of the last question's rows
+	columns int                // the width of the question shown last
 }
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads the human's replies from in and
-// writes to out. It buffers in, so in serves this Terminal only. A nil in
-// has ended, and a nil out discards what is written.
+// NewTerminal returns a Terminal that reads replies from in, which it
+// buffers, and writes to out. A nil in has ended; a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -1119,22 +1115,17 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply, an answer with Via "terminal".
-// An invalid req is [CodeInvalidRequest], and a zero Terminal's Ask
-// [CodeInvalidProvider].
+// Ask writes req and reads the human's reply, an answer with Via
+// "terminal". Concurrent asks take turns. Rows of req's text are led by
+// "|", as wide as $COLUMNS or the terminal.
 //
-// Each row of req's text is led by "|" or indented under an option's number.
-// Rows are as wide as $COLUMNS says, else the terminal, else 80 columns.
+// A reply is row numbers ("1,3", "#2") or one whole label. In a
+// MultiSelect, labels joined by commas pick several, when no label holds a
+// comma. Enter picks the recommended options. Other text is the human's own
+// answer, where allowed. A refused reply is told why.
 //
-// Ask reads a line only while a question waits. A line picks options by
-// number ("2", "#2") or label, several with commas, or the recommended ones
-// when empty. Other text is the human's own answer, when
-// [Request.CustomAllowed]. Ask says why it refuses a line, and asks again.
-//
-// End of input, or a read error, is [CodeAskCancelled], and a write error is
-// returned as it is. When ctx is done, Ask says why and returns ctx.Err(). A
-// panic of the reader or writer is raised in Ask. Run Ask under
-// signal.NotifyContext for Ctrl-C to cancel it.
+// End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
+// returns ctx.Err(): run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1146,9 +1137,8 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	return t.ask(ctx, &req, place{count: 1}, nil)
 }
 
-// AskAll asks reqs as Ask does, one after another, each headed "Question 2
-// of 3", with no other question between them. When another UI answers the
-// batch, AskAll says that the answers typed here were not used.
+// AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
+// When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -1168,25 +1158,18 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// The Terminal's limits and defaults.
+// The Terminal's limits, defaults and notices.
 const (
 	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
 	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
 	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
 	descriptionRows = 3           // so that descriptions cannot push the options out of sight
 	sayWait         = time.Second // how long the line that ends an ask may take to write
-)
 
-// The Terminal's notices.
-const (
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
 	stoppedNotice = "The agent no longer needs an answer."
-	// narrowedNotice says why a reply was not taken: the terminal wrapped
-	// the question's rows again, so the human may have read a row that the
-	// model's text drew.
-	narrowedNotice = "The terminal got narrower, so that reply was not taken. Here is the question again."
-	unkeptNotice   = "That answer could not be kept. Here is the question again."
+	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
 // acquire waits for the terminal's turn, or for ctx.
@@ -1213,25 +1196,15 @@ type place struct {
 	index, count int
 }
 
-// heading returns the line that heads the question at p, or "" for a lone
-// question.
-func (p place) heading() string {
-	if p.count < 2 {
-		return ""
-	}
-	return fmt.Sprintf("Question %d of %d", p.index+1, p.count)
-}
-
 // ask asks req, the question at p, and returns its answer. before holds
 // the answers to the questions before it in the call. The last question's
 // answer goes to [Decide] with them first, so that only an answer that is
-// taken is returned. When the ask ends without one, the human is told how,
-// before ask returns.
+// taken is returned. Else the human is told how the ask ended.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
 	typed := p.index // the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
-			t.ended(ctx, err, p, typed)
+			t.ended(ctx, req, err, p, typed)
 		}
 		return Answer{}, err
 	}
@@ -1263,46 +1236,31 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	if err == nil {
 		return ans, nil
 	}
-	t.ended(ctx, err, p, typed)
+	t.ended(ctx, req, err, p, typed)
 	return Answer{}, err
 }
 
-// answer shows req, the question at p, and reads replies until one answers
-// it.
+// answer shows req, the question at p, and reads replies until one picks.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	width := t.columns
-	labels := newReplyIndex(req)
-	shown, widest := render(req, width, p.heading(), timeLeft(ctx))
-	if err := t.write(ctx, shown); err != nil {
+	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
-	// The question is shown. A line that the read in flight already has was
-	// typed for an earlier one.
+	// Shown: a line that the read in flight has already was typed before.
 	notice := ""
 	if t.dropStale() {
-		notice = wrap(width, staleNotice)
+		notice = wrap(t.columns, staleNotice)
 	}
 	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
+	replies := newReplies(req)
 	for {
 		l, err := t.readLine(ctx)
 		if err != nil {
 			return Answer{}, err
 		}
-		if now := columnsWide(ctx, t.out); now < widest {
-			// The terminal got narrower and wrapped the rows again, so a
-			// wrapped part of the model's text may start a row of its own
-			// there. The human replied to what that screen shows.
-			t.columns, width = now, now
-			shown, widest = render(req, width, p.heading(), timeLeft(ctx))
-			if err := t.write(ctx, wrap(width, narrowedNotice)+shown+"> "); err != nil {
-				return Answer{}, err
-			}
-			continue
-		}
-		ans, refusal, err := reply(ctx, req, labels, l)
+		ans, refusal, err := replies.read(ctx, l)
 		switch {
 		case err != nil:
 			return Answer{}, err
@@ -1313,9 +1271,9 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 			}
 			return ans, nil
 		}
-		again := wrap(width, refusal)
+		again := wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form question's refusal says what to type
-			again += wrap(width, accepts(req))
+			again += wrap(t.columns, accepts(req))
 		}
 		if err := t.write(ctx, again+"> "); err != nil {
 			return Answer{}, err
@@ -1323,23 +1281,22 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	}
 }
 
-// ended tells the human how the ask of the question at p ended with err,
-// typed being the answers typed here for its batch. When ctx ended, that is
-// where the question went. After the input ended, it is a line end.
-func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
+// ended tells the human how the ask of req, the question at p, ended with
+// err, typed being the answers typed here for its batch.
+func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
 			_ = t.write(ctx, "") // the host's output starts on a fresh line
 		}
 		return
 	}
-	r := rows{width: t.columns} // ctx is done: the width the question was shown at
+	wait, cancel := context.WithTimeout(context.Background(), sayWait)
+	defer cancel()
+	r := rows{width: columnsWide(wait, t.out)} // the width as it is now
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
-	case elsewhere && p.count > 1:
-		r.text(endedOn(o, true), "", "", 0)
 	case elsewhere:
-		r.text(endedOn(o, false), "", "", 1) // the model's labels: one row of the Terminal's own
+		r.ended(o, req, p.count > 1)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.text(timeUpNotice, "", "", 0)
 	default:
@@ -1351,200 +1308,151 @@ func (t *Terminal) ended(ctx context.Context, err error, p place, typed int) {
 	case elsewhere && typed > 1:
 		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	t.say(r.String())
+	// Before the host's next output: after a write that ctx interrupted.
+	if _, err := await(wait, &t.written); err != nil {
+		t.post(r.String()) // it follows the write stuck in the output
+		return
+	}
+	_ = t.write(wait, r.String())
 }
 
-// endedOn returns the line that says how a question ended on another UI, o
-// being its outcome there, or how a batch did. The answer is shown as the
-// human saw it: the labels picked, then any words of their own. Each of
-// them, and a Via of another name, is quoted: the line is the Terminal's
-// own, and no label, words or name may add a sentence of the Terminal's to
-// it ("Answered in x. Declined on the page: ...").
-func endedOn(o Outcome, batch bool) string {
-	where := onUI(o.Answer.Via)
+// ended writes how req, or its batch, ended with o on another UI. An answer
+// is its rows, then its labels and own words quoted, in two rows at most:
+// the labels cut with an ellipsis, led by "| " unless they fit the first.
+func (r *rows) ended(o Outcome, req *Request, batch bool) {
+	where, a := onUI(o.Answer.Via), o.Answer
 	switch {
-	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined && batch:
-		return "The questions were declined " + where + "."
-	case o.Err != nil && CodeOf(o.Err) == CodeAskDeclined:
-		return "Declined " + where + "."
+	case CodeOf(o.Err) == CodeAskDeclined && batch:
+		r.text("The questions were declined "+where+".", "", "", 0)
+	case CodeOf(o.Err) == CodeAskDeclined:
+		r.text("Declined "+where+".", "", "", 0)
 	case o.Err != nil:
-		return "The question ended " + where + "."
+		r.text("The question ended "+where+".", "", "", 0)
 	case batch:
-		return "The questions were answered " + where + "."
+		r.text("The questions were answered "+where+".", "", "", 0)
 	}
-	a := o.Answer
-	var shown, values []string
+	if o.Err != nil || batch {
+		return
+	}
+	row := labelIndexes(req.Options)
+	var numbers, quoted, values []string
+	picks := a.Options
 	if a.Option != nil {
-		shown = append(shown, quote(a.Option.Label))
+		picks = []Option{*a.Option}
 	}
-	for _, opt := range a.Options {
-		shown = append(shown, quote(opt.Label))
+	for _, opt := range picks {
+		if i, ok := row[opt.Label]; ok { // an answer checked against req names its options
+			numbers = append(numbers, "#"+strconv.Itoa(i+1))
+		}
+		quoted = append(quoted, quoteTheirs(opt.Label))
 		values = append(values, opt.text())
 	}
-	words := ownWords(a.Text, strings.Join(values, ", "))
-	switch {
+	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
 	case a.Option != nil || words == "":
-	case len(shown) > 0:
-		shown = append(shown, "own words "+quote(fewMarks(words)))
+	case len(quoted) > 0:
+		quoted = append(quoted, "own words "+quoteTheirs(words))
 	default:
-		shown = append(shown, quote(fewMarks(words)))
+		quoted = append(quoted, quoteTheirs(words))
 	}
-	if len(shown) == 0 {
-		return "Answered " + where + "."
+	own := strings.TrimSpace("Answered " + where + ": " + strings.Join(numbers, " "))
+	if strings.Count(wrap(r.width, own), "\n") > 2 { // a long name
+		own = strings.TrimSpace("Answered elsewhere: " + strings.Join(numbers, " "))
 	}
-	return "Answered " + where + ": " + strings.Join(shown, ", ") + "."
+	if strings.Count(wrap(r.width, own), "\n") > 2 { // too many numbers
+		own = fmt.Sprintf("Answered elsewhere: %d options", len(numbers))
+	}
+	line := own + " " + strings.Join(quoted, ", ") + "."
+	switch {
+	case len(quoted) == 0:
+		r.text(strings.TrimSuffix(own, ":")+".", "", "", 0)
+	case fit(line, 0, r.width) == len(line):
+		r.WriteString(line + "\n")
+	case fit(own, 0, r.width) == len(own):
+		r.WriteString(own + "\n")
+		r.text(line[len(own)+1:], "| ", "| ", 1)
+	default:
+		r.text(own, "", "", 0)
+	}
 }
 
-// onUI says where the UI that calls itself via is, for "Answered on the
-// page". A via of another name is shown when it is a short plain word. Its
-// text came from another UI, and may be anything.
+// onUI says where via is, as "on the page". Another name shows when plain.
 func onUI(via string) string {
-	switch via {
-	case "page":
-		return "on the page"
-	case "terminal":
-		return "in the terminal"
-	case "form":
-		return "in the form"
-	case "inbox":
-		return "in the inbox"
-	case "":
-		return "on another screen" // a decline, which has no Via
-	}
-	if len(via) > 32 || strings.TrimFunc(via, func(c rune) bool {
-		return c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune(" -_.", c))
-	}) != "" {
+	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
+		"inbox": "in the inbox", "": "on another screen"} // "": a decline, which has no Via
+	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
+	switch where, ok := known[via]; {
+	case ok:
+		return where
+	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
 		return "elsewhere"
 	}
 	return "in " + quote(via)
 }
 
-// fewMarks returns s, words that no rule of Validate checked, with at most
-// as many combining marks after one character as Validate allows. More
-// draw over the rows above and below.
-func fewMarks(s string) string {
+// quoteTheirs quotes s, another UI's text, with maxMarks marks a character.
+func quoteTheirs(s string) string {
 	var b strings.Builder
-	cut := false // some mark was left out, and b holds the rest
-	marks := 0
-	for i, c := range s {
+	for i, marks := 0, 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case unicode.Is(unicode.M, c):
 			marks++
 		case !isJoiner(c):
 			marks = 0
 		}
-		switch {
-		case marks > maxMarks && !cut:
-			cut = true
-			b.WriteString(s[:i])
-		case marks <= maxMarks && cut:
-			b.WriteRune(c)
+		if marks <= maxMarks {
+			b.WriteString(s[i : i+size])
 		}
+		i += size
 	}
-	if !cut {
-		return s
-	}
-	return b.String()
+	return quote(b.String())
 }
 
-// say writes s, the lines that end an ask whose ctx is done, and waits for
-// them, so that they come before the host's next output. Its whole wait is
-// at most sayWait. When a write is stuck in the output, s follows it, and
-// say returns.
-func (t *Terminal) say(s string) {
-	ctx, cancel := context.WithTimeout(context.Background(), sayWait)
-	defer cancel()
-	// A write that ctx interrupted may have finished without saying so yet,
-	// so say waits for it first.
-	if t.written != nil {
-		select {
-		case w := <-t.written: // the interrupted write is done
-			t.written = nil
-			if w.panicked != nil {
-				panic(w.panicked)
-			}
-		case <-ctx.Done():
-			t.post(s)
-			return
-		}
-	}
-	_ = t.write(ctx, s)
-}
-
-// timeLeft returns the line that says how long the human has to answer, or
-// "" when ctx has no deadline.
+// timeLeft returns the line that says how long the human has, or "".
 func timeLeft(ctx context.Context) string {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return ""
 	}
-	return "Answer within " + duration(time.Until(deadline)) + "."
-}
-
-// duration returns d in words, rounded to seconds under a minute, minutes
-// under an hour, then hours and minutes.
-func duration(d time.Duration) string {
-	count := func(n int64, unit string) string {
-		if n == 1 {
-			return "1 " + unit
+	count := func(n time.Duration, unit string) string {
+		if n != 1 {
+			unit += "s"
 		}
-		return strconv.FormatInt(n, 10) + " " + unit + "s"
+		return fmt.Sprintf("%d %s", n, unit)
 	}
-	switch d = d.Round(time.Second); {
-	case d < time.Second:
-		return count(1, "second")
+	d := time.Until(deadline).Round(time.Second)
+	hours, minutes := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
+	left := count(hours, "hour") + " " + count(minutes, "minute")
+	switch {
 	case d < time.Minute:
-		return count(int64(d/time.Second), "second")
+		left = count(max(d/time.Second, 1), "second")
+	case hours == 0:
+		left = count(minutes, "minute")
+	case minutes == 0:
+		left = count(hours, "hour")
 	}
-	switch d = d.Round(time.Minute); {
-	case d < time.Hour:
-		return count(int64(d/time.Minute), "minute")
-	case d%time.Hour == 0:
-		return count(int64(d/time.Hour), "hour")
-	}
-	return count(int64(d/time.Hour), "hour") + " " + count(int64(d%time.Hour/time.Minute), "minute")
+	return "Answer within " + left + "."
 }
 
-// columnsWide returns the width of the rows the Terminal writes to out, no
-// less than minColumns: $COLUMNS when it holds a number, as POSIX says,
-// else the width of the terminal that out is, else defaultColumns.
+// columnsWide returns the width of rows written to out, at least minColumns:
+// $COLUMNS, else out's as a terminal (stty reads it), else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
-	if err != nil || n <= 0 {
-		n = ttyColumns(ctx, out)
+	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			cmd := exec.CommandContext(ctx, "stty", "size")
+			cmd.Stdin = f
+			size, _ := cmd.Output()
+			n = sizeColumns(string(size))
+		}
 	}
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return defaultColumns
-	case n < minColumns:
-		return minColumns
 	}
-	return n
+	return max(n, minColumns)
 }
 
-// ttyColumns returns the width of the terminal that out is, or 0 when out
-// is no terminal or its width cannot be read. The standard library has no
-// call for it on every system, so it asks stty, which reads it from its
-// input: here out, a file open on the terminal.
-func ttyColumns(ctx context.Context, out io.Writer) int {
-	f, ok := out.(*os.File)
-	if !ok {
-		return 0
-	}
-	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
-		return 0
-	}
-	cmd := exec.CommandContext(ctx, "stty", "size")
-	cmd.Stdin = f
-	size, err := cmd.Output()
-	if err != nil {
-		return 0
-	}
-	return sizeColumns(string(size))
-}
-
-// sizeColumns returns the columns of size, what "stty size" prints ("24
-// 80"), or 0 when it says something else.
+// sizeColumns returns the columns in size, what "stty size" prints, or 0.
 func sizeColumns(size string) int {
 	var rows, columns int
 	if n, _ := fmt.Sscanf(size, "%d %d\n", &rows, &columns); n != 2 || rows <= 0 || columns <= 0 {
@@ -1553,14 +1461,11 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-// render returns req, headed by heading, as the Terminal writes it before
-// the prompt, in rows of at most width columns, and the columns of its
-// widest row. deadline is the line that says how long the human has, or "".
-func render(req *Request, width int, heading, deadline string) (string, int) {
+// render returns req, the question at p, in rows of width columns.
+func render(req *Request, width int, p place, deadline string) string {
 	r := rows{width: width}
-	r.Grow(shownBytes(req) + 16*len(req.Options) + 256) // the text, its leads and the Terminal's lines
-	if heading != "" {
-		r.text(heading, "", "", 0)
+	if p.count > 1 {
+		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
 	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
 		name := a.Name
@@ -1576,11 +1481,10 @@ func render(req *Request, width int, heading, deadline string) (string, int) {
 		r.text(l, "| ", "| ", 0)
 	}
 	for i, o := range req.Options {
-		number := "  "
+		number := "  " + strconv.Itoa(i+1) + ". "
 		if o.Recommended {
-			number = "* "
+			number = "* " + number[2:]
 		}
-		number += strconv.Itoa(i+1) + ". "
 		under := strings.Repeat(" ", len(number)) + "| "
 		r.text(o.Label, number, under, 0)
 		if d := oneLine(o.Description); d != "" { // its line feeds as spaces
@@ -1591,30 +1495,24 @@ func render(req *Request, width int, heading, deadline string) (string, int) {
 		r.text(deadline, "", "", 0)
 	}
 	r.text(accepts(req), "", "", 0)
-	return r.String(), r.widest
+	return r.String()
 }
 
-// wrap returns s, one of the Terminal's own lines, in rows of at most width
-// columns.
+// wrap returns s, a line of the Terminal's own, in rows of width columns.
 func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
 }
 
-// rows builds what the Terminal writes, in rows of at most width columns:
-// no row is wider than the terminal, so the terminal wraps none. Where a
-// row of the model's text starts, the Terminal has put its own lead.
+// rows builds rows no wider than the terminal, each of the model's led.
 type rows struct {
 	strings.Builder
-	width  int
-	widest int // the columns of the widest row written
+	width int
 }
 
-// text writes s, a line without line feeds, in rows: the first led by
-// first, every other by rest. The leads are ASCII. Each row holds what
-// fits, broken after a word where it can. When most > 0, at most that many
-// rows are written, the last cut with an ellipsis when s does not fit.
+// text writes s in rows broken after words, led by first, then by rest.
+// When most > 0, the last of at most most rows is cut with an ellipsis.
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1629,25 +1527,18 @@ func (r *rows) text(s, first, rest string, most int) {
 			end = fit(s, len(lead), r.width-1) // room for "…"
 		}
 		r.WriteString(lead)
-		if row := s[:end]; !strings.Contains(row, "\t") {
-			r.WriteString(row)
-		} else {
-			for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
-				w, size := cellsAt(row, i, col)
-				if row[i] == '\t' {
-					r.WriteString(strings.Repeat(" ", w))
-				} else {
-					r.WriteString(row[i : i+size])
-				}
-				col, i = col+w, i+size
+		for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
+			w, size := cellsAt(s, i, col)
+			if s[i] == '\t' {
+				r.WriteString(strings.Repeat(" ", w))
+			} else {
+				r.WriteString(s[i : i+size])
 			}
+			col, i = col+w, i+size
 		}
-		cols := columnsAfter(s[:end], len(lead))
 		if cut {
 			r.WriteString("…")
-			cols++
 		}
-		r.widest = max(r.widest, cols)
 		r.WriteByte('\n')
 		if cut || !more {
 			return
@@ -1656,14 +1547,9 @@ func (r *rows) text(s, first, rest string, most int) {
 	}
 }
 
-// fit returns the length of the head of s that fits in a row from column
-// col to width: up to the last space that fits, or else every character
-// that fits. A character of no width stays with the one before it. The
-// head holds one character at least.
+// fit returns the length of the head of s that fits from column col to
+// width: to its last space that fits, else all that fits, else one.
 func fit(s string, col, width int) int {
-	if len(s) <= width-col && !strings.Contains(s, "\t") {
-		return len(s) // no character takes more columns than bytes, but a tab
-	}
 	space := -1 // where the last run of spaces that fits starts, after some text
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
@@ -1674,29 +1560,16 @@ func fit(s string, col, width int) int {
 			return i
 		case col+w > width:
 			return size
-		case s[i] == ' ' || s[i] == '\t':
-			if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
-				space = i
-			}
+		case (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t':
+			space = i
 		}
 		col, i = col+w, i+size
 	}
 	return len(s)
 }
 
-// columnsAfter returns the column where s, written from column col, ends.
-func columnsAfter(s string, col int) int {
-	for i := 0; i < len(s); {
-		w, size := cellsAt(s, i, col)
-		col, i = col+w, i+size
-	}
-	return col
-}
-
-// cellsAt returns the columns that the character at s[i] takes when it is
-// written at column col, and its length in bytes. A tab reaches the next
-// multiple of 8. A character followed by U+FE0F, which asks for its emoji
-// form, takes two.
+// cellsAt returns the columns and length of the character at s[i], at
+// column col. A tab reaches a multiple of 8; one before U+FE0F takes two.
 func cellsAt(s string, i, col int) (w, size int) {
 	switch c := s[i]; {
 	case c == '\t':
@@ -1714,103 +1587,29 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return w, size
 }
 
-// cells returns the columns that c, a character a request may show, takes
-// on a terminal. A mark or a joiner takes none. An East Asian wide or
-// fullwidth character, or an emoji, takes two. Others take one, ambiguous
-// ones too (most terminals draw them narrow).
+// cells returns the columns that c takes on a terminal, or more: marks and
+// joiners none, U+1100 and up two. Counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
-	case c < 0x300: // ASCII and Latin-1: no marks, none wide
-		return 1
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
 		return 0
-	case unicode.Is(wide, c):
+	case c >= 0x1100:
 		return 2
 	}
 	return 1
 }
 
-// wide holds the characters that take two columns: Unicode's East Asian
-// Wide and Fullwidth (EastAsianWidth.txt, 15.1), with the blocks of CJK,
-// kana and emoji taken whole. Counting a character wider than a terminal
-// draws it only wraps a row early. Counting it narrower would let the
-// terminal wrap the row, so its rest would start a row of its own.
-var wide = &unicode.RangeTable{
-	R16: []unicode.Range16{
-		{Lo: 0x1100, Hi: 0x115F, Stride: 1}, // Hangul initial consonants
-		{Lo: 0x231A, Hi: 0x231B, Stride: 1}, // emoji, and the few symbols below
-		{Lo: 0x2329, Hi: 0x232A, Stride: 1},
-		{Lo: 0x23E9, Hi: 0x23EC, Stride: 1},
-		{Lo: 0x23F0, Hi: 0x23F0, Stride: 1},
-		{Lo: 0x23F3, Hi: 0x23F3, Stride: 1},
-		{Lo: 0x25FD, Hi: 0x25FE, Stride: 1},
-		{Lo: 0x2614, Hi: 0x2615, Stride: 1},
-		{Lo: 0x2648, Hi: 0x2653, Stride: 1},
-		{Lo: 0x267F, Hi: 0x267F, Stride: 1},
-		{Lo: 0x2693, Hi: 0x2693, Stride: 1},
-		{Lo: 0x26A1, Hi: 0x26A1, Stride: 1},
-		{Lo: 0x26AA, Hi: 0x26AB, Stride: 1},
-		{Lo: 0x26BD, Hi: 0x26BE, Stride: 1},
-		{Lo: 0x26C4, Hi: 0x26C5, Stride: 1},
-		{Lo: 0x26CE, Hi: 0x26CE, Stride: 1},
-		{Lo: 0x26D4, Hi: 0x26D4, Stride: 1},
-		{Lo: 0x26EA, Hi: 0x26EA, Stride: 1},
-		{Lo: 0x26F2, Hi: 0x26F3, Stride: 1},
-		{Lo: 0x26F5, Hi: 0x26F5, Stride: 1},
-		{Lo: 0x26FA, Hi: 0x26FA, Stride: 1},
-		{Lo: 0x26FD, Hi: 0x26FD, Stride: 1},
-		{Lo: 0x2705, Hi: 0x2705, Stride: 1},
-		{Lo: 0x270A, Hi: 0x270B, Stride: 1},
-		{Lo: 0x2728, Hi: 0x2728, Stride: 1},
-		{Lo: 0x274C, Hi: 0x274C, Stride: 1},
-		{Lo: 0x274E, Hi: 0x274E, Stride: 1},
-		{Lo: 0x2753, Hi: 0x2755, Stride: 1},
-		{Lo: 0x2757, Hi: 0x2757, Stride: 1},
-		{Lo: 0x2795, Hi: 0x2797, Stride: 1},
-		{Lo: 0x27B0, Hi: 0x27B0, Stride: 1},
-		{Lo: 0x27BF, Hi: 0x27BF, Stride: 1},
-		{Lo: 0x2B1B, Hi: 0x2B1C, Stride: 1},
-		{Lo: 0x2B50, Hi: 0x2B50, Stride: 1},
-		{Lo: 0x2B55, Hi: 0x2B55, Stride: 1},
-		{Lo: 0x2E80, Hi: 0x303E, Stride: 1}, // CJK radicals, ideographic space and punctuation
-		{Lo: 0x3040, Hi: 0xA4CF, Stride: 1}, // kana, bopomofo, CJK, Yi
-		{Lo: 0xA960, Hi: 0xA97F, Stride: 1}, // Hangul Jamo Extended-A
-		{Lo: 0xAC00, Hi: 0xD7A3, Stride: 1}, // Hangul syllables
-		{Lo: 0xF900, Hi: 0xFAFF, Stride: 1}, // CJK compatibility ideographs
-		{Lo: 0xFE10, Hi: 0xFE19, Stride: 1}, // vertical forms
-		{Lo: 0xFE30, Hi: 0xFE6F, Stride: 1}, // CJK compatibility and small forms
-		{Lo: 0xFF00, Hi: 0xFF60, Stride: 1}, // fullwidth forms
-		{Lo: 0xFFE0, Hi: 0xFFE6, Stride: 1},
-	},
-	R32: []unicode.Range32{
-		{Lo: 0x16FE0, Hi: 0x16FE4, Stride: 1},
-		{Lo: 0x16FF0, Hi: 0x16FF1, Stride: 1},
-		{Lo: 0x17000, Hi: 0x18CFF, Stride: 1}, // Tangut, Khitan
-		{Lo: 0x18D00, Hi: 0x18D08, Stride: 1},
-		{Lo: 0x1AFF0, Hi: 0x1B2FF, Stride: 1}, // kana supplements, Nushu
-		{Lo: 0x1F000, Hi: 0x1FAFF, Stride: 1}, // emoji and their neighbours
-		{Lo: 0x20000, Hi: 0x2FFFD, Stride: 1}, // CJK extensions
-		{Lo: 0x30000, Hi: 0x3FFFD, Stride: 1},
-	},
-}
-
-// accepts returns the line that says what the terminal accepts for req.
-// It names the recommended options by number, as no label can.
+// accepts returns the line that says what replies req takes.
 func accepts(req *Request) string {
 	n := len(req.Options)
-	if n == 0 {
-		return "Type your answer."
-	}
-	numbers := "1"
-	if n > 1 {
-		numbers = fmt.Sprintf("1-%d", n)
-	}
-	var ways []string
+	ways := []string{"1"}
 	switch {
+	case n == 0:
+		return "Type your answer."
 	case req.MultiSelect && n > 1:
-		ways = append(ways, fmt.Sprintf("one or more of %s, such as 1,%d", numbers, n))
-	default:
-		ways = append(ways, numbers)
+		ways[0] = fmt.Sprintf("one or more of 1-%d, such as 1,%d", n, n)
+	case n > 1:
+		ways[0] = fmt.Sprintf("1-%d", n)
 	}
 	var recommended []string
 	for i, o := range req.Options {
@@ -1830,93 +1629,77 @@ func accepts(req *Request) string {
 	return strings.Join(ways, ", ")
 }
 
-// write writes s, first ending a line left open by a prompt ("> ") that no
-// line answered. It writes on a goroutine of its own so that ctx can end the
-// wait. A write that ctx interrupts finishes before the next one starts.
+// write writes s after the write in flight, and waits for it or for ctx.
 func (t *Terminal) write(ctx context.Context, s string) error {
-	done := t.post(s)
-	select {
-	case w := <-done:
-		t.written = nil
-		if w.panicked != nil {
-			panic(w.panicked)
-		}
-		return w.value
-	case <-ctx.Done():
-		return ctx.Err()
+	t.post(s)
+	failed, err := await(ctx, &t.written)
+	if err != nil {
+		return err
 	}
+	return failed
 }
 
-// post starts writing s after the write in flight, and returns the channel
-// that receives its outcome. Nobody waits for a post of its own. Its error
-// is lost, and the next write raises its panic.
-func (t *Terminal) post(s string) chan called[error] {
+// post starts writing s after the write in flight, as t.written.
+func (t *Terminal) post(s string) {
 	if t.midLine {
 		s = "\n" + s
 	}
 	t.midLine = strings.HasSuffix(s, "> ")
 	before := t.written
-	done := make(chan called[error], 1)
-	goCall(done, errStopped, func() error {
-		if before != nil {
-			// Its error was the interrupted ask's to report. Its panic is
-			// this write's, and nothing is written after it.
-			if w := <-before; w.panicked != nil {
-				panic(w.panicked)
-			}
-		}
+	t.written = make(chan called[error], 1)
+	goCall(t.written, errStopped, func() error {
+		_, _ = await(context.Background(), &before) // its panic is this write's
 		_, err := io.WriteString(t.out, s)
 		return err
 	})
-	t.written = done
-	return done
 }
 
-// dropStale drops the line that the read in flight has already read, if
-// any, and reports whether it did. An end of input or a panic stays for
-// readLine.
-func (t *Terminal) dropStale() bool {
-	if t.read == nil {
-		return false
-	}
-	select {
-	case l := <-t.read:
-		if l.value.err != nil || l.panicked != nil {
-			t.read <- l
-			return false
-		}
-		t.read = nil
-		return true
-	default:
-		return false
-	}
-}
-
-// readLine returns the next line of input, reading it on a goroutine of its
-// own so that ctx can end the wait. A read that ctx interrupts stays in
-// flight, and its line is dropped if it comes before the next question.
+// readLine returns the next line. A read that ctx interrupts stays in flight.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
 		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
-	select {
-	case c := <-t.read:
-		t.read = nil
-		if c.panicked != nil {
-			panic(c.panicked)
-		}
-		l := c.value
-		t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
-		return l, l.err
-	case <-ctx.Done():
-		return line{}, ctx.Err()
+	l, err := await(ctx, &t.read)
+	if err != nil {
+		return line{}, err
 	}
+	t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
+	return l, l.err
 }
 
-// scanLine reads the next line of input, without its "\n" or "\r\n",
-// trimmed. A line of more than maxLine bytes is too long. It is skipped, not
-// kept.
+// await waits for ctx or the call of goCall in *c, and raises its panic.
+func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
+	var v called[T]
+	if *c != nil {
+		select {
+		case v = <-*c:
+			*c = nil
+		case <-ctx.Done():
+			return v.value, ctx.Err()
+		}
+	}
+	if v.panicked != nil {
+		panic(v.panicked)
+	}
+	return v.value, nil
+}
+
+// dropStale drops a line that the read in flight has read, if any.
+func (t *Terminal) dropStale() bool {
+	select {
+	case l := <-t.read: // never, when t.read is nil
+		if l.value.err == nil && l.panicked == nil {
+			t.read = nil
+			return true
+		}
+		t.read <- l
+	default:
+	}
+	return false
+}
+
+// scanLine reads a line, trimmed. One over maxLine bytes is skipped.
 func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
@@ -1928,8 +1711,7 @@ func (t *Terminal) scanLine() line {
 			buf, tooLong = nil, true
 		}
 		switch {
-		case err == bufio.ErrBufferFull:
-			continue
+		case err == bufio.ErrBufferFull: // the line goes on
 		case err == nil:
 			text := strings.TrimSuffix(strings.TrimSuffix(string(buf), "\n"), "\r")
 			return line{text: strings.TrimSpace(text), tooLong: tooLong || len(text) > maxLine}
@@ -1943,167 +1725,206 @@ func (t *Terminal) scanLine() line {
 	}
 }
 
-// line is a line read from a Terminal's input, or why there is none.
+// line is a line of input, or why there is none.
 type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of the input or on a read error
 }
 
-// reply reads l, the human's reply to req, as the answer a provider returns,
-// or returns the refusal to show. Its error is ctx's, when ctx ends first.
-// A label is compared as Validate compares labels, and digits of any script
-// are digits. "#" and a number always pick by number. A line of digits that
-// is a label picks that option. When another option has that number, the
-// line could mean two things and is refused. So is a line that mixes picks
-// and other words, or is over maxLine bytes.
-func reply(ctx context.Context, req *Request, labels *replyIndex, l line) (Answer, string, error) {
-	text := l.text
+// replies reads the human's replies to one request.
+type replies struct {
+	req    *Request
+	byKey  map[string]int // the option of each label, by its labelKey
+	commas bool           // some label holds a comma, so no reply joins labels with commas
+}
+
+// newReplies returns the reader of replies to req.
+func newReplies(req *Request) *replies {
+	r := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	for i, o := range req.Options {
+		key := labelKey(o.Label)
+		r.byKey[key] = i
+		r.commas = r.commas || strings.Contains(key, ",")
+	}
+	return r
+}
+
+// read reads l as an answer or a refusal, in time linear in l and labels.
+func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
+	text, opts := l.text, r.req.Options
+	var rows []int
 	switch {
 	case l.tooLong:
 		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
 		return Answer{}, "That line is not valid UTF-8.", nil
-	case len(req.Options) == 0 && text == "":
+	case len(opts) == 0 && text == "":
 		return Answer{}, "Type an answer.", nil
-	case len(req.Options) == 0:
+	case len(opts) == 0:
 		return Answer{Text: text}, "", nil
 	case text == "":
-		ans, refusal := recommendedAnswer(req)
-		return ans, refusal, nil
-	case !req.MultiSelect:
-		ans, refusal := replyOne(req, labels, text)
-		return ans, refusal, nil
-	}
-	return replySeveral(ctx, req, labels, text)
-}
-
-// replyOne reads text, a reply to req, a single-select request.
-func replyOne(req *Request, labels *replyIndex, text string) (Answer, string) {
-	key := labelKey(text) // what counts of text, for a label and for numbers alike
-	num := numbers(key, len(req.Options))
-	labelled, isLabel := labels.byKey[key]
-	isLabel = isLabel && !num.hash
-	switch {
-	case isLabel && num.ok && num.problem == "" && len(num.rows) == 1 && num.rows[0] != labelled:
-		return Answer{}, fmt.Sprintf("%s is option %d, and the label of option %d: type #%d or #%d.",
-			quote(text), num.rows[0]+1, labelled+1, num.rows[0]+1, labelled+1)
-	case isLabel:
-		return req.Options[labelled].Answer(), ""
-	case num.ok && num.problem != "":
-		return Answer{}, num.problem
-	case num.ok && len(num.rows) > 1:
-		return Answer{}, "Pick one option."
-	case num.ok:
-		return req.Options[num.rows[0]].Answer(), ""
-	case !req.CustomAllowed():
-		return Answer{}, quote(text) + " is not an option: type its number."
-	}
-	return Answer{Text: text}, ""
-}
-
-// numbered is a reply read as option numbers.
-type numbered struct {
-	ok      bool   // the reply is only numbers ("1,3", "#2", "2.", "٢"), or a range of them
-	hash    bool   // a number is led by "#": the reply names rows, never a label
-	rows    []int  // the options the numbers pick, when problem is ""
-	problem string // what is wrong with the numbers, or ""
-}
-
-// numbers reads text as option numbers of a request with n options. Each is
-// digits of any script, with "#" before or "." after. Commas or white space
-// separate them. A range of them ("1-3") is numbers with a problem.
-func numbers(text string, n int) numbered {
-	text, ok := asciiNumbers(text)
-	if !ok {
-		return numbered{} // most text: words
-	}
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' })
-	ranged := false
-	num := numbered{hash: strings.Contains(text, "#")}
-	for k, f := range fields {
-		fields[k] = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
-		from, to, isRange := strings.Cut(fields[k], "-")
+		for i, o := range opts {
+			if o.Recommended {
+				rows = append(rows, i)
+			}
+		}
+		if rows == nil {
+			return Answer{}, "No option is recommended: type a number.", nil
+		}
+	default:
+		key := labelKey(text) // what counts of text, for a label and for numbers alike
+		picks, label, refusal := r.pick(text, key)
+		var err error
+		if r.req.MultiSelect && picks == nil && !label && strings.Contains(key, ",") {
+			picks, refusal, err = r.several(ctx, text, key)
+		}
 		switch {
-		case isRange && isDigits(from) && isDigits(to):
-			ranged = true
-		case !isDigits(fields[k]):
-			return numbered{} // "-1", "1.5", "#": not a row
+		case err != nil || refusal != "":
+			return Answer{}, refusal, err
+		case picks == nil && !r.req.CustomAllowed():
+			return Answer{}, quote(text) + " is not an option: type its number.", nil
+		case picks == nil:
+			return Answer{Text: text}, "", nil
 		}
+		rows = picks
 	}
-	num.ok = true
 	switch {
-	case len(fields) == 0:
-		num.ok = strings.Trim(text, ", ") == ""
-		num.problem = "Type the number of an option."
-		return num
-	case ranged:
-		num.problem = "Type each number, such as 1,2,3."
-		return num
+	case r.req.MultiSelect:
+		ans, refusal := pickAll(r.req, rows)
+		return ans, refusal, nil
+	case len(rows) > 1:
+		return Answer{}, "Pick one option.", nil
 	}
-	for _, f := range fields {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > n {
-			num.rows, num.problem = nil, "There is no option "+clip(f, maxQuoted)+"."
-			return num
-		}
-		num.rows = append(num.rows, i-1)
-	}
-	return num
+	return opts[rows[0]].Answer(), "", nil
 }
 
-// asciiNumbers returns text with its digits of any script as ASCII digits,
-// its white space as spaces, and its "#", ".", "-" and "," also when
-// fullwidth ("＃２") or ideographic ("、") as ASCII. It reports false when
-// text holds anything else.
-func asciiNumbers(text string) (string, bool) {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, \t", rune(c)):
-			return "", false
+// pick reads text, with key its labelKey, as row numbers ("#2" always), or
+// a label (of digits, when no row has its number), or neither. Numbers
+// that another row's label is too could mean two things: they are refused.
+func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
+	rows, hash, problem := numbers(key, len(r.req.Options))
+	i, isLabel := r.byKey[key]
+	for _, row := range rows { // "2 3" or "2, 3", where "2" is another row's label
+		if j, ok := r.byKey[strconv.Itoa(row+1)]; ok && j != row && !isLabel {
+			i, isLabel = j, true
 		}
 	}
-	if ascii {
-		return strings.ReplaceAll(text, "\t", " "), true
+	switch isLabel = isLabel && !hash; {
+	case isLabel && rows != nil && !slices.Equal(rows, []int{i}):
+		list := rowList(rows)
+		return nil, true, fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
+			quote(text), strings.ReplaceAll(list, "#", ""), i+1, list, i+1)
+	case rows != nil:
+		return rows, false, ""
+	case isLabel:
+		return []int{i}, true, ""
 	}
-	var b strings.Builder
-	for _, c := range text {
+	return nil, false, problem
+}
+
+// several reads text, with key its labelKey, part by part between commas.
+// Labels join when none holds a comma. No pick hides among own words, and
+// numbers and labels do not mix. Neither picks nor a refusal: own words.
+func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
+	var picks []int
+	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
+	typed := strings.ReplaceAll(text, "，", ",")   // the commas of labelKey are "," and "，"
+	for n, more := 0, true; more; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		var part, as string
+		part, key, more = strings.Cut(key, ",")
+		as, typed, _ = strings.Cut(typed, ",")
+		if part, as = strings.Trim(part, " "), strings.TrimSpace(as); part == "" {
+			continue // "1,,3" or "a, b,"
+		}
+		rows, label, refusal := r.pick(as, part)
+		switch {
+		case refusal != "":
+			return nil, refusal, nil
+		case rows == nil && other == "":
+			other = as
+		}
+		numbered, labelled = numbered || rows != nil && !label, labelled || label
+		picks = append(picks, rows...)
+	}
+	switch {
+	case picks == nil && other == "":
+		return nil, "Type the number of an option.", nil
+	case picks == nil:
+		return nil, "", nil
+	case labelled && r.commas:
+		return nil, "Some labels hold commas: type the numbers of the options, such as #1,#2.", nil
+	case other != "":
+		return nil, quote(other) + " is not an option: type only options, or only your own words.", nil
+	case numbered && labelled:
+		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
+	}
+	return picks, "", nil
+}
+
+// rowList returns the numbers of rows as a reply names them: "#1,#3".
+func rowList(rows []int) string {
+	list := make([]string, len(rows))
+	for i, row := range rows {
+		list[i] = "#" + strconv.Itoa(row+1)
+	}
+	return strings.Join(list, ",")
+}
+
+// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."),
+// digits of any script. Other text has neither rows nor a problem.
+func numbers(key string, n int) (rows []int, hash bool, problem string) {
+	var ascii []byte // labelKey made fullwidth forms ASCII already
+	for _, c := range key {
 		switch {
 		case c == '、':
 			c = ','
-		case 0xFF01 <= c && c <= 0xFF5E: // fullwidth ASCII
-			c -= 0xFF01 - '!'
-		case unicode.IsSpace(c):
-			c = ' '
-		case unicode.IsDigit(c):
+		case c >= utf8.RuneSelf && unicode.IsDigit(c):
 			c = '0' + rune(digitValue(c))
 		}
-		if !('0' <= c && c <= '9') && !strings.ContainsRune("#.-, ", c) {
-			return "", false
+		if !strings.ContainsRune("0123456789#.-, ", c) {
+			return nil, false, "" // most text: words
 		}
-		b.WriteRune(c)
+		ascii = append(ascii, byte(c))
 	}
-	return b.String(), true
+	fields := strings.FieldsFunc(string(ascii), func(r rune) bool { return r == ',' || r == ' ' })
+	for _, f := range fields {
+		f = strings.TrimSuffix(strings.TrimPrefix(f, "#"), ".")
+		from, to, ranged := strings.Cut(f, "-")
+		i, err := strconv.Atoi(f)
+		switch {
+		case ranged && isDigits(from) && isDigits(to):
+			problem = "Type each number, such as 1,2,3."
+		case !isDigits(f):
+			return nil, false, "" // "-1", "1.5", "#": not a row
+		case problem == "" && (err != nil || i < 1 || i > n):
+			problem = "There is no option " + clip(f, maxQuoted) + "."
+		}
+		rows = append(rows, i-1)
+	}
+	if len(fields) == 0 {
+		problem = "Type the number of an option."
+	}
+	if problem != "" {
+		rows = nil
+	}
+	return rows, bytes.IndexByte(ascii, '#') >= 0, problem
 }
 
-// digitValue returns the value of c, a decimal digit (Unicode Nd). Unicode
-// assigns each script's digits in runs of ten from zero, and the ranges of
-// unicode.Nd hold whole runs.
+// digitValue returns the value of c, a digit of any script, or -1: each
+// run of ten in unicode.Nd starts at its zero.
 func digitValue(c rune) int {
-	for _, r := range unicode.Nd.R16 {
-		if rune(r.Lo) <= c && c <= rune(r.Hi) {
-			return int(c-rune(r.Lo)) % 10
-		}
+	if !unicode.IsDigit(c) {
+		return -1
 	}
-	for _, r := range unicode.Nd.R32 {
-		if rune(r.Lo) <= c && c <= rune(r.Hi) {
-			return int(c-rune(r.Lo)) % 10
-		}
+	start := c
+	for unicode.IsDigit(start - 1) {
+		start--
 	}
-	return -1
+	return int(c-start) % 10
 }
 
 // isDigits reports whether s is one or more ASCII digits.
@@ -2111,385 +1932,7 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// replyIndex finds the options that a reply names by label. Labels are
-// compared by their labelKey.
-type replyIndex struct {
-	keys   []string       // the key of each option's label
-	byKey  map[string]int // the option of each key
-	commas *commaLabels   // built at the first reply with a comma
-}
-
-// newReplyIndex returns the replyIndex of req's options, in time linear in
-// the labels' total length.
-func newReplyIndex(req *Request) *replyIndex {
-	n := len(req.Options)
-	x := &replyIndex{keys: make([]string, n), byKey: make(map[string]int, n)}
-	for i, o := range req.Options {
-		x.keys[i] = labelKey(o.Label)
-		x.byKey[x.keys[i]] = i
-	}
-	return x
-}
-
-// replySeveral reads text, a reply to req, a MultiSelect request: the
-// options it picks, or the human's own words, or the refusal to show. Text
-// is cut into parts at its commas. Each pick is one part or, for a label
-// with commas, several.
-func replySeveral(ctx context.Context, req *Request, labels *replyIndex, text string) (Answer, string, error) {
-	r := cutReply(req, labels, text)
-	picks, ways, err := r.read(ctx)
-	switch {
-	case err != nil:
-		return Answer{}, "", err
-	case ways == 1 && len(picks) == 0: // only commas
-		return Answer{}, "Type the number of an option.", nil
-	case ways == 1:
-		ans, refusal := pickAll(req, picks)
-		return ans, refusal, nil
-	case ways == 2:
-		return Answer{}, quote(text) + " can be read in more than one way: type the numbers, such as #1,#3.", nil
-	}
-	ans, refusal := r.notPicks(text)
-	return ans, refusal, nil
-}
-
-// cut is a MultiSelect reply cut into parts at its commas.
-type cut struct {
-	req    *Request
-	labels *replyIndex
-	key    string // the reply's labelKey, whose commas are the reply's "," and "，"
-	at     []int  // where each part starts in key, and one past its end
-}
-
-// cutReply cuts text, a reply to req, into parts.
-func cutReply(req *Request, labels *replyIndex, text string) *cut {
-	r := &cut{req: req, labels: labels, key: labelKey(text)}
-	r.at = make([]int, 1, strings.Count(r.key, ",")+2)
-	for i := 0; i < len(r.key); i++ {
-		if r.key[i] == ',' {
-			r.at = append(r.at, i+1)
-		}
-	}
-	r.at = append(r.at, len(r.key)+1)
-	return r
-}
-
-// part returns part p's key, and reads it on its own: as option numbers,
-// and as the option whose label it is, or -1.
-func (r *cut) part(p int) (key string, num numbered, label int) {
-	key = r.key[r.at[p] : r.at[p+1]-1]
-	num = numbers(key, len(r.req.Options))
-	label = -1
-	if i, ok := r.labels.byKey[strings.Trim(key, " ")]; ok && !num.hash {
-		label = i
-	}
-	return key, num, label
-}
-
-// reading is one way to read a pick in the parts of a MultiSelect reply:
-// the part where it starts, and the option it picks. Or it picks what that
-// part's numbers pick (byNumbers), or nothing (an empty part).
-type reading struct {
-	start, option int
-}
-
-// What a reading picks when it picks no one option.
-const (
-	byNumbers = -1
-	nothing   = -2
-)
-
-// read counts the ways to read r's parts as picks, up to two, and returns
-// the picks of the first. A pick is one part (numbers, a label, or nothing:
-// "1,,3"), or several that together are a label with commas. One pass over
-// the parts counts the ways to read the parts before each. A reading that
-// is not the only one is refused, not guessed.
-func (r *cut) read(ctx context.Context) (picks []int, ways int, err error) {
-	parts := len(r.at) - 1
-	count := make([]int, parts+1) // the ways to read the parts before e, up to 2
-	last := make([]reading, parts+1)
-	count[0] = 1
-	add := func(e int, rd reading) {
-		if count[rd.start] > 0 && count[e] < 2 {
-			if count[e] == 0 {
-				last[e] = rd
-			}
-			count[e] = min(2, count[e]+count[rd.start])
-		}
-	}
-	commas := r.labels.commaLabels(parts)
-	span := 1 // the most parts that one pick spans
-	if commas != nil {
-		span = max(1, commas.deepest)
-	}
-	node := 0  // where commas, the automaton of labels with commas, is
-	reach := 0 // the last part before which some reading ends
-	for q := 0; q < parts; q++ {
-		if q%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
-			}
-		}
-		if count[q] > 0 {
-			reach = q
-		}
-		if q-reach >= span { // no pick starts where a reading ends, here or later
-			return nil, 0, nil
-		}
-		key, num, label := r.part(q)
-		core := strings.Trim(key, " ")
-		rows := num.ok && num.problem == ""
-		switch {
-		case rows:
-			add(q+1, reading{q, byNumbers})
-		case core == "": // "1,,3" or "a, b,"
-			add(q+1, reading{q, nothing})
-		}
-		if label >= 0 && !(rows && len(num.rows) == 1 && num.rows[0] == label) { // "1" is row 1 and its label: one reading
-			add(q+1, reading{q, label})
-		}
-		if commas == nil {
-			continue
-		}
-		node = commas.step(node, core)
-		for end := node; end != 0 && count[q+1] < 2; end = commas.nodes[end].out {
-			p := q + 1 - commas.nodes[end].depth
-			if !commas.nodes[end].ends || count[p] == 0 {
-				continue
-			}
-			// The parts p to q have a label's cores. They are that label when
-			// their key, with the spaces beside its commas, is.
-			from := r.at[p]
-			if r.key[from] == ' ' {
-				from++
-			}
-			to := strings.TrimRight(r.key[:r.at[q+1]-1], " ")
-			if i, ok := r.labels.byKey[to[from:]]; ok {
-				add(q+1, reading{p, i})
-			}
-		}
-	}
-	if count[parts] != 1 {
-		return nil, count[parts], nil
-	}
-	return r.picks(last), 1, nil
-}
-
-// picks returns the options that the one reading of r picks, in the order
-// typed. last holds, for each part, the last pick of a reading of the parts
-// before it.
-func (r *cut) picks(last []reading) []int {
-	var found []reading
-	for e := len(last) - 1; e > 0; e = last[e].start {
-		found = append(found, last[e])
-	}
-	var picks []int
-	for k := len(found) - 1; k >= 0; k-- {
-		switch rd := found[k]; rd.option {
-		case byNumbers:
-			_, num, _ := r.part(rd.start)
-			picks = append(picks, num.rows...)
-		case nothing:
-		default:
-			picks = append(picks, rd.option)
-		}
-	}
-	return picks
-}
-
-// notPicks reads text, the reply r, that no reading of its parts picks: a
-// number that is no option, a pick among other words, or the human's own
-// words.
-func (r *cut) notPicks(text string) (Answer, string) {
-	// labelKey makes a comma of each "," and "，" and of nothing else, so
-	// raw[p] is part p as typed.
-	raw := strings.Split(strings.ReplaceAll(text, "，", ","), ",")
-	picked := false // some part reads as a pick on its own
-	other := ""     // the first part that is neither a label nor numbers
-	for p := range raw {
-		key, num, label := r.part(p)
-		if num.ok && num.problem != "" && strings.Trim(key, " ") != "" {
-			return Answer{}, num.problem
-		}
-		picked = picked || label >= 0 || num.ok && num.problem == ""
-		if other == "" && label < 0 && !num.ok {
-			other = strings.TrimSpace(raw[p])
-		}
-	}
-	switch {
-	case picked && other != "": // a pick must not hide among the human's own words
-		return Answer{}, quote(other) + " is not an option: type only options, or only your own words."
-	case !r.req.CustomAllowed():
-		return Answer{}, quote(text) + " is not an option: type its number."
-	}
-	return Answer{Text: text}, ""
-}
-
-// commaLabels returns the automaton of x's labels with commas, built at the
-// first reply of several parts, or nil for a reply of one part.
-func (x *replyIndex) commaLabels(parts int) *commaLabels {
-	if parts < 2 {
-		return nil
-	}
-	if x.commas == nil {
-		x.commas = newCommaLabels(x.keys)
-	}
-	return x.commas
-}
-
-// commaLabels is an Aho-Corasick automaton of the labels with commas, so
-// that one pass over a reply's parts finds every such label that ends at
-// each part. A reply is cut at its commas, and such a label spans several
-// parts. Cut at its commas into cores (the pieces without the spaces at
-// their ends), each label is a path of a trie. Node 0 is the root.
-type commaLabels struct {
-	keys    []string // the label keys
-	nodes   []trieNode
-	deepest int // the most cores of one label
-	// A node's first child is the node made right after it, along the same
-	// label. Only its other children, by core, are kept here: most nodes
-	// have none, and the trie needs no map to follow a label.
-	more map[int]map[string]int
-}
-
-// trieNode is a node of the trie of commaLabels.
-type trieNode struct {
-	parent int
-	// The core on the edge from the parent is keys[label][from:to].
-	label, from, to int
-	depth           int  // the number of cores on the node's path
-	ends            bool // the path is some label's
-	fail            int  // the node of the longest proper suffix of the path that is a path too
-	out             int  // the next node on the fail chain whose ends is set, or 0
-}
-
-// newCommaLabels returns the automaton of the label keys that hold commas,
-// in time linear in their length. It builds the trie of their cores, then
-// links it.
-func newCommaLabels(keys []string) *commaLabels {
-	size := 1
-	for _, key := range keys {
-		if n := strings.Count(key, ","); n > 0 {
-			size += n + 1
-		}
-	}
-	x := &commaLabels{keys: keys, nodes: make([]trieNode, 1, size), more: map[int]map[string]int{}}
-	for i, key := range keys {
-		if !strings.Contains(key, ",") {
-			continue // a part of the reply is it, or is not
-		}
-		node, grown := 0, false // grown: the path left the trie, so the rest of it is new
-		for from, to := 0, 0; from <= len(key); from = to + 1 {
-			if to = strings.IndexByte(key[from:], ','); to < 0 {
-				to = len(key)
-			} else {
-				to += from
-			}
-			c0, c1 := from, to // the core: a key has one space at most beside a comma
-			if c0 < c1 && key[c0] == ' ' {
-				c0++
-			}
-			if c0 < c1 && key[c1-1] == ' ' {
-				c1--
-			}
-			if !grown {
-				if child, ok := x.child(node, key[c0:c1]); ok {
-					node = child
-					continue
-				}
-			}
-			grown = true
-			child := len(x.nodes)
-			if child != node+1 {
-				if x.more[node] == nil {
-					x.more[node] = map[string]int{}
-				}
-				x.more[node][key[c0:c1]] = child
-			}
-			x.nodes = append(x.nodes, trieNode{parent: node, label: i, from: c0, to: c1, depth: x.nodes[node].depth + 1})
-			node = child
-		}
-		x.nodes[node].ends = true
-		x.deepest = max(x.deepest, x.nodes[node].depth)
-	}
-	x.link()
-	return x
-}
-
-// link sets the fail and out links of x's nodes, once the trie is built.
-func (x *commaLabels) link() {
-	// A node's fail link needs those of the nodes above it: take them by depth.
-	var byDepth [][]int
-	for v := 1; v < len(x.nodes); v++ {
-		d := x.nodes[v].depth
-		for len(byDepth) <= d {
-			byDepth = append(byDepth, nil)
-		}
-		byDepth[d] = append(byDepth[d], v)
-	}
-	for _, level := range byDepth {
-		for _, v := range level {
-			n := &x.nodes[v]
-			if n.parent != 0 {
-				n.fail = x.step(x.nodes[n.parent].fail, x.core(v))
-			}
-			if f := n.fail; x.nodes[f].ends {
-				n.out = f
-			} else {
-				n.out = x.nodes[f].out
-			}
-		}
-	}
-}
-
-// core returns the core on the edge into node v.
-func (x *commaLabels) core(v int) string {
-	n := &x.nodes[v]
-	return x.keys[n.label][n.from:n.to]
-}
-
-// child returns the child of node on core c, if it has one.
-func (x *commaLabels) child(node int, c string) (int, bool) {
-	if next := node + 1; next < len(x.nodes) && x.nodes[next].parent == node && x.core(next) == c {
-		return next, true
-	}
-	next, ok := x.more[node][c]
-	return next, ok
-}
-
-// step returns the node that the automaton reaches from node on core c.
-func (x *commaLabels) step(node int, c string) int {
-	for {
-		if next, ok := x.child(node, c); ok {
-			return next
-		}
-		if node == 0 {
-			return 0
-		}
-		node = x.nodes[node].fail
-	}
-}
-
-// recommendedAnswer picks the recommended options of req, which has options,
-// for an empty line.
-func recommendedAnswer(req *Request) (Answer, string) {
-	var picks []Option
-	for _, o := range req.Options {
-		if o.Recommended {
-			picks = append(picks, o)
-		}
-	}
-	switch {
-	case len(picks) == 0:
-		return Answer{}, "No option is recommended: type a number."
-	case req.MultiSelect:
-		return Pick(picks...), ""
-	}
-	return picks[0].Answer(), ""
-}
-
-// pickAll picks the options of req, a MultiSelect request, at the indexes
-// named, by number or by label, unless one is named twice.
+// pickAll picks req's options at the indexes named, unless one is twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))

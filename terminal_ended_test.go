@@ -3,8 +3,11 @@ package userinteraction_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +37,7 @@ func elsewhere(shown <-chan struct{}, ans ui.Answer, err error) ui.Provider {
 // deadline passes, or when the asker stops, the Terminal writes one line
 // that says so, and the line is in its output when Ask has returned. Where
 // another UI answered, the line names it from the answer's Via and shows
-// the labels the human saw picked. A line written after the program's next
+// the rows picked, then their labels. A line written after the program's next
 // one, or lost when it exits, or a decline that reads as an answer, fails.
 func TestTerminalSaysHowItEnded(t *testing.T) {
 	deploy := ui.Request{
@@ -48,16 +51,16 @@ func TestTerminalSaysHowItEnded(t *testing.T) {
 		err  error     // or its error
 		want string
 	}{
-		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: "Delete".`},
-		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: "Keep".`},
-		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": "Keep".`},
-		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: "Keep".`},
-		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: "Keep".`},
+		{name: "answered on the page", req: deploy, ans: ui.Answer{Text: "delete", Via: "page"}, want: `Answered on the page: #1 "Delete".`},
+		{name: "answered in the form", req: deploy, ans: ui.Answer{Text: "keep", Via: "form"}, want: `Answered in the form: #2 "Keep".`},
+		{name: "answered in a named client", req: deploy, ans: ui.Answer{Text: "keep", Via: "Claude Code"}, want: `Answered in "Claude Code": #2 "Keep".`},
+		{name: "answered by a UI with a hostile name", req: deploy, ans: ui.Answer{Text: "keep", Via: "page\x1b[2J: Delete"}, want: `Answered elsewhere: #2 "Keep".`},
+		{name: "answered by a UI without a name", req: deploy, ans: ui.Answer{Text: "keep"}, want: `Answered on another screen: #2 "Keep".`},
 		{
 			name: "picks and own words",
 			req:  services,
 			ans:  ui.Answer{Options: []ui.Option{{Label: "api"}, {Label: "web"}}, Text: "the cron\x1b[K", Via: "page"},
-			want: `Answered on the page: "api", "web", own words "the cron\x1b[K".`,
+			want: `Answered on the page: #1 #3 "api", "web", own words "the cron\x1b[K".`,
 		},
 		{name: "own words", req: freeForm, ans: ui.Answer{Text: "feature/x", Via: "inbox"}, want: `Answered in the inbox: "feature/x".`},
 		{name: "declined", req: deploy, err: ui.NewError(ui.CodeAskDeclined, "declined", nil), want: "Declined on another screen."},
@@ -273,5 +276,104 @@ func TestTerminalAsksAgainWhenAnAnswerIsNotKept(t *testing.T) {
 	}
 	if got := out.String(); strings.Count(got, "Deploy where?") != 2 || !strings.Contains(got, "That answer could not be kept.") {
 		t.Fatalf("the Terminal wrote %q, want the question twice, with the reason between", got)
+	}
+}
+
+// endedLine asks req at a Terminal raced by another UI, which answers ans
+// once the question is shown; narrowTo, when set, is the terminal's width
+// from then on ($COLUMNS). It returns what the Terminal wrote after its
+// prompt: the line that says how the question ended.
+func endedLine(t *testing.T, req ui.Request, ans ui.Answer, narrowTo int) string {
+	t.Helper()
+	in, typing := io.Pipe()
+	defer typing.Close()
+	out := newPromptWriter()
+	shown := make(chan struct{})
+	go func() {
+		<-out.prompted
+		if narrowTo > 0 {
+			os.Setenv("COLUMNS", strconv.Itoa(narrowTo)) // restored by the caller's t.Setenv
+		}
+		close(shown)
+	}()
+	if _, err := ui.FirstOf(ui.NewTerminal(in, out), elsewhere(shown, ans, nil)).Ask(context.Background(), req); err != nil {
+		t.Fatalf("Ask() = %v, want the other UI's answer", err)
+	}
+	said := out.String()
+	i := strings.LastIndex(said, "\n> \n")
+	if i < 0 {
+		t.Fatalf("the Terminal wrote %q, want its prompt, then how the question ended", said)
+	}
+	return said[i+len("\n> \n"):]
+}
+
+// checkEndedRows fails unless ending, drawn at width columns, takes at most
+// two screen rows, no line of it is wider than the terminal, and a row that
+// starts with the model's text (a label in quotes) is led by "| ", as every
+// row of the model's text is. It returns the rows.
+func checkEndedRows(t *testing.T, ending string, width int) []string {
+	t.Helper()
+	for _, l := range strings.Split(ending, "\n") {
+		if n := columns(l); n > width {
+			t.Fatalf("width %d: a line of %d columns, which the terminal wraps: %q", width, n, l)
+		}
+	}
+	rows := screen(strings.TrimSuffix(ending, "\n"), width)
+	if len(rows) > 2 {
+		t.Fatalf("width %d: the ending takes %d rows, want at most 2:\n%s", width, len(rows), strings.Join(rows, "\n"))
+	}
+	own := map[string]bool{"Answered": true, "on": true, "the": true, "page:": true}
+	for _, r := range rows[1:] {
+		if f := strings.Fields(r); !strings.HasPrefix(r, "| ") && (len(f) == 0 || !own[f[0]] && !strings.HasPrefix(f[0], "#")) {
+			t.Fatalf("width %d: the row %q starts with the model's text without the lead \"| \":\n%s", width, r, strings.Join(rows, "\n"))
+		}
+	}
+	return rows
+}
+
+// TestTerminalEndedNamesTheRow: the line that says another UI answered
+// names the row numbers of the picks first, then their labels, so that it
+// says which option at 20 to 24 columns too (it read "Answered on the…"),
+// and two labels that share their first 64 runes read apart. It takes at
+// most two rows at the terminal's width, the numbers whole, the labels cut
+// with an ellipsis.
+func TestTerminalEndedNamesTheRow(t *testing.T) {
+	long := strings.Repeat("Delete the merged branches of the api service ", 2) // 92 runes
+	twins := ui.Request{Question: "Clean up?", Options: []ui.Option{{Label: long + "and their tags"}, {Label: long + "but keep their tags"}}}
+	for width := 20; width <= 80; width++ {
+		t.Setenv("COLUMNS", strconv.Itoa(width))
+		var endings []string
+		for row, o := range twins.Options {
+			ending := endedLine(t, twins, ui.Answer{Text: o.Label, Via: "page"}, 0)
+			checkEndedRows(t, ending, width)
+			if number := fmt.Sprintf("#%d", row+1); !strings.Contains(ending, number) {
+				t.Fatalf("width %d: the Terminal ended with %q, want it to name %s", width, ending, number)
+			}
+			endings = append(endings, ending)
+		}
+		if endings[0] == endings[1] {
+			t.Fatalf("width %d: both answers end with %q, want them apart", width, endings[0])
+		}
+	}
+
+	t.Setenv("COLUMNS", "80")
+	deleteAll := ui.Request{Question: "Clean up?", Options: []ui.Option{{Label: "Keep"}, {Label: "Delete all"}}}
+	if got, want := endedLine(t, deleteAll, ui.Answer{Text: "Delete all", Via: "page"}, 0), "Answered on the page: #2 \"Delete all\".\n"; got != want {
+		t.Fatalf("the Terminal ended with %q, want %q", got, want)
+	}
+}
+
+// TestTerminalEndedAtTheWidthOfNow: the terminal got narrower after the
+// question was shown, from 80 columns to 40, as when the human splits a tmux
+// pane. The line that says another UI answered is wrapped at the width of
+// when it is written. Wrapped at 80, the terminal wrapped it again, and part
+// of the label started a screen row with no lead.
+func TestTerminalEndedAtTheWidthOfNow(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	label := "Delete every merged branch but the release branches and their tags"
+	req := ui.Request{Question: "Clean up?", Options: []ui.Option{{Label: "Keep"}, {Label: label}}}
+	ending := endedLine(t, req, ui.Answer{Text: label, Via: "page"}, 40)
+	if rows := checkEndedRows(t, ending, 40); !strings.Contains(ending, "#2") {
+		t.Fatalf("the Terminal ended with\n%s\nwant it to name #2", strings.Join(rows, "\n"))
 	}
 }

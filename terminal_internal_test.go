@@ -159,7 +159,7 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 				}
 				return err
 			},
-			want: "> Answered on the page: \"Keep\".\nYour answer here was not used.\n", // piped: the line typed is not echoed
+			want: "> Answered on the page: #2 \"Keep\".\nYour answer here was not used.\n", // piped: the line typed is not echoed
 		},
 		{
 			name: "the last question of a batch",
@@ -248,9 +248,9 @@ func TestTerminalReplyHonoursContext(t *testing.T) {
 }
 
 // TestTerminalCells: the Terminal counts the columns a character takes as a
-// terminal draws it. Wide and fullwidth characters and emoji take two,
-// marks and joiners none, a tab reaches the next multiple of 8, and a
-// character asking for its emoji form (U+FE0F) takes two.
+// terminal draws it, or more. A character from U+1100 on takes two, marks
+// and joiners none, a tab reaches the next multiple of 8, and a character
+// asking for its emoji form (U+FE0F) takes two.
 func TestTerminalCells(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
@@ -262,10 +262,10 @@ func TestTerminalCells(t *testing.T) {
 		{s: "e\u0301\u0301", want: 1},
 		{s: "日本", want: 4},
 		{s: "한국", want: 4},
-		{s: "ｱｲ", want: 2}, // halfwidth katakana
+		{s: "ｱｲ", want: 4}, // halfwidth katakana, drawn narrow: counted wider, a row only wraps early
 		{s: "２", want: 2},
 		{s: "\u3000", want: 2},
-		{s: "\u2800", want: 1},
+		{s: "\u2800", want: 2},
 		{s: "🚀", want: 2},
 		{s: "👩\u200d💻", want: 4}, // each part, which some terminals draw apart: never fewer
 		{s: "✔\ufe0f", want: 2},
@@ -374,7 +374,7 @@ func TestTerminalDigitsOfEveryScript(t *testing.T) {
 
 // TestTerminalLabelKeyKeepsCommas: a MultiSelect reply is cut into parts at
 // the commas of its labelKey, and its parts as typed at its own commas and
-// fullwidth commas (cutReply, notPicks). That holds while labelKey makes a
+// fullwidth commas (replies.several). That holds while labelKey makes a
 // comma of each of those and of no other character, which this checks.
 func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
 	for _, s := range []string{"a, b", " ,a ,, b, ", ",\u200b,\u00a0,", "a，b、c﹐d", "Ａ, Ｂ", ",\u0301", "，，"} {
@@ -386,18 +386,20 @@ func TestTerminalLabelKeyKeepsCommas(t *testing.T) {
 
 // TestTerminalEndedOn: the line that says how a question ended on another
 // UI names the UI from the answer's Via, as a person says it, and shows the
-// answer as the human there saw it: the labels picked, then their own
-// words. A Via that is no plain short name is not shown. Every text that is
-// not the Terminal's own sits in quotes, so that no label, words or Via
-// make the line read as another of the Terminal's own: a Via "x. Declined on
-// the page", chosen by a remote client as its name, read "Answered in x.
-// Declined on the page: Delete.", and a label "Keep. Your answer here was
-// not used" added a notice of the Terminal's. A remote client's words keep
-// at most 4 marks on one character, as Validate allows the model's text,
-// so that they cannot draw over the rows around the line.
+// answer as the human there saw it: the rows picked, their labels, then
+// their own words. A Via that is no plain short name is not shown. Every
+// text that is not the Terminal's own sits in quotes, so that no label,
+// words or Via make the line read as another of the Terminal's own: a Via
+// "x. Declined on the page", chosen by a remote client as its name, read
+// "Answered in x. Declined on the page: Delete.", and a label "Keep. Your
+// answer here was not used" added a notice of the Terminal's. A remote
+// client's words keep at most 4 marks on one character, as Validate allows
+// the model's text, so that they cannot draw over the rows around the line.
 func TestTerminalEndedOn(t *testing.T) {
 	del, keep := Option{Label: "Delete", Value: "rm"}, Option{Label: "Keep"}
 	notice := Option{Label: "Keep. Your answer here was not used", Value: "rm"}
+	now := Option{Label: "Keep \"now\""}
+	req := &Request{Question: "q", Options: []Option{del, keep, notice, now}}
 	declined := NewError(CodeAskDeclined, "declined", nil)
 	marks := strings.Repeat("\u0353\u0358\u0346\u034c", 15)
 	for _, tt := range []struct {
@@ -405,16 +407,16 @@ func TestTerminalEndedOn(t *testing.T) {
 		batch bool
 		want  string
 	}{
-		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, want: `Answered on the page: "Delete".`},
-		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "terminal"}}, want: `Answered in the terminal: "Delete".`},
-		{o: Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "form"}}, want: `Answered in the form: "Keep".`},
-		{o: Outcome{Answer: Answer{Text: "rm, Keep", Options: []Option{del, keep}, Via: "slack-bot 2"}}, want: `Answered in "slack-bot 2": "Delete", "Keep".`},
-		{o: Outcome{Answer: Answer{Text: "rm, not now", Options: []Option{del}, Via: "inbox"}}, want: `Answered in the inbox: "Delete", own words "not now".`},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, want: `Answered on the page: #1 "Delete".`},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "terminal"}}, want: `Answered in the terminal: #1 "Delete".`},
+		{o: Outcome{Answer: Answer{Text: "Keep", Option: &keep, Via: "form"}}, want: `Answered in the form: #2 "Keep".`},
+		{o: Outcome{Answer: Answer{Text: "rm, Keep", Options: []Option{del, keep}, Via: "slack-bot 2"}}, want: `Answered in "slack-bot 2": #1 #2 "Delete", "Keep".`},
+		{o: Outcome{Answer: Answer{Text: "rm, not now", Options: []Option{del}, Via: "inbox"}}, want: `Answered in the inbox: #1 "Delete", own words "not now".`},
 		{o: Outcome{Answer: Answer{Text: "later\u202e", Via: strings.Repeat("x", 33)}}, want: `Answered elsewhere: "later\u202e".`},
 		{o: Outcome{Answer: Answer{Text: "later", Via: "pagé"}}, want: `Answered elsewhere: "later".`},
-		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "x. Declined on the page"}}, want: `Answered in "x. Declined on the page": "Delete".`},
-		{o: Outcome{Answer: Answer{Text: "rm", Option: &notice, Via: "page"}}, want: `Answered on the page: "Keep. Your answer here was not used".`},
-		{o: Outcome{Answer: Answer{Text: "Keep \"now\"", Option: &Option{Label: "Keep \"now\""}, Via: "page"}}, want: `Answered on the page: "Keep \"now\"".`},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "x. Declined on the page"}}, want: `Answered in "x. Declined on the page": #1 "Delete".`},
+		{o: Outcome{Answer: Answer{Text: "rm", Option: &notice, Via: "page"}}, want: `Answered on the page: #3 "Keep. Your answer here was not used".`},
+		{o: Outcome{Answer: Answer{Text: "Keep \"now\"", Option: &now, Via: "page"}}, want: `Answered on the page: #4 "Keep \"now\"".`},
 		{o: Outcome{Answer: Answer{Text: "x" + marks + "y", Via: "page"}}, want: "Answered on the page: \"x\u0353\u0358\u0346\u034cy\"."},
 		{o: Outcome{}, want: "Answered on another screen."},
 		{o: Outcome{Err: declined}, want: "Declined on another screen."},
@@ -423,8 +425,9 @@ func TestTerminalEndedOn(t *testing.T) {
 		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, batch: true, want: "The questions were answered on the page."},
 		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
 	} {
-		if got := endedOn(tt.o, tt.batch); got != tt.want {
-			t.Errorf("endedOn(%+v, batch %v) = %q, want %q", tt.o, tt.batch, got, tt.want)
+		r := rows{width: 200}
+		if r.ended(tt.o, req, tt.batch); r.String() != tt.want+"\n" {
+			t.Errorf("the ending of %+v, batch %v = %q, want %q", tt.o, tt.batch, r.String(), tt.want)
 		}
 	}
 }

@@ -75,10 +75,12 @@ func TestTerminalOwnLinesCannotBeForged(t *testing.T) {
 }
 
 // TestTerminalRepliesPickWhatTheyMean: a reply picks the options the human
-// meant and only those. Numbers and labels mix, a label of
-// digits that is no row number is a label, "#" and a number is always a
-// row, and a reply that could mean two things is refused with a way to say
-// which. Nothing meant as picks becomes the human's own words.
+// meant and only those. It is row numbers or one whole label; in a
+// MultiSelect, labels joined by commas, when no label holds a comma. A
+// label of digits that is no row number is a label, "#" and a number is
+// always a row, and a reply that could mean two things, or mixes numbers
+// and labels, is refused with a way to say it. Nothing meant as picks
+// becomes the human's own words.
 func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 	replicas := ui.Request{Question: "How many replicas?", Options: []ui.Option{{Label: "2"}, {Label: "4"}, {Label: "8"}}}
 	ports := ui.Request{Question: "Which port?", Options: []ui.Option{{Label: "8080"}, {Label: "3000"}}, MultiSelect: true}
@@ -106,8 +108,22 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 		picks    int      // the options picked
 		refusals []string // lines written after refused replies, in order
 	}{
-		{name: "a label and a number", req: watch, input: "metrics, 4\n", want: "metrics, alerts", picks: 2},
-		{name: "a number and labels", req: watch, input: "1, TRACES,alerts\n", want: "logs, traces, alerts", picks: 3},
+		{
+			name:     "a label and a number",
+			req:      watch,
+			input:    "metrics, 4\n#3,#4\n",
+			want:     "metrics, alerts",
+			picks:    2,
+			refusals: []string{`"metrics, 4" mixes numbers and labels: type #3,#4.`},
+		},
+		{
+			name:     "a number and labels",
+			req:      watch,
+			input:    "1, TRACES,alerts\n#1,#2,#4\n",
+			want:     "logs, traces, alerts",
+			picks:    3,
+			refusals: []string{`"1, TRACES,alerts" mixes numbers and labels: type #1,#2,#4.`},
+		},
 		{name: "labels typed in fullwidth forms", req: watch, input: "ｌｏｇｓ，ＴＲＡＣＥＳ\n", want: "logs, traces", picks: 2},
 		{name: "numbers with #", req: watch, input: "#4 #2\n", want: "traces, alerts", picks: 2},
 		{
@@ -120,9 +136,25 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 		},
 		{name: "a row that is also its label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1"}, {Label: "two"}}}, input: "1\n", want: "1", picks: 1},
 		{name: "# picks the row", req: replicas, input: "#2\n", want: "4", picks: 1},
+		{
+			name:     "numbers, one of them another row's label",
+			req:      ui.Request{Question: "How many?", Options: replicas.Options, MultiSelect: true},
+			input:    "2, 3\n#2,#3\n",
+			want:     "4, 8",
+			picks:    2,
+			refusals: []string{`"2, 3" is option 2,3, and the label of option 1: type #2,#3 or #1.`},
+		},
 		{name: "a label of digits that is no row", req: replicas, input: "8\n", want: "8", picks: 1},
 		{name: "a port", req: ports, input: "8080\n", want: "8080", picks: 1},
-		{name: "a port and a row", req: ports, input: "8080, 2\n", want: "8080, 3000", picks: 2},
+		{name: "two ports", req: ports, input: "8080, 3000\n", want: "8080, 3000", picks: 2},
+		{
+			name:     "a port and a row",
+			req:      ports,
+			input:    "8080, 2\n#1,#2\n",
+			want:     "8080, 3000",
+			picks:    2,
+			refusals: []string{`"8080, 2" mixes numbers and labels: type #1,#2.`},
+		},
 		{
 			name:     "a number that is no row and no label",
 			req:      ports,
@@ -131,15 +163,23 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 			picks:    1,
 			refusals: []string{"There is no option 8081."},
 		},
+		{name: "a whole label with a comma", req: commas, input: "A,  b\n", want: "a, b", picks: 1},
 		{
-			name:     "labels that could be read two ways",
+			name:     "labels joined where a label holds a comma",
 			req:      commas,
-			input:    "a, b\n#2,#3\n",
+			input:    "a,b\n#2,#3\n",
 			want:     "a, b",
 			picks:    2,
-			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`},
+			refusals: []string{"Some labels hold commas: type the numbers of the options, such as #1,#2."},
 		},
-		{name: "a label with a comma among others", req: commas, input: "b, read,  WRITE\n", want: "b, Read, write", picks: 2},
+		{
+			name:     "a label with a comma among others",
+			req:      commas,
+			input:    "b, read,  WRITE\n3,4\n",
+			want:     "b, Read, write",
+			picks:    2,
+			refusals: []string{"Some labels hold commas: type the numbers of the options, such as #1,#2."},
+		},
 		{
 			name:     "a pick beside other words",
 			req:      watch,
@@ -167,11 +207,12 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 			refusals: []string{"Type each number, such as 1,2,3."},
 		},
 		{
-			name:  "labels that differ in their spaces only",
-			req:   ui.Request{Question: "q", Options: []ui.Option{{Label: "a, b"}, {Label: "a ,b"}, {Label: "c"}}, MultiSelect: true},
-			input: "c, A ,B\n",
-			want:  "a ,b, c",
-			picks: 2,
+			name:     "labels that differ in their spaces only",
+			req:      ui.Request{Question: "q", Options: []ui.Option{{Label: "a, b"}, {Label: "a ,b"}, {Label: "c"}}, MultiSelect: true},
+			input:    "c, A ,B\nA ,B\n",
+			want:     "a ,b",
+			picks:    1,
+			refusals: []string{"Some labels hold commas: type the numbers of the options, such as #1,#2."},
 		},
 		{name: "a range that is a label", req: ui.Request{Question: "q", Options: []ui.Option{{Label: "1-3"}, {Label: "4-6"}}}, input: "4-6\n", want: "4-6", picks: 1},
 		{
@@ -196,9 +237,10 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 				Options:     []ui.Option{{Label: "y, z, z"}, {Label: "z, w"}, {Label: "y"}},
 				MultiSelect: true,
 			},
-			input: "Y, z, W\n",
-			want:  "z, w, y",
-			picks: 2,
+			input:    "Y, z, W\n#2,#3\n",
+			want:     "z, w, y",
+			picks:    2,
+			refusals: []string{"Some labels hold commas: type the numbers of the options, such as #1,#2."},
 		},
 		{
 			name: "a label that ends another",
@@ -207,10 +249,9 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 				Options:     []ui.Option{{Label: "a, b, c"}, {Label: "b, c"}, {Label: "a"}},
 				MultiSelect: true,
 			},
-			input:    "a, b, c\n1\n",
-			want:     "a, b, c",
-			picks:    1,
-			refusals: []string{`"a, b, c" can be read in more than one way: type the numbers, such as #1,#3.`},
+			input: "a, b, c\n",
+			want:  "a, b, c",
+			picks: 1,
 		},
 		{name: "commas only", req: watch, input: ", ,\n1\n", want: "logs", picks: 1, refusals: []string{"Type the number of an option."}},
 		// Digits of any script are digits, as an input method types them.
@@ -226,8 +267,8 @@ func TestTerminalRepliesPickWhatTheyMean(t *testing.T) {
 		{name: "a label that is a row number, then #", req: replicas, input: "2\n#2\n", want: "4", picks: 1,
 			refusals: []string{`"2" is option 2, and the label of option 1: type #2 or #1.`}},
 		{name: "rows by # among labels #1 and #3", req: hashMany, input: "#1,#3\n", want: "#3, #1", picks: 2},
-		{name: "two ways, then the numbers the refusal gave", req: hashMany, input: "a, b\n#2,#3\n", want: "a, b, #1", picks: 2,
-			refusals: []string{`"a, b" can be read in more than one way: type the numbers, such as #1,#3.`}},
+		{name: "joined labels, then the numbers the refusal gave", req: hashMany, input: "a,b\n#2,#3\n", want: "a, b, #1", picks: 2,
+			refusals: []string{"Some labels hold commas: type the numbers of the options, such as #1,#2."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
