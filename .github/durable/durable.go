@@ -14,7 +14,7 @@ import (
 // steps of the workflow: the question's deadline, then its outcome. The
 // outcome step opens the question on the Inbox and ends when the page
 // delivers the human's outcome, or at the deadline. The page's answer is
-// taken under WithClaim: DBOS checkpoints the step first, and only then is
+// kept under WithKeep: DBOS checkpoints the step first, and only then is
 // the page told that the answer was taken. So a crash never loses an answer
 // the human saw taken.
 //
@@ -91,6 +91,10 @@ type question struct {
 	stop   context.CancelFunc           // closes the question on the Inbox
 }
 
+// errNotCheckpointed is a keep's error when the step did not checkpoint the
+// page's outcome: the page gets NOT_KEPT, and the question stays open.
+var errNotCheckpointed = errors.New("the workflow's step did not checkpoint the answer")
+
 // A claim is an outcome that the page is about to confirm.
 type claim struct {
 	outcome userinteraction.Outcome
@@ -106,17 +110,20 @@ func (q *question) wait(step context.Context) (asked, error) {
 		view, stop = context.WithDeadline(step, q.deadline)
 	}
 	q.stop, q.ended = stop, make(chan userinteraction.Outcome, 1)
-	keep := func(o userinteraction.Outcome) bool { // on the page's goroutine, under the Inbox's lock
-		c := claim{outcome: o, kept: make(chan bool, 1)}
+	keep := func(o []userinteraction.Outcome) error { // on the page's goroutine; no lock is held
+		c := claim{outcome: o[0], kept: make(chan bool, 1)}
 		select {
 		case q.claims <- c:
-			return <-c.kept
+			if <-c.kept {
+				return nil
+			}
+			return errNotCheckpointed
 		case <-q.closed: // the step ended without it: too late
-			return false
+			return errNotCheckpointed
 		}
 	}
 	go func() {
-		ans, err := q.inbox.Ask(userinteraction.WithClaim(view, keep), q.req)
+		ans, err := q.inbox.Ask(userinteraction.WithKeep(view, keep), q.req)
 		q.ended <- userinteraction.Outcome{Answer: ans, Err: err}
 	}()
 	defer close(q.closed)
