@@ -144,10 +144,8 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 		}
 		return in == registry || in == shared || provider(in) == provider(user)
 	}
-	//lint:ignore SA1019 the parser's resolution of one file's top-level names is all this test needs
-	topLevel := map[*ast.Object]bool{}
-	for _, obj := range f.Scope.Objects {
-		topLevel[obj] = true
+	topLevel := func(id *ast.Ident) bool { // id names a top-level declaration of the file
+		return id.Obj != nil && id.Obj == f.Scope.Objects[id.Name]
 	}
 	var wrong []string
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -156,7 +154,7 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 				// A struct field's key, which the parser may take for a
 				// top-level name of the same spelling.
 				ast.Inspect(kv.Value, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok && id.Obj != nil && topLevel[id.Obj] {
+					if id, ok := n.(*ast.Ident); ok && topLevel(id) {
 						wrong = appendWrong(wrong, id, partOf, mayUse)
 					}
 					return true
@@ -165,7 +163,7 @@ func TestProviderPartsDependOneWay(t *testing.T) {
 			}
 		}
 		id, ok := n.(*ast.Ident)
-		if !ok || id.Obj == nil || !topLevel[id.Obj] || id.Name == "_" {
+		if !ok || !topLevel(id) || id.Name == "_" {
 			return true
 		}
 		wrong = appendWrong(wrong, id, partOf, mayUse)

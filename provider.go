@@ -3113,7 +3113,9 @@ func digest(binding string) string {
 // responses, and an error [HarnessError]'s. Only refused responses give
 // {"refused", "hint"}, their count and the last Hint.
 func (p *Replay) MarshalJSON() ([]byte, error) {
-	return json.Marshal(p.entries())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return json.Marshal(p.entriesLocked())
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
@@ -3139,15 +3141,8 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// entries returns the record's JSON values. Each outcome is its answer, its
-// error or its refusal.
-func (p *Replay) entries() map[string]any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.entriesLocked()
-}
-
-// entriesLocked is entries with p.mu held.
+// entriesLocked returns the record's JSON values, each an answer, an error
+// or a refusal. p.mu is held.
 func (p *Replay) entriesLocked() map[string]any {
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
@@ -3189,74 +3184,225 @@ type refusedAnswer struct {
 	Refused int `json:"refused"`
 }
 
-// decodeRecord decodes a record's JSON in one pass, key by key, so that it
-// sees every key as written. encoding/json alone would read "Answer" as
-// "answer", where other languages read only "answer". It would also let the
-// last of two equal keys win, where other readers keep the first. So an
-// outcome's keys are exact, and unknown keys are refused. So is a key that
-// appears twice in one object, at any depth. data must be valid JSON.
+// decodeRecord decodes a record's JSON, which must be valid, key by key.
+// encoding/json would read "Answer" as "answer" and let the last of two
+// equal keys win, where other languages do neither.
 func decodeRecord(data []byte) (map[string]outcome, error) {
-	fail := func(err error) (map[string]outcome, error) {
-		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
-	}
-	if err := textErr(data); err != nil {
-		return fail(err)
-	}
-	r := &recordReader{data: data}
 	record := make(map[string]outcome)
-	if r.peek() != '{' {
-		return fail(fmt.Errorf("want a JSON object, not %s", r.kind()))
-	}
-	err := r.fields(nil, func(id string) error {
+	r := &recordReader{data: data}
+	_, err := r.object(nil, nil, func(id string) (err error) {
 		if _, dup := record[id]; dup {
-			return fmt.Errorf("userinteraction: Replay record: duplicate key %s", quote(id))
+			return fmt.Errorf("duplicate key %s", quote(id))
 		}
-		var o outcome
-		if err := o.read(r); err != nil {
-			return fmt.Errorf("userinteraction: Replay record entry %s: %w", quote(id), err)
+		if record[id], err = r.outcome(); err != nil {
+			return fmt.Errorf("entry %s: %w", quote(id), err)
 		}
-		record[id] = o
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
 	}
 	for id, o := range record {
 		if o.err != nil && o.err.Code == CodeInputRequired {
-			delete(record, id)
+			delete(record, id) // no human's outcome
 		}
 	}
 	return record, nil
 }
 
-// textErr says why a string of data, valid JSON, would read one way in Go
-// and another in JavaScript. Go reads invalid UTF-8 as U+FFFD. It reads an
-// escaped lone surrogate as U+FFFD too, where JavaScript keeps it. Each
-// backslash of valid JSON starts an escape within a string.
-func textErr(data []byte) error {
-	if !utf8.Valid(data) {
-		return errors.New("a string is not valid UTF-8")
+// recordReader reads a record's JSON, which must be valid, in one pass. By
+// hand, it holds OpenReplay within 1.5 times golang-jwt's parse, which
+// encoding/json with a check of the keys does not (see CONTRIBUTING).
+type recordReader struct {
+	data []byte
+	pos  int // of the next byte to read
+}
+
+// The keys of a record's objects, and what each holds.
+var (
+	outcomeKeys = map[string]string{"answer": "a string", "option": "an object", "options": "an array", "via": "a string",
+		"refused": "a number", "hint": "a string", "name": "a string", "code": "a string", "message": "a string"}
+	optionKeys = map[string]string{"label": "a string", "value": "a string", "description": "a string", "recommended": "a boolean"}
+)
+
+// outcome reads an outcome's object. An answer has an "answer", an error a
+// "code", and a refusal a "refused" count and a "hint", each only the keys
+// of its kind.
+func (r *recordReader) outcome() (outcome, error) {
+	var o outcome
+	texts := map[string]string{} // the strings, numbers and booleans, as written
+	seen, err := r.object(outcomeKeys, texts, func(key string) (err error) {
+		if key == "option" {
+			o.answer.Option, err = r.option()
+		} else {
+			o.answer.Options, err = r.options()
+		}
+		return err
+	})
+	has := func(key string) bool { return slices.Contains(seen, key) }
+	kind := []string{"refused", "hint"} // the keys an outcome of its kind may have
+	switch {
+	case err != nil:
+		return outcome{}, err
+	case has("answer"):
+		kind = []string{"answer", "option", "options", "via", "refused"}
+		o.answer.Text, o.answer.Via = texts["answer"], texts["via"]
+	case has("code"):
+		kind = []string{"name", "code", "message"}
+		o.err = &HarnessError{Name: texts["name"], Code: texts["code"], Message: texts["message"]}
+	case !has("refused"):
+		return outcome{}, errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
+	default:
+		o.refusal, o.hint = true, texts["hint"]
 	}
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\\' {
+	for _, key := range seen {
+		if !slices.Contains(kind, key) {
+			return outcome{}, fmt.Errorf("unknown key %s", quote(key))
+		}
+	}
+	count := texts["refused"]
+	o.refused, err = strconv.Atoi(count)
+	switch {
+	case has("refused") && err != nil:
+		return outcome{}, fmt.Errorf(`"refused" is %s, not a whole number`, quote(count))
+	case has("refused") && (o.refused < 1 || o.refused >= maxForms):
+		return outcome{}, fmt.Errorf(`"refused" is %d, not from 1 to %d`, o.refused, maxForms-1)
+	case o.err != nil && o.err.Code == "":
+		return outcome{}, errors.New(`an outcome's "code" is empty`)
+	case o.refusal && o.hint == "":
+		return outcome{}, errors.New(`a refusal's "hint" is empty`)
+	}
+	return o, nil
+}
+
+// option reads an option's object.
+func (r *recordReader) option() (*Option, error) {
+	texts := map[string]string{}
+	if _, err := r.object(optionKeys, texts, nil); err != nil {
+		return nil, fmt.Errorf("option: %w", err)
+	}
+	return &Option{Label: texts["label"], Value: texts["value"], Description: texts["description"],
+		Recommended: texts["recommended"] == "true"}, nil
+}
+
+// options reads an array of option objects. An empty one is nil, as
+// [Answer] decodes it.
+func (r *recordReader) options() ([]Option, error) {
+	var opts []Option
+	for r.pos++; r.more(']'); {
+		o, err := r.option()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, *o)
+	}
+	return opts, nil
+}
+
+// object reads the object at r.pos, and nested reads each value. With
+// keys, each key must be one of them, once, and hold what keys says, or
+// null for the zero value (a count is never null). Then a string, number
+// or boolean goes to texts instead, as written, and object returns the
+// keys in order.
+func (r *recordReader) object(keys map[string]string, texts map[string]string, nested func(key string) error) ([]string, error) {
+	if r.peek() != '{' {
+		return nil, fmt.Errorf("want a JSON object, not %s", r.kind())
+	}
+	seen := make([]string, 0, len(keys))
+	for r.pos++; r.more('}'); {
+		key, err := r.text()
+		if err != nil {
+			return nil, err
+		}
+		r.peek()
+		r.pos++ // ':'
+		r.peek()
+		want, known := keys[key]
+		switch got := r.kind(); {
+		case keys == nil:
+			err = nested(key)
+		case !known:
+			return nil, fmt.Errorf("unknown key %s", quote(key))
+		case slices.Contains(seen, key):
+			return nil, fmt.Errorf("duplicate key %s", quote(key))
+		case got == "null" && key != "refused":
+			r.pos += len("null")
+		case got != want && want != "an object": // option says what it wants
+			return nil, fmt.Errorf("%s is %s, not %s", quote(key), got, want)
+		case want == "an object" || want == "an array":
+			err = nested(key)
+		default:
+			texts[key], err = r.scalar()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keys != nil {
+			seen = append(seen, key)
+		}
+	}
+	return seen, nil
+}
+
+// more skips a ',' and reports whether a value comes before end, which it
+// skips.
+func (r *recordReader) more(end byte) bool {
+	if r.peek() == ',' {
+		r.pos++
+		r.peek()
+	}
+	if r.data[r.pos] != end {
+		return true
+	}
+	r.pos++
+	return false
+}
+
+// scalar reads the string, number or boolean at r.pos, as written.
+func (r *recordReader) scalar() (string, error) {
+	if r.data[r.pos] == '"' {
+		return r.text()
+	}
+	start := r.pos
+	for r.pos < len(r.data) && strings.IndexByte(",}] \t\n\r", r.data[r.pos]) < 0 {
+		r.pos++
+	}
+	return string(r.data[start:r.pos]), nil
+}
+
+// text reads the string at r.pos. It is an error when it is not valid UTF-8
+// or holds an escaped lone surrogate: Go reads both as U+FFFD, where
+// JavaScript keeps a surrogate. encoding/json reads the escapes.
+func (r *recordReader) text() (string, error) {
+	start := r.pos
+	for r.pos++; r.data[r.pos] != '"'; r.pos++ {
+		if r.data[r.pos] != '\\' {
 			continue
 		}
-		i++ // the escaped byte
-		if data[i] != 'u' {
+		r.pos++ // the escaped byte
+		if r.data[r.pos] != 'u' {
 			continue
 		}
-		c := surrogate(data[i+1:])
-		switch {
-		case c >= 0xdc00:
-			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
-		case c >= 0xd800 && (i+10 >= len(data) || data[i+5] != '\\' || data[i+6] != 'u' || surrogate(data[i+7:]) < 0xdc00):
-			return fmt.Errorf("a string holds a lone surrogate %s", data[i-1:i+5])
-		case c >= 0xd800:
-			i += 6 // the low surrogate after it
+		switch c := surrogate(r.data[r.pos+1:]); {
+		case c == 0:
+		case c < 0xdc00 && bytes.HasPrefix(r.data[r.pos+5:], []byte(`\u`)) && surrogate(r.data[r.pos+7:]) >= 0xdc00:
+			r.pos += 6 // the low surrogate of a pair
+		default:
+			return "", fmt.Errorf("a string holds a lone surrogate %s", r.data[r.pos-1:r.pos+5])
 		}
-		i += 4
+		r.pos += 4
 	}
-	return nil
+	r.pos++
+	raw := r.data[start:r.pos]
+	switch {
+	case !utf8.Valid(raw):
+		return "", errors.New("a string is not valid UTF-8")
+	case bytes.IndexByte(raw, '\\') < 0:
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 // surrogate returns the UTF-16 surrogate that the four hex digits at the
@@ -3269,88 +3415,6 @@ func surrogate(hex []byte) rune {
 	return rune(c)
 }
 
-// Keys of a record's objects.
-var (
-	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "name", "code", "message", "hint"}
-	optionKeys  = []string{"label", "value", "description", "recommended"}
-)
-
-// read reads an outcome's JSON object from r, strictly, as decodeRecord
-// says. An answer has an "answer", maybe a "via", and a "refused" count
-// when it follows refused responses. An error has a "code". A refusal has a "refused" count
-// and a "hint" alone. Each has only the keys of its kind.
-func (o *outcome) read(r *recordReader) error {
-	if r.peek() != '{' {
-		return fmt.Errorf("want a JSON object, not %s", r.kind())
-	}
-	var n outcome
-	var he HarnessError
-	seen := map[string]bool{} // the keys read; fields refuses a key twice
-	err := r.fields(outcomeKeys, func(key string) (err error) {
-		seen[key] = true
-		switch key {
-		case "answer":
-			n.answer.Text, err = r.string(key)
-		case "option":
-			n.answer.Option, err = r.option()
-		case "options":
-			n.answer.Options, err = r.options()
-		case "via":
-			n.answer.Via, err = r.string(key)
-		case "refused":
-			n.refused, err = r.count(key)
-		case "hint":
-			n.hint, err = r.string(key)
-		case "name":
-			he.Name, err = r.string(key)
-		case "code":
-			he.Code, err = r.string(key)
-		case "message":
-			he.Message, err = r.string(key)
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	var kind []string // the keys an outcome of this kind may have
-	switch {
-	case seen["answer"] && seen["code"], !seen["answer"] && !seen["code"] && !seen["refused"]:
-		return errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
-	case seen["answer"]:
-		kind = []string{"answer", "option", "options", "via", "refused"}
-	case seen["code"]:
-		kind = []string{"name", "code", "message"}
-		n = outcome{err: &he}
-	default:
-		kind = []string{"refused", "hint"}
-		n.refusal = true
-	}
-	for _, key := range outcomeKeys {
-		if seen[key] && !slices.Contains(kind, key) {
-			return fmt.Errorf("unknown key %s", quote(key))
-		}
-	}
-	switch {
-	case n.err != nil && he.Code == "":
-		return errors.New(`an outcome's "code" is empty`)
-	case n.refusal && n.hint == "":
-		return errors.New(`a refusal's "hint" is empty`)
-	case seen["refused"] && (n.refused < 1 || n.refused >= maxForms):
-		return fmt.Errorf(`"refused" is %d, not from 1 to %d`, n.refused, maxForms-1)
-	}
-	*o = n
-	return nil
-}
-
-// recordReader reads a record's JSON, which json.Valid accepted, in one
-// pass. (json.Decoder's Token reads keys as written too, but it builds an
-// error value after each string in an object, 57 allocations an entry.)
-type recordReader struct {
-	data []byte
-	pos  int // of the next byte to read
-}
-
 // peek skips white space and returns the byte at r.pos, or 0 at the end.
 func (r *recordReader) peek() byte {
 	for ; r.pos < len(r.data); r.pos++ {
@@ -3361,187 +3425,16 @@ func (r *recordReader) peek() byte {
 	return 0
 }
 
-// kind names the JSON value at r.pos, for messages.
+// kinds name JSON values by their first byte, for messages. Any other
+// value is a number.
+var kinds = map[byte]string{'{': "an object", '[': "an array", '"': "a string", 't': "a boolean", 'f': "a boolean", 'n': "null"}
+
+// kind names the JSON value at r.pos.
 func (r *recordReader) kind() string {
-	switch r.data[r.pos] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
+	if k, ok := kinds[r.data[r.pos]]; ok {
+		return k
 	}
 	return "a number"
-}
-
-// fields reads the JSON object that starts at r.pos, and has value read the
-// value of each key. A key must be one of keys, exactly, and appear once.
-// Nil keys allow any key, and value checks that it appears once.
-func (r *recordReader) fields(keys []string, value func(key string) error) error {
-	var buf [8]string
-	seen := buf[:0] // a list: an object with keys has a handful
-	r.pos++         // '{'
-	for {
-		switch r.peek() {
-		case '}':
-			r.pos++
-			return nil
-		case ',':
-			r.pos++
-			r.peek()
-		}
-		k := r.text()
-		if keys != nil {
-			if !slices.Contains(keys, k) {
-				return fmt.Errorf("unknown key %s", quote(k))
-			}
-			if slices.Contains(seen, k) {
-				return fmt.Errorf("duplicate key %s", quote(k))
-			}
-			seen = append(seen, k)
-		}
-		r.peek()
-		r.pos++ // ':'
-		r.peek()
-		if err := value(k); err != nil {
-			return err
-		}
-	}
-}
-
-// text reads the JSON string at r.pos. One without escapes, and valid UTF-8,
-// is its bytes. Any other is decoded by encoding/json, which knows every
-// escape and replaces invalid UTF-8 as it always has.
-func (r *recordReader) text() string {
-	start, plain := r.pos, true
-	for r.pos++; r.data[r.pos] != '"'; r.pos++ {
-		if r.data[r.pos] == '\\' {
-			plain = false
-			r.pos++ // the escaped byte, maybe a '"'
-		}
-	}
-	r.pos++
-	raw := r.data[start:r.pos]
-	if plain && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s) // cannot fail: json.Valid accepted raw
-	return s
-}
-
-// string reads the value of key, a JSON string or null ("").
-func (r *recordReader) string(key string) (string, error) {
-	switch r.data[r.pos] {
-	case '"':
-		return r.text(), nil
-	case 'n':
-		r.pos += len("null")
-		return "", nil
-	}
-	return "", fmt.Errorf("%s is %s, not a string", quote(key), r.kind())
-}
-
-// option reads the value of "option", an option's JSON object or null.
-func (r *recordReader) option() (*Option, error) {
-	if r.data[r.pos] == 'n' {
-		r.pos += len("null")
-		return nil, nil
-	}
-	o, err := r.optionObject()
-	return &o, err
-}
-
-// options reads the value of "options", a JSON array of options or null.
-// An empty array is nil, as [Answer] decodes it.
-func (r *recordReader) options() ([]Option, error) {
-	switch r.data[r.pos] {
-	case 'n':
-		r.pos += len("null")
-		return nil, nil
-	case '[':
-		// an array, read below
-	default:
-		return nil, fmt.Errorf(`"options" is %s, not an array`, r.kind())
-	}
-	var opts []Option
-	r.pos++ // '['
-	for {
-		switch r.peek() {
-		case ']':
-			r.pos++
-			return opts, nil
-		case ',':
-			r.pos++
-			r.peek()
-		}
-		o, err := r.optionObject()
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, o)
-	}
-}
-
-// optionObject reads an option's JSON object, strictly.
-func (r *recordReader) optionObject() (Option, error) {
-	var o Option
-	if r.data[r.pos] != '{' {
-		return o, fmt.Errorf("option: want a JSON object, not %s", r.kind())
-	}
-	err := r.fields(optionKeys, func(key string) (err error) {
-		switch key {
-		case "label":
-			o.Label, err = r.string(key)
-		case "value":
-			o.Value, err = r.string(key)
-		case "description":
-			o.Description, err = r.string(key)
-		case "recommended":
-			o.Recommended, err = r.boolean(key)
-		}
-		return err
-	})
-	if err != nil {
-		return o, fmt.Errorf("option: %w", err)
-	}
-	return o, nil
-}
-
-// count reads the value of key, a JSON number that is a whole number.
-func (r *recordReader) count(key string) (int, error) {
-	start := r.pos
-	for r.pos < len(r.data) && strings.IndexByte("+-.0123456789Ee", r.data[r.pos]) >= 0 {
-		r.pos++
-	}
-	if r.pos == start {
-		return 0, fmt.Errorf("%s is %s, not a number", quote(key), r.kind())
-	}
-	n, err := strconv.Atoi(string(r.data[start:r.pos]))
-	if err != nil {
-		return 0, fmt.Errorf("%s is %s, not a whole number", quote(key), quote(string(r.data[start:r.pos])))
-	}
-	return n, nil
-}
-
-// boolean reads the value of key, a JSON boolean or null (false).
-func (r *recordReader) boolean(key string) (bool, error) {
-	switch r.data[r.pos] {
-	case 't':
-		r.pos += len("true")
-		return true, nil
-	case 'f':
-		r.pos += len("false")
-		return false, nil
-	case 'n':
-		r.pos += len("null")
-		return false, nil
-	}
-	return false, fmt.Errorf("%s is %s, not a boolean", quote(key), r.kind())
 }
 
 // ----------------------------------------------------------------------------

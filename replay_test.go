@@ -594,6 +594,12 @@ func TestReplayRecordStrict(t *testing.T) {
 		{`{"z":{"answer":"x","refused":1,"hint":"h"}}`, `unknown key "hint"`},
 		{`{"z":{"code":"C","refused":1}}`, `unknown key "refused"`},
 		{`{"z":{"answer":"x","refused":3}}`, `"refused" is 3, not from 1 to 2`},
+		{`{"z":{"refused":null,"hint":"h"}}`, `"refused" is null, not a number`},
+		{`{"z":{"code":null,"message":"m"}}`, `an outcome's "code" is empty`},
+		// A key is read as written: an escape spells no other key.
+		{`{"z":{"\u0041nswer":"allow"}}`, `unknown key "Answer"`},
+		// An INPUT_REQUIRED entry is dropped, and still counts as a key.
+		{`{"z":{"name":"E","code":"INPUT_REQUIRED","message":"m"},"z":{"answer":"x"}}`, `duplicate key "z"`},
 	}
 	for _, tt := range tests {
 		err := (&ui.Replay{}).UnmarshalJSON([]byte(tt.record))

@@ -117,6 +117,29 @@ func TestOpenReplayRefuses(t *testing.T) {
 	}
 }
 
+// TestOpenReplayReadsTheRecordStrictly: OpenReplay reads the sealed record
+// with the record's strict reader, so state sealed under the key with a
+// record that UnmarshalJSON refuses does not open either.
+func TestOpenReplayReadsTheRecordStrictly(t *testing.T) {
+	for _, record := range []string{
+		`{"z":{"answer":"deny","Answer":"allow"}}`,
+		`{"z":{"answer":"a"},"z":{"answer":"b"}}`,
+		`{"z":{"answer":"x","option":{"label":"Deny","label":"Allow"}}}`,
+		`{"z":{"answer":"x","note":"unknown"}}`,
+		`{"z":{"answer":["x"]}}`,
+		`{"z":{"refused":3,"hint":"h"}}`,
+	} {
+		if err := (&ui.Replay{}).UnmarshalJSON([]byte(record)); err == nil {
+			t.Fatalf("UnmarshalJSON(%s) = nil, want an error", record)
+		}
+		_, err := ui.OpenReplay(sealKey, "call", sealByHand(t, record))
+		wantCode(t, "OpenReplay() of record "+record, err, ui.CodeInvalidState)
+		if !strings.Contains(err.Error(), "Replay record") {
+			t.Errorf("OpenReplay() of record %s = %v, want a cause that names the record", record, err)
+		}
+	}
+}
+
 // invalidStateMessage is the whole model-facing message of INVALID_STATE: it
 // says what to do, and nothing of why.
 const invalidStateMessage = "invalid state: the answers of this call cannot be used, " +
