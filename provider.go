@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"mime"
 	"net/http"
 	"os"
@@ -2739,11 +2740,8 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
 	}
-	answers, err := p.replay([]Request{req}, false)
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
+	o := p.replay(ctx, []Request{req}, false)
+	return o[0].Answer, o[0].Err
 }
 
 // AskAll answers reqs from the record as Ask does, in order, up to the first
@@ -2756,7 +2754,18 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	return p.replay(reqs, true)
+	o := p.replay(ctx, reqs, true)
+	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
+		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
+	}
+	var answers []Answer
+	for _, x := range o {
+		if x.Err != nil {
+			return answers, x.Err
+		}
+		answers = append(answers, x.Answer)
+	}
+	return answers, nil
 }
 
 // Run runs call once, as one run of a tool call, and returns the questions
@@ -2803,18 +2812,32 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// Record records the outcome of question id: err, or ans when err is nil.
-// An error is kept as its {name, code, message}, and one without a code as
-// [CodeProviderFailed]. [CodeInputRequired] is no outcome, and records
-// nothing. Record replaces an earlier outcome of id, and an answer keeps its
-// count of refused responses. The next run checks ans, as [Replay.Ask] says.
-// Map a form's response with [ElicitationAnswer]. id need not be pending,
-// and one that is not valid UTF-8 is ignored.
+// outcome is what the record holds for a question. That is an answer, the
+// coded error in its place, or a refusal. A refusal counts the responses
+// refused so far and is no outcome yet.
+type outcome struct {
+	answer  Answer        // the answer; beside an error, only its Via
+	err     *HarnessError // nil for an answer or a refusal; never with a cause
+	refusal bool          // no outcome yet: only refused responses
+	refused int           // responses refused so far, from 0 to maxForms-1
+	hint    string        // why the last one was refused, in a refusal
+	audited bool          // a run gave it to its registry, which audited it
+}
+
+// Record records the outcome of question id: err, or ans when err is nil,
+// with ans's Via beside an error. An error is kept as its {name, code,
+// message}, and one without a code as [CodeProviderFailed].
+// [CodeInputRequired] is no outcome, and records nothing. Record replaces an
+// earlier outcome of id, and an answer keeps its count of refused
+// responses. The next run checks ans, as [Replay.Ask] says. Map a form's
+// response with [ElicitationAnswer]. id need not be pending, and one that
+// is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
-		o = outcome{err: codedError(err)}
+		o = outcome{answer: Answer{Via: ans.Via}, err: codedError(err)}
 	}
+	o.answer.Via = cleanVia(o.answer.Via)
 	if !utf8.ValidString(id) || (o.err != nil && o.err.Code == CodeInputRequired) {
 		return
 	}
@@ -2829,18 +2852,20 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// replay answers the valid requests reqs from the record, as AskAll says.
-// The questions of a batch share the ID of its first as their Batch.
-func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
+// replay answers the valid requests reqs, asked under ctx, from the record,
+// as AskAll says, and returns their outcomes. The questions of a batch share
+// the ID of its first as their Batch. An outcome given to the registry of
+// ctx in an earlier run is marked as audited there, so that it audits each
+// once ([Registry.Ended]).
+func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.opened { // the first ask of a Replay registered without Run starts its run
 		p.startRun()
 	}
 	p.pending = slices.Grow(p.pending, len(reqs))
-	var answers []Answer // of the questions before the first without an outcome
+	var given []Outcome  // of the questions before the first without an outcome
 	var missing []string // the IDs of the questions without an outcome
-	var failed error     // the first recorded error
 	var batch string
 	for i := range reqs {
 		req := &reqs[i]
@@ -2848,11 +2873,7 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 		if batched && i == 0 {
 			batch = id
 		}
-		ans, answered, hint, err := p.outcome(id, req)
-		if err != nil {
-			failed = err // the human's outcome ends the batch
-			break
-		}
+		o, answered, hint := p.outcome(id, req)
 		if !answered {
 			missing = append(missing, id)
 			q := Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint}
@@ -2862,19 +2883,33 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 			p.pending = append(p.pending, q)
 			continue
 		}
-		if len(missing) == 0 {
-			answers = append(answers, ans)
+		if len(missing) > 0 {
+			if o.Err != nil {
+				break // the human's outcome ends the batch
+			}
+			continue
+		}
+		if p.record[id].audited {
+			for j := i; j < len(reqs) && (j == i || o.Err != nil); j++ {
+				auditedAlready(ctx, j) // an error stands for the questions after it too
+			}
+		}
+		entry := p.record[id]
+		entry.audited = true
+		p.record[id] = entry
+		if given = append(given, o); o.Err != nil {
+			return given
 		}
 	}
 	switch len(missing) {
 	case 0:
-		return answers, failed
+		return given
 	case 1:
-		return answers, NewError(CodeInputRequired, "input required: question "+missing[0]+
-			" has no recorded answer; the host asks it and runs the call again", nil)
+		return append(given, Outcome{Err: NewError(CodeInputRequired, "input required: question "+missing[0]+
+			" has no recorded answer; the host asks it and runs the call again", nil)})
 	}
-	return answers, NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
-		"the host asks them and runs the call again", len(missing), missing[0]), nil)
+	return append(given, Outcome{Err: NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
+		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
 }
 
 // outcome returns the recorded outcome of question id, whose request is req:
@@ -2884,28 +2919,28 @@ func (p *Replay) replay(reqs []Request, batched bool) ([]Answer, error) {
 // rules is not an outcome. It leaves the record, which counts it as refused
 // instead. The refusal that reaches maxForms is the outcome
 // [CodeInvalidAnswer], recorded as such. p.mu is held.
-func (p *Replay) outcome(id string, req *Request) (ans Answer, answered bool, hint string, err error) {
-	o, ok := p.record[id]
+func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
+	r, ok := p.record[id]
 	switch {
 	case !ok:
-		return Answer{}, false, "", nil
-	case o.err != nil:
-		return Answer{}, true, "", o.err.asError()
-	case o.refusal:
-		return Answer{}, false, o.hint, nil
+		return Outcome{}, false, ""
+	case r.err != nil:
+		return Outcome{Answer: r.answer, Err: r.err.asError()}, true, ""
+	case r.refusal:
+		return Outcome{}, false, r.hint
 	}
-	ans, broken := resolve(req, o.answer)
+	ans, broken := resolve(req, r.answer)
 	if broken == nil {
-		return ans, true, "", nil
+		return Outcome{Answer: ans}, true, ""
 	}
-	if o.refused+1 >= maxForms {
+	if r.refused+1 >= maxForms {
 		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
-		o = outcome{err: codedError(invalidAnswer(why))}
-		p.record[id] = o
-		return Answer{}, true, "", o.err.asError()
+		r = outcome{err: codedError(invalidAnswer(why))}
+		p.record[id] = r
+		return Outcome{Err: r.err.asError()}, true, ""
 	}
-	p.record[id] = outcome{refusal: true, refused: o.refused + 1, hint: broken.hint}
-	return Answer{}, false, broken.hint, nil
+	p.record[id] = outcome{refusal: true, refused: r.refused + 1, hint: broken.hint}
+	return Outcome{}, false, broken.hint
 }
 
 // id returns the ID of req, valid, one more ask of it in this run. p.mu is
@@ -3002,8 +3037,9 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if !hmac.Equal(got, mac(key, payload)) {
 		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
 	}
-	var s sealed[json.RawMessage]
-	if err := json.Unmarshal(payload, &s); err != nil || s.Version != sealVersion {
+	var s sealed[map[string]entry]
+	err := json.Unmarshal(payload, &s)
+	if errors.As(err, new(*json.SyntaxError)) || err == nil && s.Version != sealVersion {
 		return nil, invalidState(errors.New("malformed state"))
 	}
 	if s.Binding != digest(binding) {
@@ -3012,7 +3048,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if time.Now().UnixMilli() > s.Expires {
 		return nil, invalidState(errors.New("state expired"))
 	}
-	record, err := decodeRecord(s.Record) // valid JSON: json.Unmarshal checked the payload
+	record, err := readRecord(payload, 1, s.Record, err)
 	if err != nil {
 		return nil, invalidState(err)
 	}
@@ -3023,14 +3059,10 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	return rp, nil
 }
 
-// sealed is the payload of sealed state, authenticated by its MAC. Its
-// fields have no JSON methods, so that encoding/json reads and writes it in
-// one pass. A method's JSON, or a json.RawMessage, is checked again. Seal
-// holds the record as entries (a map[string]any), encoded in the same pass.
-// OpenReplay holds it raw (a json.RawMessage), for decodeRecord's strict
-// reading. With a raw record Seal takes twice as long, as long as
-// golang-jwt's sign of the same content, the contract's bound
-// (CONTRIBUTING, "Against golang-jwt").
+// sealed is the payload of sealed state, authenticated by its MAC. Seal
+// holds the record as its JSON values (a map[string]any), and OpenReplay
+// as entries, so that encoding/json reads and writes the whole payload in
+// one pass. A json.RawMessage would be read twice.
 type sealed[Record any] struct {
 	Version int      `json:"v"`
 	Expires int64    `json:"exp"`  // Unix milliseconds, see expiry
@@ -3109,29 +3141,58 @@ func digest(binding string) string {
 // Replay: the record's JSON
 
 // MarshalJSON encodes the record as a JSON object from question IDs to
-// outcomes. An answer is [Answer]'s JSON, with "refused" after refused
-// responses, and an error [HarnessError]'s. Only refused responses give
-// {"refused", "hint"}, their count and the last Hint.
+// outcomes: an [Answer]'s JSON, or a [HarnessError]'s with "via", or a
+// count of refused responses {"refused", "hint"}. An answer after refused
+// responses keeps their count, and an outcome given to a run's registry is
+// "audited".
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return json.Marshal(p.entriesLocked())
 }
 
+// entriesLocked returns the record's JSON values. p.mu is held.
+func (p *Replay) entriesLocked() map[string]any {
+	entries := make(map[string]any, len(p.record))
+	for id, o := range p.record {
+		switch {
+		case o.err != nil:
+			entries[id] = struct {
+				*HarnessError
+				Via     string `json:"via,omitempty"`
+				Audited bool   `json:"audited,omitempty"`
+			}{o.err, o.answer.Via, o.audited}
+		case o.refusal:
+			entries[id] = struct {
+				Refused int    `json:"refused"`
+				Hint    string `json:"hint"`
+			}{o.refused, o.hint}
+		default:
+			entries[id] = struct {
+				Answer
+				Refused int  `json:"refused,omitempty"`
+				Audited bool `json:"audited,omitempty"`
+			}{o.answer, o.refused, o.audited}
+		}
+	}
+	return entries
+}
+
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as every language reads it. Keys match exactly and once an
-// object, and none is unknown. Strings are valid UTF-8 with no escaped lone
-// surrogate. Call it before the run's first Ask. On an error, or for JSON
-// null, p is left as it was.
+// strictly, as every language reads it: keys exactly and once an object,
+// none unknown, and strings valid UTF-8 without an escaped lone surrogate.
+// Call it before the run's first Ask. On an error, or for JSON null, p is
+// left as it was.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
-	if !json.Valid(data) {
-		var v any
-		return fmt.Errorf("userinteraction: Replay record: %w", json.Unmarshal(data, &v)) // the syntax error
+	var entries map[string]entry
+	err := json.Unmarshal(data, &entries)
+	if errors.As(err, new(*json.SyntaxError)) {
+		return fmt.Errorf("userinteraction: Replay record: %w", err)
 	}
-	record, err := decodeRecord(data)
+	record, err := readRecord(data, 0, entries, err)
 	if err != nil {
 		return err
 	}
@@ -3141,300 +3202,191 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// entriesLocked returns the record's JSON values, each an answer, an error
-// or a refusal. p.mu is held.
-func (p *Replay) entriesLocked() map[string]any {
-	entries := make(map[string]any, len(p.record))
-	for id, o := range p.record {
-		switch {
-		case o.err != nil:
-			entries[id] = o.err
-		case o.refusal:
-			entries[id] = refusal{Refused: o.refused, Hint: o.hint}
-		case o.refused > 0:
-			entries[id] = refusedAnswer{o.answer, o.refused}
-		default:
-			entries[id] = o.answer
-		}
-	}
-	return entries
+// entry is an outcome of any kind in a record's JSON.
+type entry struct {
+	Answer  string          `json:"answer"`
+	Option  *Option         `json:"option"`
+	Options []*Option       `json:"options"`
+	Via     string          `json:"via"`
+	Refused json.RawMessage `json:"refused"` // raw: a count is a whole number, not null or "1"
+	Audited bool            `json:"audited"`
+	Hint    string          `json:"hint"`
+	Name    string          `json:"name"`
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
 }
 
-// outcome is what the record holds for a question. That is an answer, the
-// coded error in its place, or a refusal. A refusal counts the responses
-// refused so far and is no outcome yet.
-type outcome struct {
-	answer  Answer
-	err     *HarnessError // nil for an answer or a refusal; never with a cause
-	refusal bool          // no outcome yet: only refused responses
-	refused int           // responses refused so far, from 0 to maxForms-1
-	hint    string        // why the last one was refused, in a refusal
-}
+// The keys of an outcome, a bit each in the sets of keys its kinds may
+// have, and those of an option.
+var (
+	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
+	optionKeys  = []string{"label", "value", "description", "recommended"}
+)
 
-// refusal is the JSON of a refusal in the record.
-type refusal struct {
-	Refused int    `json:"refused"`
-	Hint    string `json:"hint"`
-}
+const (
+	answerKeys  = 0b0000111111
+	errorKeys   = 0b1110101000
+	refusalKeys = 0b0001010000
+)
 
-// refusedAnswer is the JSON of an answer recorded after refused responses.
-// It keeps their count, so a fourth response is never a first.
-type refusedAnswer struct {
-	Answer
-	Refused int `json:"refused"`
-}
-
-// decodeRecord decodes a record's JSON, which must be valid, key by key.
-// encoding/json would read "Answer" as "answer" and let the last of two
-// equal keys win, where other languages do neither.
-func decodeRecord(data []byte) (map[string]outcome, error) {
-	record := make(map[string]outcome)
-	r := &recordReader{data: data}
-	_, err := r.object(nil, nil, func(id string) (err error) {
-		if _, dup := record[id]; dup {
-			return fmt.Errorf("duplicate key %s", quote(id))
-		}
-		if record[id], err = r.outcome(); err != nil {
-			return fmt.Errorf("entry %s: %w", quote(id), err)
-		}
-		return nil
-	})
-	if err != nil {
+// readRecord returns the record that entries, decoded from data, valid JSON
+// whose record is at depth 0 (or 1 in sealed state), holds, or err, the
+// decoding's error. The keys are checked first (recordKeys): encoding/json
+// reads "Answer" as "answer" and lets the last of two equal keys win, where
+// other languages do neither.
+func readRecord(data []byte, depth int, entries map[string]entry, err error) (map[string]outcome, error) {
+	keys, kerr := recordKeys(data, depth)
+	if err = errors.Join(kerr, err); err != nil {
 		return nil, fmt.Errorf("userinteraction: Replay record: %w", err)
 	}
-	for id, o := range record {
-		if o.err != nil && o.err.Code == CodeInputRequired {
-			delete(record, id) // no human's outcome
+	record := make(map[string]outcome, len(entries))
+	for id, e := range entries {
+		o, err := e.outcome(keys[id])
+		if err != nil {
+			return nil, fmt.Errorf("userinteraction: Replay record: entry %s: %w", quote(id), err)
+		}
+		if o.err == nil || o.err.Code != CodeInputRequired { // no human's outcome
+			record[id] = o
 		}
 	}
 	return record, nil
 }
 
-// recordReader reads a record's JSON, which must be valid, in one pass. By
-// hand, it holds OpenReplay within 1.5 times golang-jwt's parse, which
-// encoding/json with a check of the keys does not (see CONTRIBUTING).
-type recordReader struct {
-	data []byte
-	pos  int // of the next byte to read
-}
-
-// The keys of a record's objects, and what each holds.
-var (
-	outcomeKeys = map[string]string{"answer": "a string", "option": "an object", "options": "an array", "via": "a string",
-		"refused": "a number", "hint": "a string", "name": "a string", "code": "a string", "message": "a string"}
-	optionKeys = map[string]string{"label": "a string", "value": "a string", "description": "a string", "recommended": "a boolean"}
-)
-
-// outcome reads an outcome's object. An answer has an "answer", an error a
-// "code", and a refusal a "refused" count and a "hint", each only the keys
-// of its kind.
-func (r *recordReader) outcome() (outcome, error) {
-	var o outcome
-	texts := map[string]string{} // the strings, numbers and booleans, as written
-	seen, err := r.object(outcomeKeys, texts, func(key string) (err error) {
-		if key == "option" {
-			o.answer.Option, err = r.option()
-		} else {
-			o.answer.Options, err = r.options()
-		}
-		return err
-	})
-	has := func(key string) bool { return slices.Contains(seen, key) }
-	kind := []string{"refused", "hint"} // the keys an outcome of its kind may have
+// outcome returns the outcome that e, whose object has the keys has, is:
+// an answer, an error or a refusal, each with only the keys of its kind.
+func (e *entry) outcome(has uint16) (outcome, error) {
+	kind := uint16(refusalKeys)
 	switch {
-	case err != nil:
-		return outcome{}, err
-	case has("answer"):
-		kind = []string{"answer", "option", "options", "via", "refused"}
-		o.answer.Text, o.answer.Via = texts["answer"], texts["via"]
-	case has("code"):
-		kind = []string{"name", "code", "message"}
-		o.err = &HarnessError{Name: texts["name"], Code: texts["code"], Message: texts["message"]}
-	case !has("refused"):
+	case has&1 != 0: // "answer"
+		kind = answerKeys
+	case has&(1<<8) != 0: // "code"
+		kind = errorKeys
+	case has&(1<<4) == 0:
 		return outcome{}, errors.New(`an outcome has either an "answer", a "code" or a "refused" count`)
-	default:
-		o.refusal, o.hint = true, texts["hint"]
 	}
-	for _, key := range seen {
-		if !slices.Contains(kind, key) {
-			return outcome{}, fmt.Errorf("unknown key %s", quote(key))
+	if extra := has &^ kind; extra != 0 {
+		return outcome{}, fmt.Errorf("unknown key %s", quote(outcomeKeys[bits.TrailingZeros16(extra)]))
+	}
+	o := outcome{answer: Answer{Text: e.Answer, Option: e.Option, Via: e.Via}, audited: e.Audited, hint: e.Hint}
+	for _, opt := range e.Options {
+		if opt == nil {
+			return outcome{}, errors.New("option: want a JSON object, not null")
 		}
+		o.answer.Options = append(o.answer.Options, *opt)
 	}
-	count := texts["refused"]
-	o.refused, err = strconv.Atoi(count)
+	if has&(1<<4) != 0 { // "refused"
+		n, err := strconv.Atoi(string(e.Refused))
+		if err != nil || n < 1 || n >= maxForms {
+			return outcome{}, fmt.Errorf(`"refused" is %s, not a whole number from 1 to %d`, e.Refused, maxForms-1)
+		}
+		o.refused = n
+	}
 	switch {
-	case has("refused") && err != nil:
-		return outcome{}, fmt.Errorf(`"refused" is %s, not a whole number`, quote(count))
-	case has("refused") && (o.refused < 1 || o.refused >= maxForms):
-		return outcome{}, fmt.Errorf(`"refused" is %d, not from 1 to %d`, o.refused, maxForms-1)
-	case o.err != nil && o.err.Code == "":
+	case kind == errorKeys && e.Code == "":
 		return outcome{}, errors.New(`an outcome's "code" is empty`)
-	case o.refusal && o.hint == "":
+	case kind == errorKeys:
+		o.answer, o.err = Answer{Via: e.Via}, &HarnessError{Name: e.Name, Code: e.Code, Message: e.Message}
+	case kind == refusalKeys && e.Hint == "":
 		return outcome{}, errors.New(`a refusal's "hint" is empty`)
 	}
+	o.refusal = kind == refusalKeys
 	return o, nil
 }
 
-// option reads an option's object.
-func (r *recordReader) option() (*Option, error) {
-	texts := map[string]string{}
-	if _, err := r.object(optionKeys, texts, nil); err != nil {
-		return nil, fmt.Errorf("option: %w", err)
+// recordKeys checks the keys of data, valid JSON whose record is at depth.
+// Each key of an outcome or an option is one of its kind's, as written, and
+// none is twice in one object. Strings are valid UTF-8 without an escaped
+// lone surrogate, which Go reads as U+FFFD and JavaScript keeps. It returns
+// the keys of each outcome by ID. An object elsewhere is encoding/json's
+// error.
+func recordKeys(data []byte, depth int) (map[string]uint16, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("a string is not valid UTF-8")
 	}
-	return &Option{Label: texts["label"], Value: texts["value"], Description: texts["description"],
-		Recommended: texts["recommended"] == "true"}, nil
-}
-
-// options reads an array of option objects. An empty one is nil, as
-// [Answer] decodes it.
-func (r *recordReader) options() ([]Option, error) {
-	var opts []Option
-	for r.pos++; r.more(']'); {
-		o, err := r.option()
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, *o)
-	}
-	return opts, nil
-}
-
-// object reads the object at r.pos, and nested reads each value. With
-// keys, each key must be one of them, once, and hold what keys says, or
-// null for the zero value (a count is never null). Then a string, number
-// or boolean goes to texts instead, as written, and object returns the
-// keys in order.
-func (r *recordReader) object(keys map[string]string, texts map[string]string, nested func(key string) error) ([]string, error) {
-	if r.peek() != '{' {
-		return nil, fmt.Errorf("want a JSON object, not %s", r.kind())
-	}
-	seen := make([]string, 0, len(keys))
-	for r.pos++; r.more('}'); {
-		key, err := r.text()
-		if err != nil {
-			return nil, err
-		}
-		r.peek()
-		r.pos++ // ':'
-		r.peek()
-		want, known := keys[key]
-		switch got := r.kind(); {
-		case keys == nil:
-			err = nested(key)
-		case !known:
-			return nil, fmt.Errorf("unknown key %s", quote(key))
-		case slices.Contains(seen, key):
-			return nil, fmt.Errorf("duplicate key %s", quote(key))
-		case got == "null" && key != "refused":
-			r.pos += len("null")
-		case got != want && want != "an object": // option says what it wants
-			return nil, fmt.Errorf("%s is %s, not %s", quote(key), got, want)
-		case want == "an object" || want == "an array":
-			err = nested(key)
-		default:
-			texts[key], err = r.scalar()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if keys != nil {
-			seen = append(seen, key)
+	var open []byte      // the open objects and arrays, '{' or '['
+	var option []string // the keys of the option being read
+	keys := map[string]uint16{}
+	id := "" // the outcome being read
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			open, option = append(open, data[i]), option[:0]
+		case '}', ']':
+			open = open[:len(open)-1]
+		case '"':
+			start := i
+			end, plain, err := stringEnd(data, i)
+			if err != nil {
+				return nil, err
+			}
+			i = end - 1 // the loop's i++ comes to the byte after the string
+			for end < len(data) && (data[end] == ' ' || data[end] == '\t' || data[end] == '\r' || data[end] == '\n') {
+				end++
+			}
+			if end == len(data) || data[end] != ':' {
+				continue // a value, not a key
+			}
+			key := string(data[start+1 : i])
+			if !plain {
+				_ = json.Unmarshal(data[start:i+1], &key) // valid JSON: cannot fail
+			}
+			in := len(open) - 1 - depth // 0 the record, 1 an outcome, 2 or 3 an option
+			k := slices.Index(outcomeKeys, key)
+			bit := uint16(1) << max(k, 0)
+			_, seen := keys[key]
+			isOption := in == 2 || in == 3 && open[len(open)-2] == '['
+			switch {
+			case in == 1 && k < 0, isOption && !slices.Contains(optionKeys, key):
+				return nil, fmt.Errorf("%sunknown key %s", entryOf(in, id), quote(key))
+			case in == 0 && seen, in == 1 && keys[id]&bit != 0, isOption && slices.Contains(option, key):
+				return nil, fmt.Errorf("%sduplicate key %s", entryOf(in, id), quote(key))
+			case in == 0:
+				id, keys[key] = key, 0
+			case in == 1:
+				keys[id] |= bit
+			case isOption:
+				option = append(option, key)
+			}
 		}
 	}
-	return seen, nil
+	return keys, nil
 }
 
-// more skips a ',' and reports whether a value comes before end, which it
-// skips.
-func (r *recordReader) more(end byte) bool {
-	if r.peek() == ',' {
-		r.pos++
-		r.peek()
+// entryOf names the entry id in a message about a key at depth in of it.
+func entryOf(in int, id string) string {
+	if in == 0 {
+		return ""
 	}
-	if r.data[r.pos] != end {
-		return true
-	}
-	r.pos++
-	return false
+	return "entry " + quote(id) + ": "
 }
 
-// scalar reads the string, number or boolean at r.pos, as written.
-func (r *recordReader) scalar() (string, error) {
-	if r.data[r.pos] == '"' {
-		return r.text()
+// stringEnd returns the end of the string that starts at data[i], just past
+// its closing quote, and whether it holds no escape. An escaped lone
+// surrogate is an error.
+func stringEnd(data []byte, i int) (end int, plain bool, err error) {
+	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
+		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
+			return 0
+		}
+		c, _ := strconv.ParseUint(string(data[k+2:k+6]), 16, 16)
+		return c
 	}
-	start := r.pos
-	for r.pos < len(r.data) && strings.IndexByte(",}] \t\n\r", r.data[r.pos]) < 0 {
-		r.pos++
-	}
-	return string(r.data[start:r.pos]), nil
-}
-
-// text reads the string at r.pos. It is an error when it is not valid UTF-8
-// or holds an escaped lone surrogate: Go reads both as U+FFFD, where
-// JavaScript keeps a surrogate. encoding/json reads the escapes.
-func (r *recordReader) text() (string, error) {
-	start := r.pos
-	for r.pos++; r.data[r.pos] != '"'; r.pos++ {
-		if r.data[r.pos] != '\\' {
+	plain = true
+	for i++; data[i] != '"'; i++ {
+		if data[i] != '\\' {
 			continue
 		}
-		r.pos++ // the escaped byte
-		if r.data[r.pos] != 'u' {
-			continue
-		}
-		switch c := surrogate(r.data[r.pos+1:]); {
-		case c == 0:
-		case c < 0xdc00 && bytes.HasPrefix(r.data[r.pos+5:], []byte(`\u`)) && surrogate(r.data[r.pos+7:]) >= 0xdc00:
-			r.pos += 6 // the low surrogate of a pair
+		plain = false
+		switch c := escape(i); {
+		case c < 0xd800 || c > 0xdfff:
+			i++ // the escaped byte
+		case c < 0xdc00 && escape(i+6) >= 0xdc00 && escape(i+6) <= 0xdfff:
+			i += 11 // a pair
 		default:
-			return "", fmt.Errorf("a string holds a lone surrogate %s", r.data[r.pos-1:r.pos+5])
-		}
-		r.pos += 4
-	}
-	r.pos++
-	raw := r.data[start:r.pos]
-	switch {
-	case !utf8.Valid(raw):
-		return "", errors.New("a string is not valid UTF-8")
-	case bytes.IndexByte(raw, '\\') < 0:
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
-}
-
-// surrogate returns the UTF-16 surrogate that the four hex digits at the
-// start of hex escape, or 0 for any other code unit.
-func surrogate(hex []byte) rune {
-	c, err := strconv.ParseUint(string(hex[:4]), 16, 16)
-	if err != nil || c < 0xd800 || c > 0xdfff {
-		return 0
-	}
-	return rune(c)
-}
-
-// peek skips white space and returns the byte at r.pos, or 0 at the end.
-func (r *recordReader) peek() byte {
-	for ; r.pos < len(r.data); r.pos++ {
-		if c := r.data[r.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c
+			return 0, false, fmt.Errorf("a string holds a lone surrogate %s", data[i:i+6])
 		}
 	}
-	return 0
-}
-
-// kinds name JSON values by their first byte, for messages. Any other
-// value is a number.
-var kinds = map[byte]string{'{': "an object", '[': "an array", '"': "a string", 't': "a boolean", 'f': "a boolean", 'n': "null"}
-
-// kind names the JSON value at r.pos.
-func (r *recordReader) kind() string {
-	if k, ok := kinds[r.data[r.pos]]; ok {
-		return k
-	}
-	return "a number"
+	return i + 1, plain, nil
 }
 
 // ----------------------------------------------------------------------------

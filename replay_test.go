@@ -444,6 +444,7 @@ func TestReplayAnswerIsACopy(t *testing.T) {
 		t.Fatalf("Replay.Ask() = %+v, %v, want the recorded answer", ans, err)
 	}
 	ans.Option.Label = "changed"
+	record = strings.Replace(record, "}}}", `},"audited":true}}`, 1) // the run gave it to its registry
 	if got := string(marshal(t, rp)); got != record {
 		t.Fatalf("record after changing the answer = %s, want %s", got, record)
 	}
@@ -561,40 +562,40 @@ func TestReplayRecordStrict(t *testing.T) {
 		{`{"z":{"answer":"a","answer":"b"}}`, `entry "z": duplicate key "answer"`},
 		{`{"q":{"answer":"","option":{"label":"Delete"},"option":{}}}`, `entry "q": duplicate key "option"`},
 		{`{"z":{"answer":"x","options":[{"label":"a"}],"options":[]}}`, `duplicate key "options"`},
-		{`{"z":{"answer":"x","option":{"label":"Delete","label":"Keep"}}}`, `option: duplicate key "label"`},
+		{`{"z":{"answer":"x","option":{"label":"Delete","label":"Keep"}}}`, `entry "z": duplicate key "label"`},
 		{
 			record: `{"z":{"answer":"x","options":[{"label":"a"},{"label":"b","value":"1","value":"2"}]}}`,
-			want:   `option: duplicate key "value"`,
+			want:   `entry "z": duplicate key "value"`,
 		},
 		{`{"z":{"name":"E","code":"C","code":"D","message":"m"}}`, `duplicate key "code"`},
 		{`{"z":{"answer":"x","Option":{"label":"a"}}}`, `unknown key "Option"`},
 		{`{"z":{"code":"C","option":{"label":"a"}}}`, `unknown key "option"`},
 		{`{"z":{"answer":"x","message":"m"}}`, `unknown key "message"`},
-		{`{"z":{"answer":["x"]}}`, `"answer" is an array, not a string`},
-		{`{"z":{"code":true}}`, `"code" is a boolean, not a string`},
-		{`{"z":{"answer":"x","options":{"label":"a"}}}`, `"options" is an object, not an array`},
+		{`{"z":{"answer":["x"]}}`, `cannot unmarshal array into Go struct field entry.answer of type string`},
+		{`{"z":{"code":true}}`, `cannot unmarshal bool into Go struct field entry.code`},
+		{`{"z":{"answer":"x","options":{"label":"a"}}}`, `cannot unmarshal object into Go struct field entry.options`},
 		{`{"z":{"answer":"x","options":[null]}}`, `option: want a JSON object, not null`},
-		{`{"z":{"answer":"x","option":"a"}}`, `option: want a JSON object, not a string`},
-		{`{"z":{"answer":"x","option":{"label":"a","recommended":"yes"}}}`, `"recommended" is a string, not a boolean`},
-		{`{"z":{"answer":"x","option":{"label":{}}}}`, `"label" is an object, not a string`},
-		{`{"z":7}`, `want a JSON object, not a number`},
-		{`[{"answer":"x"}]`, `want a JSON object, not an array`},
+		{`{"z":{"answer":"x","option":"a"}}`, `cannot unmarshal string into Go struct field entry.option`},
+		{`{"z":{"answer":"x","option":{"label":"a","recommended":"yes"}}}`, `cannot unmarshal string into Go struct field Option.option.recommended of type bool`},
+		{`{"z":{"answer":"x","option":{"label":{}}}}`, `cannot unmarshal object into Go struct field Option.option.label of type string`},
+		{`{"z":7}`, `cannot unmarshal number into Go value of type userinteraction.entry`},
+		{`[{"answer":"x"}]`, `cannot unmarshal array into Go value of type map[string]userinteraction.entry`},
 		{`{"z":{"answer":"x"}`, `Replay record: unexpected end of JSON input`},
 		// Refusals: a count from 1 to 2 and a hint, or a count beside an answer.
 		{`{"z":{"refused":1}}`, `a refusal's "hint" is empty`},
 		{`{"z":{"hint":"h"}}`, `an outcome has either an "answer", a "code" or a "refused" count`},
-		{`{"z":{"refused":0,"hint":"h"}}`, `"refused" is 0, not from 1 to 2`},
-		{`{"z":{"refused":3,"hint":"h"}}`, `"refused" is 3, not from 1 to 2`},
-		{`{"z":{"refused":-1,"hint":"h"}}`, `"refused" is -1, not from 1 to 2`},
-		{`{"z":{"refused":1.5,"hint":"h"}}`, `"refused" is "1.5", not a whole number`},
-		{`{"z":{"refused":1e0,"hint":"h"}}`, `"refused" is "1e0", not a whole number`},
-		{`{"z":{"refused":"1","hint":"h"}}`, `"refused" is a string, not a number`},
+		{`{"z":{"refused":0,"hint":"h"}}`, `"refused" is 0, not a whole number from 1 to 2`},
+		{`{"z":{"refused":3,"hint":"h"}}`, `"refused" is 3, not a whole number from 1 to 2`},
+		{`{"z":{"refused":-1,"hint":"h"}}`, `"refused" is -1, not a whole number from 1 to 2`},
+		{`{"z":{"refused":1.5,"hint":"h"}}`, `"refused" is 1.5, not a whole number`},
+		{`{"z":{"refused":1e0,"hint":"h"}}`, `"refused" is 1e0, not a whole number`},
+		{`{"z":{"refused":"1","hint":"h"}}`, `"refused" is "1", not a whole number`},
 		{`{"z":{"refused":1,"hint":"h","refused":2}}`, `duplicate key "refused"`},
 		{`{"z":{"refused":1,"hint":"h","Hint":"i"}}`, `unknown key "Hint"`},
 		{`{"z":{"answer":"x","refused":1,"hint":"h"}}`, `unknown key "hint"`},
 		{`{"z":{"code":"C","refused":1}}`, `unknown key "refused"`},
-		{`{"z":{"answer":"x","refused":3}}`, `"refused" is 3, not from 1 to 2`},
-		{`{"z":{"refused":null,"hint":"h"}}`, `"refused" is null, not a number`},
+		{`{"z":{"answer":"x","refused":3}}`, `"refused" is 3, not a whole number from 1 to 2`},
+		{`{"z":{"refused":null,"hint":"h"}}`, `"refused" is null, not a whole number`},
 		{`{"z":{"code":null,"message":"m"}}`, `an outcome's "code" is empty`},
 		// A key is read as written: an escape spells no other key.
 		{`{"z":{"\u0041nswer":"allow"}}`, `unknown key "Answer"`},
@@ -916,7 +917,7 @@ func TestReplayVia(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{
-		`{"z":{"code":"ASK_DECLINED","via":"x"}}`,
+		`{"z":{"code":"ASK_DECLINED","via":"x","via":"y"}}`,
 		`{"z":{"refused":1,"hint":"h","via":"x"}}`,
 		`{"z":{"answer":"x","via":5}}`,
 		`{"z":{"answer":"x","via":"a","via":"b"}}`,
@@ -1029,28 +1030,52 @@ func TestReplayChecksRequests(t *testing.T) {
 }
 
 // TestReplayRunAudits: Run's registry calls the Ended of the registry its
-// ctx carries, so a host's audit sees a question without an outcome as
-// INPUT_REQUIRED in one round and its answer in the next.
+// ctx carries, so a host's audit sees each question's answer once, in the
+// run that first returns it, and never INPUT_REQUIRED, which ends nothing
+// (finding 7 of the review of how a question ends). Later rounds, through
+// Seal and OpenReplay too, do not audit an answer again; a recorded
+// decline keeps its Via there.
 func TestReplayRunAudits(t *testing.T) {
 	var seen []string
 	host := &ui.Registry{Ended: func(req ui.Request, o ui.Outcome) {
 		if o.Err != nil {
-			seen = append(seen, req.Question+": "+ui.CodeOf(o.Err))
+			seen = append(seen, req.Question+": "+ui.CodeOf(o.Err)+" via "+o.Answer.Via)
 			return
 		}
 		seen = append(seen, req.Question+": "+o.Answer.Text+" via "+o.Answer.Via)
 	}}
 	ctx := ui.WithRegistry(context.Background(), host)
-	req := ui.Request{Question: "Deploy?", Options: []ui.Option{{Label: "Yes"}, {Label: "No"}}}
-	rp := &ui.Replay{}
-	tool := func(ctx context.Context) { _, _ = ui.Ask(ctx, req) }
-	pending := rp.Run(ctx, tool)
-	if len(pending) != 1 {
-		t.Fatalf("Run() = %+v, want one question", pending)
+	yesNo := []ui.Option{{Label: "Yes"}, {Label: "No"}}
+	first, second, third := ui.Request{Question: "Deploy?", Options: yesNo}, ui.Request{Question: "Migrate?", Options: yesNo}, ui.Request{Question: "Notify?", Options: yesNo}
+	tool := func(ctx context.Context) {
+		for _, req := range []ui.Request{first, second, third} {
+			if _, err := ui.Ask(ctx, req); err != nil {
+				return
+			}
+		}
 	}
-	rp.Record(pending[0].ID, ui.Answer{Text: "Yes", Via: "client"}, nil)
+	rp := &ui.Replay{}
+	for round, answer := range []ui.Outcome{
+		{Answer: ui.Answer{Text: "Yes", Via: "mcp:client"}},
+		{Answer: ui.Answer{Text: "No", Via: "mcp:client"}},
+		{Answer: ui.Answer{Via: "mcp:client"}, Err: ui.NewError(ui.CodeAskDeclined, "declined", nil)},
+	} {
+		pending := rp.Run(ctx, tool)
+		if len(pending) != 1 {
+			t.Fatalf("round %d: Run() = %+v, want one question", round, pending)
+		}
+		rp.Record(pending[0].ID, answer.Answer, answer.Err)
+		state, err := rp.Seal(sealKey, "call", time.Hour) // the next round may be another process
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rp, err = ui.OpenReplay(sealKey, "call", state); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rp.Run(ctx, tool)
-	want := []string{"Deploy?: INPUT_REQUIRED", "Deploy?: Yes via client"}
+	rp.Run(ctx, tool) // a run after the last: nothing new
+	want := []string{"Deploy?: Yes via mcp:client", "Migrate?: No via mcp:client", "Notify?: ASK_DECLINED via mcp:client"}
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("Ended saw %q, want %q", seen, want)
 	}
