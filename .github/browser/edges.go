@@ -6,7 +6,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,7 +25,7 @@ func init() {
 		scenario{"an answer sent here, its stream event first, twice on Enter", answeredHereFirst},
 		scenario{"a hundred batches with deadlines: the page's work follows the list", onOneTab(manyBatches)},
 		scenario{"right-to-left text reads right to left", onOneTab(rightToLeft)},
-		scenario{"an answer the host could not keep (503): the card stays open, says so, sends again", unkeptAnswer},
+		scenario{"an answer the host could not keep (503 NOT_KEPT from a real keep): the card stays open, says so, sends again", unkeptAnswer},
 	)
 }
 
@@ -110,58 +110,51 @@ func answeredHereFirst(s *site, browser context.Context) error {
 	return nil
 }
 
-// unkept serves h, but answers the POSTs as the handler answers a Respond
-// refused with NOT_KEPT, 503 and the HarnessError JSON, once for each hint
-// of hints ("" for none), and then lets them through.
-type unkept struct {
-	h     http.Handler
-	mu    sync.Mutex
-	hints []string
-}
-
-func (x *unkept) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x.mu.Lock()
-	refuse := r.Method == http.MethodPost && len(x.hints) > 0
-	var hint string
-	if refuse {
-		hint, x.hints = x.hints[0], x.hints[1:]
-	}
-	x.mu.Unlock()
-	if !refuse {
-		x.h.ServeHTTP(w, r)
-		return
-	}
-	body, _ := json.Marshal(map[string]string{"name": "UserInteractionError", "code": ui.CodeNotKept,
-		"message": "the answer could not be kept: send it again", "hint": hint})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write(body)
-}
-
-// unkeptAnswer: the host could not keep the answer, and the POST is 503. The
-// card stays open and enabled, shows the hint, or says so itself when there
-// is none, and the human sends the answer again.
+// unkeptAnswer: the host could not keep the answer (a keep of WithKeep that
+// fails, as a durable write does), so the POST is 503 NOT_KEPT with the
+// Inbox's hint. The card stays open and enabled, shows the hint, and the
+// human sends the answer again, which is kept.
 func unkeptAnswer(s *site, browser context.Context) error {
-	const hint = "Your answer could not be saved. Send it again."
-	s.mux.Handle("/unkept/", http.StripPrefix("/unkept", &unkept{h: s.inbox.Handler(s.token), hints: []string{hint, ""}}))
+	var mu sync.Mutex
+	failures := 2
+	keep := func([]ui.Outcome) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failures == 0 {
+			return nil
+		}
+		failures--
+		return errors.New("the database is away")
+	}
+	registry := &ui.Registry{}
+	session := ui.WithRegistry(context.Background(), registry)
+	dispose, err := registry.Register(ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		return s.inbox.Ask(ui.WithKeep(ctx, keep), req)
+	}))
+	if err != nil {
+		return err
+	}
+	defer dispose()
 	t, cancel, err := s.open(browser)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	if err := t.do(chromedp.Navigate("http://" + s.addr + "/unkept/#token=" + s.token)); err != nil {
-		return err
-	}
-	done, id, err := s.askShown(t, region)
+	done, p, err := s.ask(session, region)
 	if err != nil {
 		return err
 	}
-	for _, note := range []string{hint, "Your answer could not be kept. Send it again."} {
+	id := p[0].ID
+	if err := t.until(shown(id)); err != nil {
+		return err
+	}
+	for range 2 {
 		if err := t.do(chromedp.Click(option(id, "America")), chromedp.Click(button(id, "Send answer"))); err != nil {
 			return err
 		}
 		open := "document.querySelector('#questions " + card(id) + "') !== null && " +
 			"Array.from(document.querySelectorAll('" + card(id) + " input, " + card(id) + " button')).every(c => !c.disabled)"
+		const note = "Your answer could not be kept. Send it again."
 		if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", note) + " && " + open); err != nil {
 			got, _ := eval[string](t, noteOf(id))
 			return fmt.Errorf("%w: the note reads %q", err, got)
