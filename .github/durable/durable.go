@@ -92,8 +92,11 @@ type question struct {
 }
 
 // errNotCheckpointed is a keep's error when the step did not checkpoint the
-// page's outcome: the page gets NOT_KEPT, and the question stays open.
-var errNotCheckpointed = errors.New("the workflow's step did not checkpoint the answer")
+// page's outcome: the step ended without it, or DBOS refused the checkpoint
+// of a stale execution. The question is over here, so the page gets 409
+// NOT_PENDING, not NOT_KEPT's "send it again".
+var errNotCheckpointed = userinteraction.NewError(userinteraction.CodeNotPending,
+	"not pending: the workflow's step ended, or another process runs the workflow now", nil)
 
 // A claim is an outcome that the page is about to confirm.
 type claim struct {
