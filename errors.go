@@ -11,72 +11,69 @@ import (
 	"unicode/utf8"
 )
 
-// Error codes are the stable, machine-readable Codes of a [HarnessError].
-// This package and its providers return them. Compare them with [CodeOf].
+// The error codes are the stable Codes of a [HarnessError]. This package
+// and its providers return them. Compare them with [CodeOf].
 const (
-	// CodeNoProvider means Ask found no provider registered in the caller's
-	// scope.
+	// CodeNoProvider means Ask found no provider in the caller's scope.
 	CodeNoProvider = "NO_PROVIDER"
 	// CodeDuplicateProvider means Register found another provider active.
 	// That provider stays active.
 	CodeDuplicateProvider = "DUPLICATE_PROVIDER"
-	// CodeInvalidProvider means Register was given a nil provider. A provider
-	// that cannot work returns it from its Ask, such as a Form without an
-	// ElicitFunc.
+	// CodeInvalidProvider means Register got a nil provider, or a provider
+	// that cannot work was asked, such as a Form without an ElicitFunc.
 	CodeInvalidProvider = "INVALID_PROVIDER"
 	// CodeNoRegistry means Register found no registry in the context. The
 	// host did not call WithRegistry.
 	CodeNoRegistry = "NO_REGISTRY"
-	// CodeAskAborted means the question went unanswered because the caller's
-	// context was cancelled or timed out, or the provider was disposed.
+	// CodeAskAborted means the caller's context ended, or the provider was
+	// disposed, before the answer came.
 	CodeAskAborted = "ASK_ABORTED"
 	// CodeInvalidRequest means the request breaks a rule of
 	// [Request.Validate], or Ask was given a nil context.
 	CodeInvalidRequest = "INVALID_REQUEST"
 	// CodeInvalidAnswer means the provider's answer breaks a rule of
-	// [Registry.Ask], such as an empty answer or an option not offered.
+	// [Answer].
 	CodeInvalidAnswer = "INVALID_ANSWER"
-	// CodeProviderFailed means the provider failed with an error that carries
-	// no code. That error is the cause. Its text, cut short and escaped, ends
-	// the message.
+	// CodeProviderFailed means the provider failed with an error that
+	// carries no code. That error is the cause. Its text, cut short and
+	// escaped, ends the message.
 	CodeProviderFailed = "PROVIDER_FAILED"
 	// CodeAskDeclined means the human refused to answer, as with an MCP or
 	// ACP elicitation's "decline".
 	CodeAskDeclined = "ASK_DECLINED"
-	// CodeAskCancelled means the UI dismissed the question. Esc, a closed
-	// dialog, end of input and an MCP or ACP "cancel" all do so.
+	// CodeAskCancelled means the UI dismissed the question: Esc, a closed
+	// dialog, end of input, or an MCP or ACP "cancel".
 	CodeAskCancelled = "ASK_CANCELLED"
-	// CodeInputRequired means Replay has no recorded outcome for the question
-	// yet. The host collects it out of band and runs the call again.
+	// CodeInputRequired means Replay has no recorded outcome for the
+	// question yet. The host collects it out of band and runs the call
+	// again.
 	CodeInputRequired = "INPUT_REQUIRED"
-	// CodeInvalidState means OpenReplay refused the sealed state. It was
-	// tampered with, expired, malformed, or sealed for another call or under
-	// another key. The model should call the tool again from the start.
+	// CodeInvalidState means OpenReplay refused the sealed state: tampered
+	// with, expired, malformed, or sealed for another call or key. The model
+	// should call the tool again from the start.
 	CodeInvalidState = "INVALID_STATE"
-	// CodeNotPending means Inbox.Respond was given the ID of a question that
-	// is not open. It was never asked, is already answered, or was given up.
+	// CodeNotPending means Inbox.Respond got the ID of a question that is
+	// not open: never asked, already answered, or given up.
 	CodeNotPending = "NOT_PENDING"
-	// CodeAskUnsupported means the provider's UI cannot show this kind of
-	// question, such as several picks, own words beside options, or a form.
-	// The model should ask it another way.
+	// CodeAskUnsupported means the UI cannot show this kind of question,
+	// such as several picks, own words beside options, or any form. The
+	// model should ask it another way.
 	CodeAskUnsupported = "ASK_UNSUPPORTED"
 	// CodeNotKept means the host could not keep the answer, as when a
 	// durable write failed. The question stays open: send the answer again.
 	CodeNotKept = "NOT_KEPT"
 )
 
-// HarnessError is the error an agent harness hands to the model. It has a
-// class Name, a stable Code, a Message for humans and models, and an
-// optional cause Err that stays on the Go side. json.Marshal of a
-// HarnessError gives exactly {"name", "code", "message"}. So a tool runner
-// that knows only HarnessError can report any coded failure. Find it in a
-// chain with errors.As or [CodeOf]. Like [io/fs.PathError] it is a plain
-// value, safe for concurrent use while nobody changes it. Error and Unwrap
-// accept a nil receiver.
+// HarnessError is the error an agent harness hands to the model: a class
+// Name, a stable Code, a Message for humans and models, and an optional
+// cause Err. json.Marshal of it gives exactly {"name", "code", "message"}.
+// So a tool runner that knows only HarnessError can report any coded
+// failure. Like [io/fs.PathError], it is safe for concurrent use while
+// nobody changes it.
 //
-// An error type that embeds HarnessError needs an Unwrap method that returns
-// &e.HarnessError, as [UserInteractionError] has. The promoted Unwrap returns
-// the cause, so errors.As and CodeOf would miss the code.
+// A type that embeds HarnessError needs an Unwrap that returns
+// &e.HarnessError, as [UserInteractionError] has. Else errors.As and
+// [CodeOf] miss the code, since the promoted Unwrap returns the cause.
 type HarnessError struct {
 	Name    string `json:"name"`
 	Code    string `json:"code"`
@@ -84,12 +81,11 @@ type HarnessError struct {
 	Err     error  `json:"-"`
 }
 
-// Error returns "CODE: message: cause". It leaves out "CODE: " when Code is
-// empty and ": cause" when Err is nil. It returns "<nil>" for a nil e. The
-// cause's text is escaped as in [CodeProviderFailed]'s message. A message
-// that already ends with ": " and the cause's text, cut short or not, gets
-// the cause's whole text in its place, not a second copy.
-// Message, the model-facing text, stays short.
+// Error returns "CODE: message: cause", without "CODE: " when Code is empty
+// and ": cause" when Err is nil. The cause's text is escaped as in
+// [CodeProviderFailed]'s message. When the message already ends with it, cut
+// short or not, the whole text takes its place. So Message, which the model
+// reads, stays short. A nil e gives "<nil>".
 func (e *HarnessError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -107,7 +103,8 @@ func (e *HarnessError) Error() string {
 	return strings.TrimSuffix(s, ": "+escape(clip(cause, maxProviderText))) + ": " + escape(cause)
 }
 
-// Unwrap returns the cause, Err, which may be nil. It returns nil for a nil e.
+// Unwrap returns the cause, Err, which may be nil. It returns nil for a nil
+// e.
 func (e *HarnessError) Unwrap() error {
 	if e == nil {
 		return nil
@@ -115,11 +112,9 @@ func (e *HarnessError) Unwrap() error {
 	return e.Err
 }
 
-// UserInteractionError is the error type of this package. It is a
-// [HarnessError] named "UserInteractionError". Every coded error this package
-// creates is one, and every error from [Registry.Ask] carries a code.
-// errors.As finds both it and its embedded *HarnessError. Providers create
-// theirs with [NewError]. Error and Unwrap accept a nil receiver.
+// UserInteractionError is the type of every error this package creates: a
+// [HarnessError] named "UserInteractionError". errors.As finds both it and
+// its embedded *HarnessError. Providers create theirs with [NewError].
 type UserInteractionError struct {
 	HarnessError
 }
@@ -141,15 +136,15 @@ func (e *UserInteractionError) Unwrap() error {
 	return &e.HarnessError
 }
 
-// NewError returns a *UserInteractionError with the given code, message and
-// optional cause. Messages are lower-case without a trailing period, for
-// example NewError(CodeAskDeclined, "the user declined to answer", nil).
+// NewError returns a *[UserInteractionError] with an optional cause. Write
+// message lower-case, without a trailing period, as in
+// NewError(CodeAskDeclined, "the user declined to answer", nil).
 func NewError(code, message string, cause error) *UserInteractionError {
 	return &UserInteractionError{HarnessError{Name: errorName, Code: code, Message: message, Err: cause}}
 }
 
-// CodeOf returns the Code of the first [HarnessError] in err's chain. It
-// returns "" when there is none, or when that HarnessError is a nil pointer.
+// CodeOf returns the Code of the first [HarnessError] in err's chain, or ""
+// when there is none or it is a nil pointer.
 func CodeOf(err error) string {
 	var he *HarnessError
 	if errors.As(err, &he) && he != nil {

@@ -1,8 +1,8 @@
 // Package userinteraction lets an AI agent's tools ask the human a question
-// and wait for the answer, whichever user interface is attached. That may be
-// a [Terminal], a [Form] that MCP and ACP clients render, an [Inbox] for a
-// UI outside the process, [Replay] for hosts that cannot keep a call open,
-// or any [Provider] of your own.
+// and wait for the answer, whatever UI is attached. That may be a
+// [Terminal], a [Form] that MCP and ACP clients render, an [Inbox] for a UI
+// outside the process, [Replay] for hosts that cannot keep a call open, or
+// any [Provider] of your own.
 //
 // The host puts one [Registry] per session in the session's context with
 // [WithRegistry]. A UI becomes its single provider with [Register], and
@@ -16,7 +16,8 @@
 //
 // There is no process-wide registry, so a question reaches only the UI of
 // the caller's scope. Cancellation is the caller's context. Every error from
-// Ask holds a *[HarnessError], whose JSON is {"name", "code", "message"}.
+// Ask carries a code, in a *[HarnessError] whose JSON is {"name", "code",
+// "message"}.
 package userinteraction
 
 import (
@@ -36,20 +37,12 @@ import (
 // ----------------------------------------------------------------------------
 // The vocabulary: options, requests, answers
 
-// Option is one answer offered to the human.
-//
-// Label is what the human sees, and it identifies the option. No two labels
-// of a request are the same. Labels count as the same when they differ only
-// in case, in default-ignorable code points such as U+200D ZERO WIDTH
-// JOINER, in white space at their ends or its kind and length inside, or
-// in fullwidth forms of ASCII characters.
-//
-// The option's value is what the model receives. It is Value, or Label when
-// Value is empty. Two options may share a value. Description is extra
-// context for UIs able to show it. A Recommended option is the default
-// choice. For a MultiSelect request, the recommended options are the
-// preselected set. [Request.Validate] limits what the shown Label and
-// Description hold. Value is never shown.
+// Option is one answer offered to the human. Label is what the human sees,
+// and it names the option. The option's value, what the model receives, is
+// Value, or Label when Value is empty. No UI shows Value. Description is
+// extra context for UIs that can show it. A Recommended option is the
+// default choice, and is preselected in a MultiSelect request.
+// [Request.Validate] says what each field may hold.
 type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value,omitempty"`
@@ -57,8 +50,8 @@ type Option struct {
 	Recommended bool   `json:"recommended,omitempty"`
 }
 
-// Answer returns the [Answer] that picks o. Its Text is o's value, and its
-// Option points to a copy of o.
+// Answer returns the [Answer] that picks o: its Text is o's value, and its
+// Option a copy of o.
 func (o Option) Answer() Answer {
 	return Answer{Text: o.text(), Option: &o}
 }
@@ -71,40 +64,31 @@ func (o Option) text() string {
 	return o.Label
 }
 
-// Pick returns the [Answer] that picks opts, for a provider whose human
-// picked several options of a MultiSelect request. Its Options are copies of
-// opts. Its Text is empty, and [Registry.Ask] completes it as [Answer] says.
-// Set Text only to add the human's own words. With no opts the answer is
-// empty, which Ask rejects.
+// Pick returns the [Answer] that picks copies of opts in a MultiSelect
+// request. [Registry.Ask] fills in its Text, as [Answer] says. Set Text only
+// to add the human's own words. Pick() is an empty answer, which Ask
+// rejects.
 func Pick(opts ...Option) Answer {
 	return Answer{Options: cloneOptions(opts)}
 }
 
-// Agent identifies the agent whose tool call asks the question, so that a UI
-// can say who is asking. Both fields are optional.
+// Agent is the agent whose tool call asks, so that a UI can say who asks.
+// Both fields are optional.
 type Agent struct {
 	ID   string `json:"id,omitempty"`
 	Name string `json:"name,omitempty"`
 }
 
-// Request is a question for the human.
+// Request is a question for the human. Question is required, and Header is
+// an optional short title. Options are the offered answers. Without them,
+// the question takes free-form input. MultiSelect lets the human pick
+// several options. DisallowCustom allows only the options, while its zero
+// value also takes the human's own words. Neither has an effect without
+// options. Agent is the asking agent, when known.
 //
-// Question is required. Header is an optional short title. Options are the
-// offered answers. With none, the question takes free-form input. The zero
-// DisallowCustom lets the human type an answer of their own besides the
-// options. Set it to restrict the answer to the options. MultiSelect lets
-// the human pick several options. Neither has an effect without options.
-// Agent is the asking agent, when known.
-//
-// Its JSON is {"question", "header"?, "options"?, "allowCustom"?,
-// "multiSelect"?, "agent"?}. "allowCustom" appears only as false, when
-// DisallowCustom is set. An absent or true "allowCustom" decodes as
-// DisallowCustom false. "multiSelect" appears only as true. Decoding does
-// not validate, so call [Request.Validate]. [Ask] validates every request
-// and never modifies it.
-//
-// A valid request's texts draw visibly and in order ([Request.Validate]).
-// So a UI shows each text as it is, escaping only for its own markup.
+// [Ask] validates every request ([Request.Validate]) and never modifies it.
+// A valid request's texts draw visibly and in order. So a UI shows each text
+// as it is, escaping only for its own markup.
 type Request struct {
 	Question       string
 	Header         string
@@ -114,9 +98,8 @@ type Request struct {
 	Agent          *Agent
 }
 
-// CustomAllowed reports whether the human may answer with text of their own.
-// That is always so without options, and otherwise unless DisallowCustom is
-// set.
+// CustomAllowed reports whether the human may answer in their own words:
+// always without options, else unless DisallowCustom is set.
 func (r Request) CustomAllowed() bool {
 	return len(r.Options) == 0 || !r.DisallowCustom
 }
@@ -140,28 +123,25 @@ func cloneOptions(opts []Option) []Option {
 }
 
 // Answer is the human's answer to a [Request]. Text is the model-facing
-// answer, the one consumers use. Option is the option picked in a
-// single-select request, or nil for the human's own words. Options are the
-// options picked in a MultiSelect request, in offered order. Via names the
-// UI that answered, such as "terminal", "form" or "page". The shipped
-// providers set it, a custom provider sets its own, and the registry keeps
-// what it is given. Its JSON is {"answer", "option"?, "options"?, "via"?}.
-// An empty "options" decodes as nil.
+// answer, what consumers use. Option is a single-select request's pick, or
+// nil for the human's own words. Options are a MultiSelect request's picks,
+// in offered order. Via names the UI that answered, such as "terminal". Each
+// provider sets its own, and the registry never invents one.
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
 // request. A broken rule is [CodeInvalidAnswer].
 //
-//   - Single-select: Option must name an offered option by Label. An empty
-//     Text becomes its value ([Option]), and another Text is invalid. Options
-//     of one is read as Option. A Text equal to a value picks that option.
+//   - Single-select: Option must name an offered option by Label, and Text
+//     must be its value ([Option]), filled in when empty. Options of one is
+//     read as Option.
 //   - MultiSelect: Options and Option are the picks, each offered, none
-//     twice. Text becomes their values, in offered order, joined with ", ".
-//     Other text is the human's own words, which follow the join after ", ".
-//     Without picks, a Text equal to an offered value picks that option.
-//   - Both: an empty Text is invalid. So are the human's own words when
-//     [Request.CustomAllowed] is false.
+//     twice. Text becomes their values in offered order, joined with ", ",
+//     then any words of the human's own after ", ".
+//   - Both: without picks, a Text equal to a value picks that option. An
+//     empty Text is invalid, and so are the human's own words unless
+//     [Request.CustomAllowed].
 //
-// Completing is idempotent. The result holds copies of offered options.
+// Completing is idempotent. The result holds copies of the offered options.
 type Answer struct {
 	Text    string   `json:"answer"`
 	Option  *Option  `json:"option,omitempty"`
@@ -180,12 +160,8 @@ func (a Answer) clone() Answer {
 }
 
 // Outcome is how one question ended: its Answer, or the coded error Err in
-// its place, such as [CodeAskDeclined] or [CodeAskAborted]. Beside an Err,
-// Answer holds at most the Via of the UI that ended the question, when it
-// is known, as for a decline on the Inbox's page. Its JSON is
-// {"answer": {...}} or {"error": {"name", "code", "message"}, "via"?}. An
-// error without a code is written as the [CodeProviderFailed] that
-// [Registry.Ask] would return for it.
+// its place. Beside an Err, Answer holds at most the Via of the UI that
+// ended the question, as for a decline on the Inbox's page.
 type Outcome struct {
 	Answer Answer
 	Err    error
@@ -194,40 +170,42 @@ type Outcome struct {
 // ----------------------------------------------------------------------------
 // Validate: what the human sees is what they pick
 
-// Validate reports whether r can be asked. It returns nil, or a
-// *[UserInteractionError] with code [CodeInvalidRequest]. Its message names
-// the first problem and quotes at most 64 runes of the request's text.
+// Validate returns nil when r can be asked, else a *[UserInteractionError]
+// with code [CodeInvalidRequest]. Its message names the first problem,
+// quoting at most 64 runes of r's text.
 //
-// The question must hold more than white space. Each option's label must
-// show something. A value must not be only white space, or it could never
-// be answered. No two labels are the same ([Option]), but values may be.
-// Only a MultiSelect request may recommend several options. All text must
-// be valid UTF-8.
+// The question needs more than white space, and each label must show
+// something. A value may not be only white space. Only a MultiSelect request
+// may recommend several options. All text must be valid UTF-8.
 //
-// The shown texts are the question, the header, labels, descriptions and
-// the agent's ID and Name. They hold only characters that draw visibly and
-// in order: letters, marks, numbers, punctuation, symbols and spaces
-// (Unicode's L, M, N, P, S and Zs). The question and descriptions may also
-// hold line feeds and tabs. A joiner (U+200C, U+200D) stands between two
-// visible characters. A variation selector follows a visible character. At
-// most 4 combining marks follow one character, joiners aside. For anything
-// else, the message names the field and the code point.
+// Labels must differ, but values need not. Labels are the same when they
+// differ only in case, in default-ignorable code points such as U+200D, or
+// in white space at their ends. A run of white space counts as one space,
+// and a fullwidth form as the ASCII it draws.
+//
+// Every text but a value is shown: the question, the header, labels,
+// descriptions, and the agent's ID and Name. They hold only letters, marks,
+// numbers, punctuation, symbols and spaces (Unicode's L, M, N, P, S and Zs).
+// The question and descriptions may also hold line feeds and tabs. A joiner
+// (U+200C, U+200D) stands between two visible characters, and a variation
+// selector after one. At most 4 combining marks follow one character,
+// joiners aside. For any other character, the message names the field and
+// the code point.
 //
 // Labels, the header and the agent hold no character that draws blank, such
 // as U+2800 BRAILLE PATTERN BLANK. A label does not start with a combining
-// mark. No word of a label mixes scripts, beyond what UTS #39's "Highly
-// Restrictive" level allows. It allows Latin with Han and Japanese kana,
-// with Han and Bopomofo, or with Han and Hangul. So "Уes", whose У is
-// Cyrillic, is refused. A label holds no letter or digit in another dress:
-// mathematical alphanumeric symbols, number forms such as Roman numerals,
-// the letterlike symbols that are letters, and enclosed letters and digits.
-// So "𝖸es", "Ⅽancel" and "🅁🄴🄲" are refused. Fullwidth forms are valid, and compare as the ASCII they draw.
-// Values are not shown and need only be valid UTF-8.
+// mark. No word of a label mixes scripts beyond UTS #39's "Highly
+// Restrictive" level: Latin with Han and Japanese kana, with Han and
+// Bopomofo, or with Han and Hangul. So "Уes", whose У is Cyrillic, is
+// refused. Nor may a label hold an ASCII letter or digit in another dress:
+// mathematical alphanumerics ("𝖸es"), number forms ("Ⅽancel"), letterlike
+// symbols that are letters, or enclosed letters and digits ("🅁🄴🄲").
+// Fullwidth forms are valid.
 //
 // A request has at most 1,000 options. A label, the header, and the agent's
-// ID and Name each hold at most 256 bytes. The question, each description
-// and each value hold at most 16 KiB. All the shown text of a request is at
-// most 64 KiB, and so are all its values.
+// ID and Name hold at most 256 bytes each. The question, a description and a
+// value hold at most 16 KiB each. A request's shown text is at most 64 KiB,
+// and so are its values.
 func (r Request) Validate() error {
 	return validate(&r)
 }
@@ -371,10 +349,9 @@ func blank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// The kinds of text the human reads. Prose (the question, a description)
-// may hold line feeds and tabs, and up to 16 KiB. A name (the header, a
-// label, the agent's ID and Name) is one line of up to 256 bytes, with no
-// character that draws blank.
+// The kinds of text the human reads, whose rules [Request.Validate] states:
+// prose (the question, a description) and names (the header, a label, the
+// agent's ID and Name).
 const (
 	prose = true
 	name  = false
@@ -648,13 +625,10 @@ func duplicateLabel(opts []Option) (int, int) {
 	return -1, -1
 }
 
-// labelKey returns the key by which labels are compared: a human could not
-// tell apart two labels with equal keys. The key drops default-ignorable
-// code points and the white space at the ends, reads each run of white
-// space inside as one space, reads fullwidth forms as ASCII, and folds
-// case. It is the one comparison of labels. Validate's duplicates and a
-// label typed at the [Terminal] both use it, so a typed label picks at
-// most one option.
+// labelKey returns the key by which labels are compared: labels with equal
+// keys are the same, as [Request.Validate] says. It is the one comparison
+// of labels. Validate's duplicates and a label typed at the [Terminal] both
+// use it, so a typed label picks at most one option.
 func labelKey(label string) string {
 	if isASCII(label) {
 		return asciiKey(label)
@@ -1078,8 +1052,11 @@ func (w *wireRequest) decode(data []byte) error {
 	return json.Unmarshal(data, (*Request)(w))
 }
 
-// MarshalJSON encodes r as described on [Request]. So Request{Question: "q"}
-// encodes as {"question":"q"}.
+// MarshalJSON encodes r as {"question", "header"?, "options"?,
+// "allowCustom"?, "multiSelect"?, "agent"?}, without empty fields.
+// "allowCustom" appears only as false, when DisallowCustom is set, and
+// "multiSelect" only as true. So Request{Question: "q"} encodes as
+// {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
 	return json.Marshal(r.wire())
 }
@@ -1227,10 +1204,10 @@ func appendCanonicalString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-// UnmarshalJSON decodes the JSON object described on [Request] into r,
-// replacing every field. Unknown keys are ignored, an empty "options" array
-// decodes as nil, and JSON null leaves r unchanged, as it does for other
-// types.
+// UnmarshalJSON decodes r from the JSON of [Request.MarshalJSON], replacing
+// every field. An absent "allowCustom" means true. Unknown keys are ignored,
+// and an empty "options" is nil. JSON null leaves r unchanged. Decoding does
+// not validate ([Request.Validate]).
 func (r *Request) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1248,9 +1225,9 @@ func isNull(data []byte) bool {
 	return string(bytes.TrimSpace(data)) == "null"
 }
 
-// UnmarshalJSON decodes the JSON object described on [Answer] into a,
-// replacing every field. An empty "options" array decodes as nil, and JSON
-// null leaves a unchanged, as it does for other types.
+// UnmarshalJSON decodes a from {"answer", "option"?, "options"?, "via"?},
+// replacing every field. An empty "options" is nil, and JSON null leaves a
+// unchanged.
 func (a *Answer) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1283,7 +1260,9 @@ type wireOutcome struct {
 	Via    string        `json:"via,omitempty"` // beside an error
 }
 
-// MarshalJSON encodes o as described on [Outcome].
+// MarshalJSON encodes o as {"answer": {...}} or {"error": {"name", "code",
+// "message"}, "via"?}. An Err without a code is written as the
+// [CodeProviderFailed] that [Registry.Ask] would return for it.
 func (o Outcome) MarshalJSON() ([]byte, error) {
 	if o.Err != nil {
 		return json.Marshal(wireOutcome{Error: codedError(o.Err), Via: o.Answer.Via})
@@ -1291,10 +1270,10 @@ func (o Outcome) MarshalJSON() ([]byte, error) {
 	return json.Marshal(wireOutcome{Answer: &o.Answer})
 }
 
-// UnmarshalJSON decodes the JSON object described on [Outcome] into o,
-// replacing every field. An error named "UserInteractionError" decodes as a
-// *UserInteractionError, any other as a *HarnessError. An object with both
-// an answer and an error, or neither, is an error.
+// UnmarshalJSON decodes o from the JSON of [Outcome.MarshalJSON], replacing
+// every field. An error named "UserInteractionError" decodes as a
+// *UserInteractionError, any other as a *HarnessError. Both an answer and an
+// error, or neither, is an error.
 func (o *Outcome) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1318,32 +1297,32 @@ func (o *Outcome) UnmarshalJSON(data []byte) error {
 // Wire shapes: the form elicitation
 
 // Elicitation is a [Request] as the params of a form-mode
-// elicitation/create, which MCP and ACP clients render as a form. The JSON of
-// req.Elicitation() is those params. For ACP, embed it in a struct beside
-// fields tagged "sessionId" and "toolCallId,omitempty".
+// elicitation/create, which MCP and ACP clients render as a form. For ACP,
+// embed it in a struct beside fields tagged "sessionId" and
+// "toolCallId,omitempty".
 //
 // Mode is "form". Message is the question, then a line "Label: description"
-// for each option with a description. The form, RequestedSchema, has up to
-// two properties. "choice" is there when there are options. It takes labels
-// in the untitled enum shapes, which every protocol version with forms shows
-// as choices. For a single-select request it is a string, with the
-// recommended label as its default. For a MultiSelect request it is an
-// array of labels, each at most once. "text" is there when
-// [Request.CustomAllowed], and takes the human's own words. Beside options
-// it is titled "Other". Alone it has the Header as title and needs a
-// character. A form with one property requires it.
-//
-// Only a MultiSelect form without "text" needs a pick, and has the
-// recommended labels as its default. Beside "text", "choice" is optional.
+// for each option with a description. RequestedSchema is the form. It has a
+// property "choice" when there are options, and "text" when
+// [Request.CustomAllowed]. A form with one property requires it, and a form
+// with both requires neither. [Request.Elicitation] says what each takes.
 type Elicitation struct {
 	Mode            string         `json:"mode"`
 	Message         string         `json:"message"`
 	RequestedSchema map[string]any `json:"requestedSchema"`
 }
 
-// Elicitation returns r as a form elicitation, as [Elicitation] describes.
-// Map the response back with [ElicitationAnswer]. The time it takes is
-// linear in the size of r.
+// Elicitation returns r as a form elicitation, in time linear in r's size.
+// Map the response back with [ElicitationAnswer].
+//
+// The form's "choice" takes labels in untitled enums, which every protocol
+// version with forms shows as choices. For a single-select request it is a
+// string, defaulting to the recommended label. For a MultiSelect request it
+// is an array of distinct labels. Without "text", that array needs a pick
+// and defaults to the recommended labels.
+//
+// The form's "text" takes the human's own words. Beside options it is titled
+// "Other". Alone it has the Header as title and needs a character.
 func (r Request) Elicitation() Elicitation {
 	// A Builder: += would copy the message for every option, in time
 	// quadratic in their number.
@@ -1422,18 +1401,16 @@ func (r Request) choiceSchema() map[string]any {
 	return choice
 }
 
-// ElicitationAnswer maps the response to a form from [Request.Elicitation],
-// its action and content, to what a provider returns. It needs no request,
-// so a host can map a response that arrives after its request is gone.
-// [Registry.Ask] then checks the answer against the request.
+// ElicitationAnswer maps a response to a form of [Request.Elicitation] to
+// what a provider returns. It needs no request, so a host can map a response
+// after its request is gone.
 //
-// "accept" with a non-blank "text" gives Answer{Text: text}, unless "choice"
-// is an array. So text wins over a string "choice". A string "choice" beside
-// a blank or absent "text" gives the Option labelled "choice". An array
-// "choice", of strings as []any or []string, gives [Pick] of those labels
-// with "text" as Text. "decline" is [CodeAskDeclined], and "cancel" is
-// [CodeAskCancelled]. Another action, or a "choice" or "text" of another
-// type, is [CodeInvalidAnswer] naming it.
+// With "accept", an array "choice" of strings, as []any or []string, gives
+// [Pick] of those labels, with "text" as Text. A string "choice" gives the
+// Option so labelled, unless "text" is not blank: typed text wins over a
+// client's default. Else the answer is Answer{Text: text}. "decline" is
+// [CodeAskDeclined], and "cancel" is [CodeAskCancelled]. Another action, or
+// a "choice" or "text" of another type, is [CodeInvalidAnswer] naming it.
 func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	switch action {
 	case "decline":
