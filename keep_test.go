@@ -420,3 +420,61 @@ func TestWithKeepPanics(t *testing.T) {
 		t.Errorf("Ask() = %q, %v, want Wait", o.Answer.Text, o.Err)
 	}
 }
+
+// TestWithKeepSlowInARaceHoldsNoLock: the keep of another UI's answer, in
+// a FirstOf race with the Inbox, holds no lock of the Inbox, also when the
+// asker stops while it writes (finding 3): Pending, Outcome and Changed
+// return, and a keep that reads Pending does not deadlock. The Inbox's
+// question stays open until the keep decides: the answer is taken, and the
+// question ends with it.
+func TestWithKeepSlowInARaceHoldsNoLock(t *testing.T) {
+	inbox := &ui.Inbox{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	keep := func([]ui.Outcome) error {
+		close(entered)
+		<-release
+		inbox.Pending() // a keep may use the Inbox
+		return nil
+	}
+	answer := make(chan struct{})
+	bot := ui.ProviderFunc(func(ctx context.Context, _ ui.Request) (ui.Answer, error) {
+		select {
+		case <-answer:
+		case <-ctx.Done():
+			return ui.Answer{}, ctx.Err()
+		}
+		o, err := ui.Decide(ctx, ui.Outcome{Answer: ui.Answer{Text: "deploy", Via: "bot"}})
+		if err != nil {
+			return ui.Answer{}, err
+		}
+		return o[0].Answer, nil
+	})
+	step, stop := context.WithCancel(scope(t, keeping(ui.FirstOf(inbox, bot), keep)))
+	defer stop()
+	opened := inbox.Changed()
+	slow := make(chan ui.Outcome, 1)
+	go func() {
+		ans, err := ui.Ask(step, deployRequest)
+		slow <- ui.Outcome{Answer: ans, Err: err}
+	}()
+	<-opened
+	id := inbox.Pending()[0].ID
+	close(answer)
+	<-entered
+	stop() // the asker stops while the bot's answer is kept
+	for i := 0; i < 3; i++ { // the Inbox's asker wakes meanwhile: nothing it does may hold these
+		within(t, "Pending while another UI's answer is kept", func() { inbox.Pending() })
+		within(t, "Outcome while another UI's answer is kept", func() { inbox.Outcome(id) })
+		within(t, "Changed while another UI's answer is kept", func() { inbox.Changed() })
+	}
+	close(release)
+	var o ui.Outcome
+	within(t, "the Ask", func() { o = <-slow })
+	if o.Err != nil || o.Answer.Via != "bot" {
+		t.Fatalf("Ask() = %s, %v, want the bot's answer, which was kept", show(o.Answer), o.Err)
+	}
+	waitPending(t, inbox, 0)
+	if ended, ok := inbox.Outcome(id); !ok || ended.Answer.Via != "bot" {
+		t.Errorf("Inbox.Outcome() = %s, %v, want the bot's answer", showOutcome(ended), ok)
+	}
+}
