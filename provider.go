@@ -58,31 +58,23 @@ import (
 // it and becomes the active provider of a [Registry] with [Register].
 type Provider interface {
 	// Ask asks the human req and returns their answer. It may be called
-	// concurrently, once per question, on the asking tool's goroutine. ctx
-	// carries the caller's values. It is done when the caller gives up or
-	// the registration is disposed, and Ask should then return soon,
-	// typically with ctx.Err().
+	// concurrently, on the asker's goroutine. ctx carries the caller's values.
+	// It ends when the caller gives up or the registration is disposed, and Ask
+	// should then return soon.
 	//
-	// The answer is [Option.Answer] of the picked option, [Pick] of several,
-	// or Answer{Text: typed} for the human's own words, with Via naming the
-	// UI. [Registry.Ask] completes and checks it. A refusal to answer is
-	// NewError([CodeAskDeclined], ...), and a dismissed question
-	// NewError([CodeAskCancelled], ...), with Answer{Via: ...} beside it. A
-	// provider that tells its human their answer was taken calls [Decide]
-	// first.
-	//
-	// Ask must not modify req or its options, as an http.Handler must not
-	// modify its Request.
+	// The answer is [Option.Answer], a [Pick], or Answer{Text: typed}, with Via
+	// naming the UI. A refusal is [CodeAskDeclined] and a dismissal
+	// [CodeAskCancelled], each with Answer{Via: ...}. A UI that tells its human
+	// an answer was taken calls [Decide] first. Ask must not modify req.
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
-// BatchProvider is a [Provider] that can show several questions at once, in
-// one dialog, form or round trip. It is optional, as io.WriterTo is for an
-// io.Writer. [Registry.AskAll] uses it when the active provider has it.
+// BatchProvider is a [Provider] that can show several questions at once.
+// [Registry.AskAll] uses it when the active provider has it.
 type BatchProvider interface {
 	Provider
 
-	// AskAll answers reqs in order, under the rules of Ask. It returns one
+	// AskAll answers reqs in order, under the rules of Ask. It returns an
 	// answer per request, or the answers before the failed question and its
 	// error. It must not modify or keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
@@ -104,23 +96,20 @@ var _ Provider = ProviderFunc(nil)
 // session. Its zero value is ready to use, and a nil *Registry has none. It
 // is safe for concurrent use and must not be copied after first use.
 type Registry struct {
-	// Ended, when set, is called once for every question asked through the
-	// registry, once it ended and before Ask or AskAll returns, on the asking
-	// goroutine, with the request and the Outcome that Ask returns. An
-	// invalid request is a question that ended too. INPUT_REQUIRED is not
-	// an ending. It is a host's audit trail. It must not modify req. A panic
-	// in it propagates to the caller of Ask. Set it before the registry is
-	// used.
+	// Ended, when set, is called once for each question asked through r, when
+	// it ended, before Ask or AskAll returns. It gets the request and the
+	// Outcome Ask returns. An invalid request ends too, and INPUT_REQUIRED is
+	// no ending. It is a host's audit trail, and must not modify req. A panic
+	// in it reaches the caller. Set it before r is used.
 	Ended func(req Request, o Outcome)
 
-	// active is the registration of the active provider, or nil. Atomic so
-	// that Ask finds the provider without a registry-wide lock.
+	// active is the active provider's registration, or nil. Atomic, so that Ask
+	// takes no registry-wide lock.
 	active atomic.Pointer[registration]
 }
 
-// WithRegistry returns a copy of ctx that carries r, the scope that
-// [Register] and [Ask] use. A nil r hides any registry that ctx carries. A
-// nil ctx is taken as context.Background().
+// WithRegistry returns a copy of ctx that carries r, for [Register] and [Ask].
+// A nil r hides a registry ctx carries. A nil ctx is context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -156,20 +145,17 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return FromContext(ctx).AskAll(ctx, reqs)
 }
 
-// Register makes p the active provider of r. It returns dispose, which
+// Register makes p the active provider of r, and returns dispose, which
 // unregisters p. It fails, leaving r as it was, with these codes.
 //
 //   - [CodeNoRegistry] when r is nil.
-//   - [CodeInvalidProvider] when p is a nil interface, or a nil pointer or
-//     func of any type.
+//   - [CodeInvalidProvider] when p is a nil interface, pointer or func.
 //   - [CodeDuplicateProvider] when another provider is active.
 //
-// dispose is never nil, and does nothing after a failed Register. Its first
-// call removes p and cancels the contexts of the asks p is answering. They
-// return [CodeAskAborted], unless p still answers. p is not called again.
-// Later calls do nothing, as does a stale dispose after another Register.
-// dispose may be called from any goroutine, p.Ask included, and never waits
-// for p.
+// dispose is never nil. Its first call removes p and ends the contexts of the
+// asks p is answering. They return [CodeAskAborted] unless p answers. Later
+// calls, and a failed Register's, do nothing. dispose may be called from any
+// goroutine, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
@@ -193,44 +179,32 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks req of the active provider of r and waits for the answer. It
-// takes these steps, in order.
+// Ask asks req of the active provider of r and waits for the answer, in these
+// steps.
 //
 //  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
 //  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. Unless its context is done already, the provider is called on the
-//     caller's goroutine, holding no lock. That context carries ctx's values,
-//     and ends with ctx or with the registration.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is, with
-//     the provider's Via. Any other is [CodeProviderFailed], or
-//     [CodeAskAborted] once the context ended. That wraps ctx.Err() and
-//     context.Cause(ctx) when ctx ended, but no [context.Canceled] after a
-//     disposal.
-//  6. The answer is completed and checked as [Answer] says, and a broken
-//     rule is [CodeInvalidAnswer].
+//  4. The provider is called on the caller's goroutine, holding no lock. Its
+//     ctx carries ctx's values, and ends with ctx or with a disposal.
+//  5. A provider's error with a code ([CodeOf]) is returned as it is. Another
+//     is [CodeProviderFailed], or [CodeAskAborted] once the ask's ctx ended.
+//  6. The answer is completed and checked as [Answer] says. A broken rule is
+//     [CodeInvalidAnswer].
 //
-// An outcome the provider handed over with [Decide] is the one returned.
-// The provider's answer is returned even after ctx ended or a disposal. A
-// panic in the provider propagates and leaves r consistent. r.Ended, when
-// set, gets the outcome, also before such a panic when an outcome was
-// decided.
+// An outcome handed to [Decide] is the one returned. An answer is returned even
+// after ctx ended. A panic in the provider propagates, after r.Ended got a
+// decided outcome.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := r.call(ctx, &req, nil)
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll asks the active provider of r several questions at once, and
-// returns their answers in order. Steps 1 to 3 of [Registry.Ask] apply to
-// the whole call. No requests, or an invalid one, is [CodeInvalidRequest]
-// naming it ("questions[2]: ..."). A [BatchProvider] is asked once, and any
-// other provider one request after another. Each answer is checked against
-// its request, and [CodeInvalidAnswer] names the question. Errors map as in
-// Ask, and a disposal aborts the rest of the batch.
-//
-// On an error, AskAll returns it with the answers before it. r.Ended is
-// called for each request in order, when set. The requests after the
-// answered ones get the error.
+// AskAll asks the active provider of r several questions at once, and returns
+// their answers in order. It takes the steps of [Registry.Ask]. Errors name the
+// question ("questions[2]: ..."). A [BatchProvider] is asked once, any other
+// provider once a question. On an error, AskAll returns the answers before it.
+// r.Ended gets each request, those after the error with the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	var answers []Answer
 	for _, o := range r.call(ctx, nil, reqs) {
@@ -242,13 +216,12 @@ func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// call asks the active provider of r the question req, as Ask does, or
-// else reqs, as AskAll does. It returns one Outcome per request, at least
-// one, and audits them with r.Ended.
+// call asks req as Ask does, or else reqs as AskAll does. It returns an Outcome
+// per request, at least one, and audits them.
 func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ended []Outcome) {
 	var a *inflight
 	defer func() {
-		if ended == nil && a != nil { // a panic: what a UI was told is audited first
+		if ended == nil && a != nil { // a panic: audit what a UI was told
 			ended = a.decided()
 		}
 		if req != nil {
@@ -274,7 +247,7 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	}
 	defer a.finish()
 	if req != nil {
-		a.req[0] = *req // so that the caller's request stays on its stack
+		a.req[0] = *req // the caller's req stays on its stack
 		a.ask(a.req[:], 0, false)
 		return a.done
 	}
@@ -289,9 +262,9 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	return a.done
 }
 
-// audit calls r.Ended, when set, with each request and its outcome. The
-// requests after the ended ones get the last one's error. INPUT_REQUIRED,
-// and an outcome a provider audited already (a's told), are skipped.
+// audit calls r.Ended, when set, with each request and its outcome, the last
+// one's for the requests after. It skips INPUT_REQUIRED, and outcomes a
+// provider audited.
 func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
@@ -309,16 +282,15 @@ func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	}
 }
 
-// registryKey is the context key of the Registry. It is unexported, so only
-// WithRegistry and FromContext reach it.
+// registryKey is the context key of the Registry.
 type registryKey struct{}
 
 // noop is the dispose func of a failed Register.
 func noop() {}
 
-// isNilProvider reports whether p is a nil interface, or a nil pointer or
-// func of any type, whose methods would panic. The registry knows no
-// provider type. A provider that cannot work says so from its own Ask.
+// isNilProvider reports whether p is nil: a nil interface, pointer or func,
+// whose methods would panic. A provider that cannot work says so from its own
+// Ask.
 func isNilProvider(p Provider) bool {
 	if p == nil {
 		return true
@@ -338,8 +310,8 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// registration is one successful Register. It holds a provider and the asks
-// it is answering, so that disposing it can abort them.
+// registration is one successful Register: a provider and the asks it is
+// answering.
 type registration struct {
 	registry *Registry
 	provider Provider
@@ -349,8 +321,8 @@ type registration struct {
 	disposed bool
 }
 
-// errDisposed is the cause of the context handed to a provider whose
-// registration was disposed while it was answering.
+// errDisposed is the cause of a provider's context when its registration is
+// disposed.
 var errDisposed = errors.New("provider disposed")
 
 // track records a, an ask in flight. It reports false when reg is disposed.
@@ -383,10 +355,8 @@ func (reg *registration) untrack(a *inflight) {
 	a.prev, a.next = nil, nil
 }
 
-// dispose unregisters reg, if it is still the active registration, and aborts
-// the asks in flight on it. Their contexts are cancelled after reg.mu is
-// released. That calls no provider, but holding no lock keeps dispose
-// deadlock-free.
+// dispose unregisters reg, if still active, and aborts its asks. It cancels
+// them after reg.mu is released, which keeps it free of deadlocks.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
@@ -401,26 +371,25 @@ func (reg *registration) dispose() {
 	}
 }
 
-// An inflight is one Ask or AskAll call in flight, recorded on the
-// registration whose provider answers it.
+// An inflight is one Ask or AskAll in flight on a registration.
 type inflight struct {
 	reg        *registration
 	prev, next *inflight               // in reg.asks, guarded by reg.mu
 	caller     context.Context         // the caller's ctx
-	ctx        context.Context         // handed to the provider: ends with ctx or the registration
+	ctx        context.Context         // handed to the provider: ends with caller or a disposal
 	cancel     context.CancelCauseFunc // cancels ctx
 
 	// Written on the caller's goroutine only.
-	first providerAsk  // the provider's first call, the only one for an Ask
+	first providerAsk  // the provider's first call, an Ask's only one
 	p     *providerAsk // the provider's call in flight
-	done  []Outcome    // the decided outcomes of the questions asked so far
+	done  []Outcome    // the decided outcomes so far
 	req   [1]Request   // the request of an Ask
 }
 
-// A providerAsk is one call of the registry's provider: the context handed
-// to it, and the decision of its outcome. That decision is made when the
-// provider first asks for its seat ([Decide], [FirstOf], [WithKeep]), so
-// that an ask of a provider that needs none costs no more.
+// A providerAsk is one call of the registry's provider: its context and the
+// decision of its outcome. The decision is made only when the provider asks for
+// its seat ([Decide], [FirstOf], [WithKeep]), so an Ask that needs none costs
+// no more.
 type providerAsk struct {
 	context.Context
 	reqs  []Request // the questions of the call
@@ -430,7 +399,7 @@ type providerAsk struct {
 	mu      sync.Mutex // guards the fields below
 	d       *decision  // made at the first Value(seatKey)
 	settled []Outcome  // the outcome decided before d was made
-	told    []int      // the requests a provider audited, by their index in reqs
+	told    []int      // the requests a provider audited, by index in reqs
 
 	one [1]Outcome // the outcome of a call of one question
 }
@@ -449,13 +418,13 @@ func (p *providerAsk) Value(key any) any {
 	return &p.d.home
 }
 
-// settle decides o, the outcome the provider returned, unless it handed
-// over one that was decided, and returns the decided one.
+// settle decides o, what the provider returned, unless one was decided, and
+// returns the decided one.
 func (p *providerAsk) settle(o []Outcome) []Outcome {
 	p.mu.Lock()
 	d := p.d
 	if d == nil {
-		p.settled = o // what a seat asked for later finds decided
+		p.settled = o // a seat made later finds it decided
 	}
 	p.mu.Unlock()
 	if d == nil {
@@ -482,9 +451,8 @@ func (p *providerAsk) audited(i int) bool {
 	return slices.Contains(p.told, i-p.at)
 }
 
-// begin records an ask on the caller's ctx on the active registration, or
-// returns NO_PROVIDER. A registration that is disposed before the ask is
-// recorded refuses it. Ask never waits for, or retries with, a newer one.
+// begin records an ask on the active registration, or returns NO_PROVIDER. It
+// never waits for, or retries with, a newer registration.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
@@ -505,8 +473,7 @@ func (a *inflight) finish() {
 	a.cancel(nil)
 }
 
-// decided returns the outcomes decided so far, those of the provider's call
-// in flight included.
+// decided returns the outcomes decided so far, the call in flight's included.
 func (a *inflight) decided() []Outcome {
 	if a.p == nil {
 		return a.done
@@ -519,14 +486,14 @@ func (a *inflight) audited(i int) bool {
 	if i < a.first.at+len(a.first.reqs) {
 		return a.first.audited(i)
 	}
-	return false // a later call of AskAll asked one by one: never a Replay's
+	return false // a later call asks one by one: never a Replay's
 }
 
-// call returns the providerAsk of the provider's call of reqs[from:to].
-// batch names the questions in errors.
+// call returns the providerAsk of the provider's call of reqs[from:to]. batch
+// names the questions in errors.
 func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	p := &a.first
-	if a.done != nil { // a later call of AskAll asked one by one
+	if a.done != nil { // a later call of an AskAll
 		p = new(providerAsk)
 	}
 	p.Context, p.reqs, p.first, p.at = a.ctx, reqs[from:to], -1, from
@@ -537,12 +504,11 @@ func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	return p
 }
 
-// ask asks reqs[i], valid, of the provider of a, as steps 4 to 6 of Ask say,
-// and returns its decided outcome. batch names the question in errors.
+// ask asks reqs[i] of a's provider, by steps 4 to 6 of Ask, and returns its
+// decided outcome.
 func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
-	// The provider is never called once its context is done. dispose cancels
-	// a.ctx under that context's lock, so a dispose that has returned is seen
-	// here. One that comes later aborts a question being asked, as any other.
+	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
+	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
 		return a.done[len(a.done)-1]
@@ -563,8 +529,8 @@ func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	return decided[0]
 }
 
-// askBatch asks reqs, valid, of bp, the provider of a, in one call, and
-// returns their decided outcomes.
+// askBatch asks reqs of bp, a's provider, in one call, and returns their
+// decided outcomes.
 func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	if err := a.abortErr("asked"); err != nil {
 		return []Outcome{{Err: err}}
@@ -582,8 +548,8 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	return a.done
 }
 
-// completed returns o, the outcomes p's provider returned, completed and
-// checked by step 6. A broken rule is the INVALID_ANSWER that ends them.
+// completed returns o, what p's provider returned, completed by step 6. A
+// broken rule is the INVALID_ANSWER that ends them.
 func (a *inflight) completed(p *providerAsk, o []Outcome) []Outcome {
 	done, err := complete(p.reqs, o, p.first)
 	if err != nil {
@@ -592,10 +558,9 @@ func (a *inflight) completed(p *providerAsk, o []Outcome) []Outcome {
 	return done
 }
 
-// abortErr returns the ASK_ABORTED error when the provider's context of a
-// is done, or nil. stage says what had happened to the question ("asked" or
-// "answered"). Disposal is judged from a's own two contexts. a's context is
-// done while the caller's is live only when a's registration was disposed.
+// abortErr returns ASK_ABORTED when the provider's context is done, else nil.
+// stage says what happened to the question ("asked", "answered"). a.ctx is done
+// while the caller's is live only after a disposal.
 func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
@@ -613,11 +578,10 @@ func (a *inflight) askErr(err error) error {
 	}
 	switch code := CodeOf(err); {
 	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask took this ask's disposal for its caller's
-		// cancellation. This ask knows the cause.
+		// A nested ask took this disposal for its caller's end.
 		return a.abortErr("answered")
 	case code != "":
-		return err // the human's outcome, or another plugin family's
+		return err // the human's outcome, or another family's
 	}
 	if err := a.abortErr("answered"); err != nil {
 		return err
@@ -625,8 +589,7 @@ func (a *inflight) askErr(err error) error {
 	return providerFailed(err)
 }
 
-// checkCtx returns the error of Registry.Ask for a caller's ctx that it
-// cannot ask with. A nil ctx is INVALID_REQUEST, and a done one ASK_ABORTED.
+// checkCtx returns the error of step 1 of Registry.Ask, or nil.
 func checkCtx(ctx context.Context) error {
 	switch {
 	case ctx == nil:
@@ -637,9 +600,8 @@ func checkCtx(ctx context.Context) error {
 	return nil
 }
 
-// endedBy returns the ASK_ABORTED error of a provider's context ctx that is
-// done before the question was stage ("asked" or "answered"): its
-// disposal, else the caller's end ([aborted]).
+// endedBy returns the ASK_ABORTED of ctx, a provider's context, done before the
+// question was stage: by a disposal, else as [aborted] says.
 func endedBy(ctx context.Context, stage string) error {
 	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
 		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
@@ -647,20 +609,16 @@ func endedBy(ctx context.Context, stage string) error {
 	return aborted(ctx, stage)
 }
 
-// Decide hands o, how the human answered on a provider's UI, to the one
-// place that decides the question of ctx: the ask of a [Registry] or a
-// [FirstOf] race, after the keep of any [WithKeep]. o holds an Outcome for
-// each question of the provider's ask, up to an error.
+// Decide hands o, the human's outcome on a provider's UI, to the one place that
+// decides the question of ctx: a [Registry]'s ask, or a [FirstOf] race, after
+// any [WithKeep]. o holds an Outcome per question of the ask, up to an error.
 //
-// A provider that tells its human their answer was taken calls Decide
-// first, and tells them only when it returns nil. It returns the decided
-// outcomes, o as [Registry.Ask] completes it. Otherwise o was not taken:
-// [CodeNotPending] when another UI answered first or the asker stopped,
-// [CodeNotKept] when a keep failed, [CodeInvalidAnswer] for a broken rule.
-//
-// While one outcome of a question is decided, the others wait. A race
-// takes only an answer or a decline, and returns any other outcome as it is:
-// that UI drops out. Without a registry, race or keep, Decide returns o.
+// A UI tells its human an answer was taken only once Decide returned nil. It
+// returns the decided outcomes, as [Registry.Ask] completes them. Else o was
+// not taken: [CodeNotPending] when another UI answered or the asker stopped,
+// [CodeNotKept] when a keep failed, [CodeInvalidAnswer] for a broken rule. A
+// race takes only an answer or a decline, and returns other outcomes as they
+// are. Without a registry, race or keep, Decide returns o.
 func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	s := seatOf(ctx)
 	if s == nil {
@@ -668,21 +626,17 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	}
 	decided, lost, err := s.offer(slices.Clone(o))
 	if lost && ctx.Err() == nil {
-		// The race is over for this UI, and its ctx ends: with another
-		// UI's win, or with the asker. Wait for it, so that the UI tells
-		// its human how, even when ctx's end lags behind the asker's.
+		// This UI lost, and ctx ends. Wait for it, so that the UI can tell its
+		// human how, even when ctx lags behind the asker.
 		<-ctx.Done()
 	}
 	return decided, err
 }
 
-// WithKeep returns a copy of ctx, a provider's, to ask another provider
-// under: each outcome it hands to [Decide] is kept before a UI is told it
-// was taken, as a host that survives a crash needs. keep gets the outcomes
-// of the question. Meanwhile the question's other outcomes wait, and no
-// lock is held: keep may block or use the package. An error of keep is
-// [CodeNotKept], and the question stays open. With a nil keep, WithKeep
-// returns ctx.
+// WithKeep returns a copy of ctx, a provider's, under which each outcome handed
+// to [Decide] is kept before a UI is told it was taken. keep gets the
+// question's outcomes, and runs holding no lock. Its error is [CodeNotKept],
+// and the question stays open. A nil keep returns ctx.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -695,9 +649,9 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	return withSeat(ctx, &d.home)
 }
 
-// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
-// ask of ctx because another UI won. For a batch it is the decline or the
-// last answer. Otherwise, and while ctx is live, it reports false.
+// EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
+// of ctx because another UI won. For a batch it is the decline or the last
+// answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	o, ok := wonElsewhere(ctx)
 	if !ok {
@@ -706,8 +660,8 @@ func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	return o[len(o)-1], true
 }
 
-// wonElsewhere returns the decided outcomes of the race whose member's ask
-// ctx is, once ctx is done and another member won.
+// wonElsewhere returns the decided outcomes of the race whose member ctx is,
+// once ctx is done and another member won.
 func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if ctx == nil || ctx.Err() == nil {
 		return nil, false
@@ -716,8 +670,8 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if errors.As(context.Cause(ctx), &e) {
 		return e.outcomes, true
 	}
-	// A win may come as ctx ends another way, as by a deadline. The race
-	// knows its winner, once the outcome on its way, if any, is decided.
+	// ctx may end another way, as by a deadline, as another member wins. The
+	// race knows once the outcome on its way is decided.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
 			s.d.mu.Lock()
@@ -732,8 +686,7 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	return nil, false
 }
 
-// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
-// because another UI won, with the winner's outcomes.
+// endedElsewhere is the cause of a member's context when another member won.
 type endedElsewhere struct {
 	outcomes []Outcome
 }
@@ -742,26 +695,25 @@ func (e *endedElsewhere) Error() string {
 	return "the question ended on another UI"
 }
 
-// A decision decides the outcome of one provider's ask: an ask of a
-// Registry, a FirstOf race, or an ask under WithKeep. An outcome on its way
-// up holds the turn of every decision from its seat to the top, and no
-// lock. So no other outcome of the question is decided meanwhile, and a
-// keep holds up its own question only.
+// A decision decides the outcome of one provider's ask: a Registry's, a FirstOf
+// race's, or one under WithKeep. An outcome on its way holds the turn of each
+// decision from its seat up to the top, and no lock. So no other outcome of the
+// question is decided meanwhile, and a keep holds up only its own question.
 type decision struct {
-	home  seat                    // the seat of a provider's ask that is no race's member
-	up    *seat                   // the seat of this decision's own ask, or nil at the top
+	home  seat                    // the seat of a provider's ask outside a race
+	up    *seat                   // the seat of this decision's own ask; nil at the top
 	reqs  []Request               // the questions; nil under a keep
 	first int                     // the index of reqs[0] that errors name, or -1
 	keep  func(o []Outcome) error // a WithKeep's keep, or nil
-	over  context.Context         // a race's ask, once done nothing is taken; nil elsewhere
-	call  *providerAsk            // a registry's call, which audits, or nil
+	over  context.Context         // a race's ask: once done, nothing is taken
+	call  *providerAsk            // a registry's call, which audits
 
-	// A race's members, withdrawn once another won; nil elsewhere.
+	// A race's members, withdrawn once another won.
 	members []context.CancelCauseFunc
 
 	mu      sync.Mutex    // guards the fields below
 	busy    bool          // an outcome holds the turn
-	free    chan struct{} // closed when the turn is given back; made by a waiter
+	free    chan struct{} // closed when the turn is given back, made by a waiter
 	decided []Outcome     // nil until decided
 	by      int           // the seat that decided
 }
@@ -784,7 +736,7 @@ func seatOf(ctx context.Context) *seat {
 	return s
 }
 
-// withSeat returns a copy of ctx whose provider's ask has the seat s.
+// withSeat returns a copy of ctx with the seat s.
 func withSeat(ctx context.Context, s *seat) context.Context {
 	return &seatCtx{ctx, s}
 }
@@ -802,11 +754,10 @@ func (c *seatCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// offer decides o at s, as Decide says. It takes the turn of each decision
-// on the way up, checks o against the questions, runs the keeps, and then
-// marks o decided at each, which withdraws the other members of a race.
-// lost reports that a race refused o, because another member won or the
-// race is over.
+// offer decides o at s, as Decide says. It takes the turn of each decision up
+// to the top, checks o, and runs the keeps once every turn is held. Then it
+// marks o decided at each, which withdraws a race's other members. lost reports
+// that a race refused o.
 func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
@@ -824,7 +775,7 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			checker = at.d
 		}
 		if at.d.members != nil && !wins(o) {
-			break // a UI that drops out of a race decides nothing
+			break // a UI that drops out decides nothing
 		}
 	}
 	if checker != nil {
@@ -844,19 +795,19 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 		}
 	}
 	for _, h := range held {
-		if h.d.keep == nil { // a keep decides nothing: it keeps every outcome of its ask
+		if h.d.keep == nil { // a keep decides nothing
 			h.d.set(h.n, o)
 		}
 	}
 	return o, false, nil
 }
 
-// take waits for d's turn, and takes it. It fails once d is decided, or its
-// race is over.
+// take waits for d's turn and takes it. It fails once d is decided or its race
+// is over.
 func (d *decision) take() error {
 	var over <-chan struct{}
 	if d.over != nil {
-		over = d.over.Done() // before d.mu: a context's Done may do anything
+		over = d.over.Done() // before d.mu: Done may do anything
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -903,8 +854,8 @@ func (d *decision) give() {
 	}
 }
 
-// set marks o decided at d by the seat n, and withdraws the other members
-// of a race. d's turn is held.
+// set marks o decided at d by seat n, and withdraws a race's other members. d's
+// turn is held.
 func (d *decision) set(n int, o []Outcome) {
 	d.mu.Lock()
 	d.decided, d.by = o, n
@@ -917,8 +868,8 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, the outcome a provider returned, unless another was
-// decided, and returns the decided one. It waits for an outcome in flight.
+// settle decides o, what a provider returned, unless another was decided, and
+// returns the decided one. It waits for an outcome on its way.
 func (d *decision) settle(o []Outcome) []Outcome {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -936,9 +887,8 @@ func (d *decision) result() []Outcome {
 	return d.decided
 }
 
-// wins reports whether o, one UI's outcome of a question, can win a race:
-// its answers, or a decline. A typed nil is never asked for its code,
-// because its methods could panic.
+// wins reports whether o, one UI's outcome, can win a race: answers, or a
+// decline. A typed nil is never asked for its code: its methods could panic.
 func wins(o []Outcome) bool {
 	if len(o) == 0 {
 		return false
@@ -947,8 +897,8 @@ func wins(o []Outcome) bool {
 	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
 }
 
-// auditedAlready marks request i of the registry's call of ctx as audited
-// by its provider, so that Registry.Ended skips it.
+// auditedAlready marks request i of the registry's call of ctx as audited by
+// its provider, for Registry.Ended to skip.
 func auditedAlready(ctx context.Context, i int) {
 	if s := seatOf(ctx); s != nil && s.d.call != nil {
 		s.d.call.mu.Lock()
@@ -957,8 +907,7 @@ func auditedAlready(ctx context.Context, i int) {
 	}
 }
 
-// notPending returns the NOT_PENDING error of an outcome that came too late
-// for why.
+// notPending returns the NOT_PENDING of an outcome too late for why.
 func notPending(why string) error {
 	return NewError(CodeNotPending, "not pending: "+why, nil)
 }
@@ -966,22 +915,20 @@ func notPending(why string) error {
 // ----------------------------------------------------------------------------
 // Shared by the providers
 
-// Pending is a question that waits for an outcome. A [Replay] run asked it
-// and had none recorded, or it is open in an [Inbox]. The host asks the
-// human, and records or responds with the outcome under ID.
+// Pending is a question that waits for an outcome: one a [Replay] run asked
+// without a record, or one open in an [Inbox].
 type Pending struct {
 	ID       string
 	Request  Request
-	Batch    string    // shared by the questions of one AskAll, empty for a lone Ask
-	Index    int       // the question's place in its batch, from 0
-	Count    int       // the number of questions in its batch, 0 for a lone Ask
-	Hint     string    // why the last response was refused, for the UI to lead with
-	Deadline time.Time // the asker's deadline, when its context has one (Inbox only)
+	Batch    string    // shared by the questions of one AskAll
+	Index    int       // its place in its batch, from 0
+	Count    int       // the questions in its batch, 0 for a lone Ask
+	Hint     string    // why the last response was refused
+	Deadline time.Time // the asker's deadline, if any (Inbox only)
 }
 
-// Elicitation returns [Request.Elicitation] of q's request. Its message is
-// led by the Hint, when there is one, and then by "Question 2 of 3." in a
-// batch of several, each on a line of its own.
+// Elicitation returns [Request.Elicitation] of q's request, its message led by
+// the Hint and by "Question 2 of 3." in a batch, each on a line.
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Count > 1 {
@@ -993,9 +940,8 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending. Its request is the JSON shape
-// too, so that encoding/json reads and writes it in one pass. A Request
-// field would have its JSON checked again by its methods.
+// wirePending is the JSON shape of a Pending. Its request's JSON is read and
+// written in the same pass.
 type wirePending struct {
 	ID       string      `json:"id"`
 	Request  wireRequest `json:"request"`
@@ -1012,7 +958,6 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 	return json.Marshal(q.wire())
 }
 
-// wire returns q's JSON shape.
 func (q *Pending) wire() wirePending {
 	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
 	if !q.Deadline.IsZero() {
@@ -1021,7 +966,6 @@ func (q *Pending) wire() wirePending {
 	return w
 }
 
-// pending returns the Pending that w is the JSON shape of.
 func (w *wirePending) pending() Pending {
 	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
 	if w.Deadline != nil {
@@ -1030,8 +974,7 @@ func (w *wirePending) pending() Pending {
 	return q
 }
 
-// UnmarshalJSON decodes the JSON object of [Pending.MarshalJSON] into q,
-// replacing every field.
+// UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1044,9 +987,8 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ctxErr returns the error that a provider of this package returns for ctx
-// before it asks, also when called without a registry. A nil ctx is
-// INVALID_REQUEST, as Registry.Ask gives. Else it is ctx.Err().
+// ctxErr returns the error of a provider that cannot ask under ctx:
+// INVALID_REQUEST for a nil ctx, as Registry.Ask gives, else ctx.Err().
 func ctxErr(ctx context.Context) error {
 	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
@@ -1054,19 +996,14 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// errStopped is the error of a call that goCall made and that ended its
-// goroutine without returning or panicking with a value: runtime.Goexit, or
-// panic(nil) under GODEBUG=panicnil=1. The Terminal's reads and writes, a
-// Form's elicit and FirstOf's members share it.
+// errStopped is what a call of goCall gives when it ended its goroutine without
+// returning or a panic value: runtime.Goexit, or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
 // goCall calls f on a goroutine of its own, so that its caller can stop
-// waiting for it. It sends what came of the call on done, which has room for
-// it, so the goroutine never blocks. It always sends, so that a panic or a
-// Goexit leaves no caller waiting. A panic is sent as called.panicked, for
-// the caller to raise again on its own goroutine. Raised on this one, it
-// would end the process. A call that did not return sends stopped, the
-// caller's fallback.
+// waiting. It always sends the result on done, which has room for it, and
+// stopped when f did not return. A panic is sent for the caller to raise on its
+// own goroutine: raised here, it would end the process.
 func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	go func() {
 		c := called[T]{value: stopped}
@@ -1082,8 +1019,8 @@ func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 
 // called is what came of a call that goCall made.
 type called[T any] struct {
-	value    T   // what the call returned, or goCall's stopped
-	panicked any // what the call panicked with, or nil
+	value    T   // what the call returned, or stopped
+	panicked any // what it panicked with, or nil
 }
 
 // ----------------------------------------------------------------------------
@@ -1094,18 +1031,18 @@ type called[T any] struct {
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
-	turn chan struct{} // holds a token while a question or a batch is asked
+	turn chan struct{} // holds a token while a question or batch is asked
 	// Guarded by turn:
 	read    chan called[line]  // the read in flight, or nil
 	written chan called[error] // the last write in flight, or nil
-	midLine bool               // the last output is a prompt that no line answered
+	midLine bool               // the last output is a prompt no line answered
 	columns int                // the width of the question shown last
 }
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads replies from in, which it
-// buffers, and writes to out. A nil in has ended; a nil out discards.
+// NewTerminal returns a Terminal that reads replies from in, buffered, and
+// writes to out. A nil in has ended, and a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -1116,17 +1053,17 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply, an answer with Via
-// "terminal". Concurrent asks take turns. Rows of req's text are led by
-// "|", as wide as $COLUMNS or the terminal.
+// Ask writes req and reads the human's reply, an answer with Via "terminal".
+// Concurrent asks take turns. Rows of req's text are led by "|", as wide as
+// $COLUMNS or the terminal.
 //
-// A reply is row numbers ("1,3", "#2") or one whole label. In a
-// MultiSelect, labels joined by commas pick several, when no label holds a
-// comma. Enter picks the recommended options. Other text is the human's own
-// answer, where allowed. A refused reply is told why.
+// A reply is row numbers ("1,3", "#2") or one whole label. In a MultiSelect,
+// labels joined by commas pick several, when no label holds a comma. Enter
+// picks the recommended options. Other text is the human's own answer, where
+// allowed. A refused reply is told why.
 //
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
-// returns ctx.Err(): run it under signal.NotifyContext for Ctrl-C.
+// returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1159,13 +1096,12 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// The Terminal's limits, defaults and notices.
 const (
-	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
-	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
-	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
-	descriptionRows = 3           // so that descriptions cannot push the options out of sight
-	sayWait         = time.Second // how long the line that ends an ask may take to write
+	maxLine         = 1 << 20     // bytes of a line, at most
+	defaultColumns  = 80          // when neither $COLUMNS nor the terminal says
+	minColumns      = 20          // the longest lead and a wide character fit
+	descriptionRows = 3           // so descriptions push no options out of sight
+	sayWait         = time.Second // how long writing an ask's ending may take
 
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
@@ -1173,7 +1109,6 @@ const (
 	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
-// acquire waits for the terminal's turn, or for ctx.
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
 		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
@@ -1189,20 +1124,18 @@ func (t *Terminal) acquire(ctx context.Context) error {
 	}
 }
 
-// release ends the turn that acquire began.
 func (t *Terminal) release() { <-t.turn }
 
-// place is a question's place in what one Ask or AskAll asks.
+// place is a question's place in one Ask or AskAll.
 type place struct {
 	index, count int
 }
 
-// ask asks req, the question at p, and returns its answer. before holds
-// the answers to the questions before it in the call. The last question's
-// answer goes to [Decide] with them first, so that only an answer that is
-// taken is returned. Else the human is told how the ask ended.
+// ask asks req, the question at p, after the answers before. The last
+// question's answer goes to [Decide] with them, so only an answer taken is
+// returned. Else the human is told how the ask ended.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
-	typed := p.index // the answers typed here for the batch
+	typed := p.index // answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
 			t.ended(ctx, req, err, p, typed)
@@ -1221,15 +1154,15 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 			ans = decided[len(decided)-1].Answer
 			break
 		}
-		if CodeOf(refused) != CodeNotKept { // another UI's answer came a moment before this one
+		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed++
 			if err = ctx.Err(); err == nil {
 				err = refused
 			}
 			break
 		}
-		// The host's keep (WithKeep) could not keep it, as when a write
-		// failed. The question is still open here: the human answers again.
+		// The host's keep failed. The question is still open: the human answers
+		// again.
 		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
 			ans, err = t.answer(ctx, req, p)
 		}
@@ -1241,13 +1174,13 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	return Answer{}, err
 }
 
-// answer shows req, the question at p, and reads replies until one picks.
+// answer shows req, the question at p, and reads replies until one answers.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
 	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
-	// Shown: a line that the read in flight has already was typed before.
+	// A line the read in flight has already was typed before the question.
 	notice := ""
 	if t.dropStale() {
 		notice = wrap(t.columns, staleNotice)
@@ -1268,12 +1201,12 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 		case refusal == "":
 			ans.Via = "terminal"
 			if done, broken := resolve(req, ans); broken == nil {
-				ans = done // complete, for the Outcome that claims it
+				ans = done
 			}
 			return ans, nil
 		}
 		again := wrap(t.columns, refusal)
-		if len(req.Options) > 0 { // a free-form question's refusal says what to type
+		if len(req.Options) > 0 { // a free-form refusal says what to type
 			again += wrap(t.columns, accepts(req))
 		}
 		if err := t.write(ctx, again+"> "); err != nil {
@@ -1282,8 +1215,8 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	}
 }
 
-// ended tells the human how the ask of req, the question at p, ended with
-// err, typed being the answers typed here for its batch.
+// ended tells the human how the ask of req ended with err. typed counts the
+// answers typed here for its batch.
 func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
@@ -1293,7 +1226,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	}
 	wait, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
-	r := rows{width: columnsWide(wait, t.out)} // the width as it is now
+	r := rows{width: columnsWide(wait, t.out)}
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
@@ -1309,17 +1242,16 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	case elsewhere && typed > 1:
 		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	// Before the host's next output: after a write that ctx interrupted.
+	// Before the host's next output, after a write ctx interrupted.
 	if _, err := await(wait, &t.written); err != nil {
-		t.post(r.String()) // it follows the write stuck in the output
+		t.post(r.String()) // after the write stuck in the output
 		return
 	}
 	_ = t.write(wait, r.String())
 }
 
-// ended writes how req, or its batch, ended with o on another UI. An answer
-// is its rows, then its labels and own words quoted, in two rows at most:
-// the labels cut with an ellipsis, led by "| " unless they fit the first.
+// ended writes how req, or its batch, ended with o on another UI: an answer's
+// rows, then its labels and own words quoted, in two rows at most.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
 	switch {
@@ -1342,7 +1274,7 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 		picks = []Option{*a.Option}
 	}
 	for _, opt := range picks {
-		if i, ok := row[opt.Label]; ok { // an answer checked against req names its options
+		if i, ok := row[opt.Label]; ok {
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
 		quoted = append(quoted, quoteTheirs(opt.Label))
@@ -1379,7 +1311,7 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 // onUI says where via is, as "on the page". Another name shows when plain.
 func onUI(via string) string {
 	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
-		"inbox": "in the inbox", "": "on another screen"} // "": a decline, which has no Via
+		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
 	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
 	switch where, ok := known[via]; {
 	case ok:
@@ -1390,7 +1322,8 @@ func onUI(via string) string {
 	return "in " + quote(via)
 }
 
-// quoteTheirs quotes s, another UI's text, with maxMarks marks a character.
+// quoteTheirs quotes s, another UI's text, with at most maxMarks marks a
+// character.
 func quoteTheirs(s string) string {
 	var b strings.Builder
 	for i, marks := 0, 0; i < len(s); {
@@ -1436,7 +1369,7 @@ func timeLeft(ctx context.Context) string {
 }
 
 // columnsWide returns the width of rows written to out, at least minColumns:
-// $COLUMNS, else out's as a terminal (stty reads it), else 80.
+// $COLUMNS, else stty's of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
 	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
@@ -1499,21 +1432,21 @@ func render(req *Request, width int, p place, deadline string) string {
 	return r.String()
 }
 
-// wrap returns s, a line of the Terminal's own, in rows of width columns.
+// wrap returns s, a line of the Terminal's own, in rows of width.
 func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
 }
 
-// rows builds rows no wider than the terminal, each of the model's led.
+// rows builds rows no wider than width.
 type rows struct {
 	strings.Builder
 	width int
 }
 
-// text writes s in rows broken after words, led by first, then by rest.
-// When most > 0, the last of at most most rows is cut with an ellipsis.
+// text writes s in rows broken after words, led by first, then by rest. The
+// last of at most most rows, when most > 0, ends with an ellipsis.
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1528,7 +1461,7 @@ func (r *rows) text(s, first, rest string, most int) {
 			end = fit(s, len(lead), r.width-1) // room for "…"
 		}
 		r.WriteString(lead)
-		for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
+		for i, col := 0, len(lead); i < end; { // a tab as the spaces it takes
 			w, size := cellsAt(s, i, col)
 			if s[i] == '\t' {
 				r.WriteString(strings.Repeat(" ", w))
@@ -1548,10 +1481,10 @@ func (r *rows) text(s, first, rest string, most int) {
 	}
 }
 
-// fit returns the length of the head of s that fits from column col to
-// width: to its last space that fits, else all that fits, else one.
+// fit returns the length of the head of s that fits from column col to width:
+// to its last space that fits, else all that fits, else one character.
 func fit(s string, col, width int) int {
-	space := -1 // where the last run of spaces that fits starts, after some text
+	space := -1 // where the last run of spaces that fits starts
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
 		switch {
@@ -1569,8 +1502,8 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns and length of the character at s[i], at
-// column col. A tab reaches a multiple of 8; one before U+FE0F takes two.
+// cellsAt returns the columns and length of the character at s[i], at column
+// col. A tab reaches a multiple of 8, and one before U+FE0F takes two.
 func cellsAt(s string, i, col int) (w, size int) {
 	switch c := s[i]; {
 	case c == '\t':
@@ -1588,8 +1521,8 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return w, size
 }
 
-// cells returns the columns that c takes on a terminal, or more: marks and
-// joiners none, U+1100 and up two. Counting wider only wraps a row early.
+// cells returns the columns c takes, or more: marks and joiners none, U+1100
+// and up two. Counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
@@ -1630,7 +1563,7 @@ func accepts(req *Request) string {
 	return strings.Join(ways, ", ")
 }
 
-// write writes s after the write in flight, and waits for it or for ctx.
+// write writes s after the write in flight, and waits for it or ctx.
 func (t *Terminal) write(ctx context.Context, s string) error {
 	t.post(s)
 	failed, err := await(ctx, &t.written)
@@ -1640,7 +1573,6 @@ func (t *Terminal) write(ctx context.Context, s string) error {
 	return failed
 }
 
-// post starts writing s after the write in flight, as t.written.
 func (t *Terminal) post(s string) {
 	if t.midLine {
 		s = "\n" + s
@@ -1655,7 +1587,7 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-// readLine returns the next line. A read that ctx interrupts stays in flight.
+// readLine returns the next line. A read ctx interrupts stays in flight.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
@@ -1665,7 +1597,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if err != nil {
 		return line{}, err
 	}
-	t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
+	t.midLine = t.midLine && l.err != nil
 	return l, l.err
 }
 
@@ -1686,7 +1618,7 @@ func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
 	return v.value, nil
 }
 
-// dropStale drops a line that the read in flight has read, if any.
+// dropStale drops a line the read in flight has read, if any.
 func (t *Terminal) dropStale() bool {
 	select {
 	case l := <-t.read: // never, when t.read is nil
@@ -1700,7 +1632,7 @@ func (t *Terminal) dropStale() bool {
 	return false
 }
 
-// scanLine reads a line, trimmed. One over maxLine bytes is skipped.
+// scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
 func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
@@ -1730,17 +1662,16 @@ func (t *Terminal) scanLine() line {
 type line struct {
 	text    string
 	tooLong bool
-	err     error // ASK_CANCELLED at the end of the input or on a read error
+	err     error // ASK_CANCELLED at the end of input or a read error
 }
 
 // replies reads the human's replies to one request.
 type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
-	commas bool           // some label holds a comma, so no reply joins labels with commas
+	commas bool           // a label holds a comma, so no reply joins labels
 }
 
-// newReplies returns the reader of replies to req.
 func newReplies(req *Request) *replies {
 	r := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
 	for i, o := range req.Options {
@@ -1751,7 +1682,7 @@ func newReplies(req *Request) *replies {
 	return r
 }
 
-// read reads l as an answer or a refusal, in time linear in l and labels.
+// read reads l as an answer or a refusal, in time linear in l and the labels.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	text, opts := l.text, r.req.Options
 	var rows []int
@@ -1774,7 +1705,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 			return Answer{}, "No option is recommended: type a number.", nil
 		}
 	default:
-		key := labelKey(text) // what counts of text, for a label and for numbers alike
+		key := labelKey(text)
 		picks, label, refusal := r.pick(text, key)
 		var err error
 		if r.req.MultiSelect && picks == nil && !label && strings.Contains(key, ",") {
@@ -1800,9 +1731,9 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	return opts[rows[0]].Answer(), "", nil
 }
 
-// pick reads text, with key its labelKey, as row numbers ("#2" always), or
-// a label (of digits, when no row has its number), or neither. Numbers
-// that another row's label is too could mean two things: they are refused.
+// pick reads text, whose labelKey is key, as row numbers ("#2" always), a label
+// (of digits, when no row has that number), or neither. Numbers that are
+// another row's label too are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
 	rows, hash, problem := numbers(key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
@@ -1824,9 +1755,9 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	return nil, false, problem
 }
 
-// several reads text, with key its labelKey, part by part between commas.
-// Labels join when none holds a comma. No pick hides among own words, and
-// numbers and labels do not mix. Neither picks nor a refusal: own words.
+// several reads text, whose labelKey is key, part by part between commas.
+// Numbers and labels do not mix, and no pick hides among own words. Neither
+// picks nor a refusal: own words.
 func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
 	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
@@ -1866,7 +1797,7 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 	return picks, "", nil
 }
 
-// rowList returns the numbers of rows as a reply names them: "#1,#3".
+// rowList returns rows as a reply names them: "#1,#3".
 func rowList(rows []int) string {
 	list := make([]string, len(rows))
 	for i, row := range rows {
@@ -1875,10 +1806,10 @@ func rowList(rows []int) string {
 	return strings.Join(list, ",")
 }
 
-// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."),
+// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."), in
 // digits of any script. Other text has neither rows nor a problem.
 func numbers(key string, n int) (rows []int, hash bool, problem string) {
-	var ascii []byte // labelKey made fullwidth forms ASCII already
+	var ascii []byte // labelKey made fullwidth forms ASCII
 	for _, c := range key {
 		switch {
 		case c == '、':
@@ -1915,8 +1846,8 @@ func numbers(key string, n int) (rows []int, hash bool, problem string) {
 	return rows, bytes.IndexByte(ascii, '#') >= 0, problem
 }
 
-// digitValue returns the value of c, a digit of any script, or -1: each
-// run of ten in unicode.Nd starts at its zero.
+// digitValue returns the value of c, a digit of any script, or -1. Each run of
+// ten in unicode.Nd starts at its zero.
 func digitValue(c rune) int {
 	if !unicode.IsDigit(c) {
 		return -1
@@ -1933,7 +1864,7 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// pickAll picks req's options at the indexes named, unless one is twice.
+// pickAll picks req's options at the indexes named, unless one is named twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
@@ -3303,7 +3234,7 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("a string is not valid UTF-8")
 	}
-	var open []byte      // the open objects and arrays, '{' or '['
+	var open []byte     // the open objects and arrays, '{' or '['
 	var option []string // the keys of the option being read
 	keys := map[string]uint16{}
 	id := "" // the outcome being read
