@@ -2,7 +2,7 @@
 // file reads in parts, each opened by a "// ----" line and its title.
 //
 //	Providers and the registry         the seam, Ask and AskAll, and where a question is decided
-//	Shared by the providers            Pending, ctxErr, goCall
+//	Shared by the providers            Pending and goCall
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
 //	Inbox                              a Provider for a UI outside the process
@@ -206,14 +206,31 @@ func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 // provider once a question. On an error, AskAll returns the answers before it.
 // r.Ended gets each request, those after the error with the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	return answersOf(r.call(ctx, nil, reqs))
+}
+
+// answersOf returns the answers of o up to its first error, and that error.
+func answersOf(o []Outcome) ([]Answer, error) {
 	var answers []Answer
-	for _, o := range r.call(ctx, nil, reqs) {
-		if o.Err != nil {
-			return answers, o.Err
+	for _, x := range o {
+		if x.Err != nil {
+			return answers, x.Err
 		}
-		answers = append(answers, o.Answer)
+		answers = append(answers, x.Answer)
 	}
 	return answers, nil
+}
+
+// outcomesOf returns what a batch's provider returned as outcomes.
+func outcomesOf(answers []Answer, err error) []Outcome {
+	o := make([]Outcome, len(answers), len(answers)+1)
+	for i := range answers {
+		o[i].Answer = answers[i]
+	}
+	if err != nil {
+		o = append(o, Outcome{Err: err})
+	}
+	return o
 }
 
 // call asks req as Ask does, or else reqs as AskAll does. It returns an Outcome
@@ -230,19 +247,18 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 			r.audit(reqs, ended, a)
 		}
 	}()
-	if err := checkCtx(ctx); err != nil {
-		return []Outcome{{Err: err}}
-	}
-	var err error
-	if req != nil {
+	err := checkCtx(ctx)
+	switch {
+	case err != nil:
+	case req != nil:
 		err = validate(req)
-	} else {
+	default:
 		err = validateAll(reqs)
 	}
-	if err != nil {
-		return []Outcome{{Err: err}}
+	if err == nil {
+		a, err = r.begin(ctx)
 	}
-	if a, err = r.begin(ctx); err != nil {
+	if err != nil {
 		return []Outcome{{Err: err}}
 	}
 	defer a.finish()
@@ -433,17 +449,6 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	return d.settle(o)
 }
 
-// result returns the decided outcomes of p, or nil.
-func (p *providerAsk) result() []Outcome {
-	p.mu.Lock()
-	d := p.d
-	p.mu.Unlock()
-	if d == nil {
-		return nil
-	}
-	return d.result()
-}
-
 // audited reports whether the provider audited request i of the ask.
 func (p *providerAsk) audited(i int) bool {
 	p.mu.Lock()
@@ -475,18 +480,20 @@ func (a *inflight) finish() {
 
 // decided returns the outcomes decided so far, the call in flight's included.
 func (a *inflight) decided() []Outcome {
-	if a.p == nil {
-		return a.done
+	if a.p != nil {
+		a.p.mu.Lock()
+		d := a.p.d
+		a.p.mu.Unlock()
+		if d != nil {
+			return append(a.done, d.result()...)
+		}
 	}
-	return append(a.done, a.p.result()...)
+	return a.done
 }
 
 // audited reports whether the provider audited request i of the ask.
 func (a *inflight) audited(i int) bool {
-	if i < a.first.at+len(a.first.reqs) {
-		return a.first.audited(i)
-	}
-	return false // a later call asks one by one: never a Replay's
+	return i < a.first.at+len(a.first.reqs) && a.first.audited(i) // a later call is never a Replay's
 }
 
 // call returns the providerAsk of the provider's call of reqs[from:to]. batch
@@ -519,7 +526,7 @@ func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	if err != nil {
 		p.one[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: a.askErr(err)}
 	}
-	decided := p.settle(a.completed(p, p.one[:]))
+	decided := p.settle(checked(p.reqs, p.one[:], p.first))
 	if a.done == nil {
 		a.done = decided
 	} else {
@@ -537,21 +544,17 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	}
 	p := a.call(reqs, 0, len(reqs), true)
 	given, err := bp.AskAll(p, reqs)
-	o := make([]Outcome, len(given), len(given)+1)
-	for i := range given {
-		o[i].Answer = given[i]
-	}
 	if err != nil {
-		o = append(o, Outcome{Err: a.askErr(err)})
+		err = a.askErr(err)
 	}
-	a.done, a.p = p.settle(a.completed(p, o)), nil
+	a.done, a.p = p.settle(checked(reqs, outcomesOf(given, err), 0)), nil
 	return a.done
 }
 
-// completed returns o, what p's provider returned, completed by step 6. A
-// broken rule is the INVALID_ANSWER that ends them.
-func (a *inflight) completed(p *providerAsk, o []Outcome) []Outcome {
-	done, err := complete(p.reqs, o, p.first)
+// checked returns o, a provider's outcomes of reqs, completed by step 6 of
+// Ask. A broken rule is the INVALID_ANSWER that ends them.
+func checked(reqs []Request, o []Outcome, first int) []Outcome {
+	done, err := complete(reqs, o, first)
 	if err != nil {
 		done = append(done, Outcome{Err: err})
 	}
@@ -591,13 +594,20 @@ func (a *inflight) askErr(err error) error {
 
 // checkCtx returns the error of step 1 of Registry.Ask, or nil.
 func checkCtx(ctx context.Context) error {
-	switch {
-	case ctx == nil:
-		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
-	case ctx.Err() != nil:
+	err := ctxErr(ctx)
+	if err != nil && ctx != nil {
 		return aborted(ctx, "asked")
 	}
-	return nil
+	return err
+}
+
+// ctxErr returns the error of a provider that cannot ask under ctx:
+// INVALID_REQUEST for a nil ctx, as Registry.Ask gives, else ctx.Err().
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
+	}
+	return ctx.Err()
 }
 
 // endedBy returns the ASK_ABORTED of ctx, a provider's context, done before the
@@ -646,7 +656,7 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	}
 	d := &decision{up: seatOf(ctx), keep: keep}
 	d.home.d = d
-	return withSeat(ctx, &d.home)
+	return &seatCtx{ctx, &d.home}
 }
 
 // EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
@@ -734,11 +744,6 @@ func seatOf(ctx context.Context) *seat {
 	}
 	s, _ := ctx.Value(seatKey{}).(*seat)
 	return s
-}
-
-// withSeat returns a copy of ctx with the seat s.
-func withSeat(ctx context.Context, s *seat) context.Context {
-	return &seatCtx{ctx, s}
 }
 
 // A seatCtx is the context of a provider's ask at a seat.
@@ -987,15 +992,6 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ctxErr returns the error of a provider that cannot ask under ctx:
-// INVALID_REQUEST for a nil ctx, as Registry.Ask gives, else ctx.Err().
-func ctxErr(ctx context.Context) error {
-	if ctx == nil {
-		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
-	}
-	return ctx.Err()
-}
-
 // errStopped is what a call of goCall gives when it ended its goroutine without
 // returning or a panic value: runtime.Goexit, or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
@@ -1144,12 +1140,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	}
 	ans, err := t.answer(ctx, req, p)
 	for err == nil && p.index == p.count-1 {
-		o := make([]Outcome, 0, len(before)+1)
-		for _, a := range before {
-			o = append(o, Outcome{Answer: a})
-		}
-		o = append(o, Outcome{Answer: ans})
-		decided, refused := Decide(ctx, o...)
+		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
 			ans = decided[len(decided)-1].Answer
 			break
@@ -1882,14 +1873,12 @@ func pickAll(req *Request, named []int) (Answer, string) {
 // Form
 
 // ElicitFunc sends form as one form-mode elicitation/create, and returns the
-// action and content of the client's response. form is MCP's params, to
-// which an ACP host adds sessionId and toolCallId. It may be called
-// concurrently if its SDK allows.
+// action and content of the client's response. An ACP host adds sessionId and
+// toolCallId to form. It may be called concurrently if its SDK allows.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
-// Form is a [Provider] for MCP and ACP clients that render forms while the
-// tool call waits. It sends each question through the [ElicitFunc] given to
-// [NewForm]. It is safe for concurrent use when that ElicitFunc is.
+// Form is a [Provider] for MCP and ACP clients that render forms while the tool
+// call waits. It is safe for concurrent use when its [ElicitFunc] is.
 type Form struct {
 	elicit ElicitFunc
 }
@@ -1897,21 +1886,19 @@ type Form struct {
 var _ Provider = (*Form)(nil)
 
 // NewForm returns a Form that sends its forms through elicit. With a nil
-// elicit, each Ask fails with [CodeInvalidProvider].
+// elicit, Ask fails with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
 
-// Ask sends req as its [Request.Elicitation] and returns the human's answer,
-// read by [ElicitationAnswer] and completed as [Registry.Ask] completes it,
-// with Via "form". An invalid req is [CodeInvalidRequest], and a nil *Form
-// or one without an ElicitFunc [CodeInvalidProvider]. Neither is sent.
+// Ask sends req as its [Request.Elicitation], and returns the answer
+// [ElicitationAnswer] reads, completed, with Via "form". An invalid req or Form
+// is not sent.
 //
-// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits.
-// An error of elicit, or of ElicitationAnswer such as a decline's, is
-// returned as it is. A response that breaks the rules of [Answer] sends the
-// form again, led by the reason, as [Pending.Elicitation] leads it. The third
-// such response is [CodeInvalidAnswer].
+// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits. An
+// error of elicit or ElicitationAnswer is returned as it is. A response that
+// breaks the rules of [Answer] sends the form again, led by the reason. The
+// third is [CodeInvalidAnswer].
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
@@ -1922,22 +1909,22 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
 	}
-	q := Pending{Request: req} // its Hint: why the previous form's response was refused
+	q := Pending{Request: req} // its Hint: why the last response was refused
 	for n := 1; ; n++ {
 		action, content, err := f.send(ctx, q.Elicitation())
 		if ctx.Err() != nil {
-			return Answer{}, ctx.Err() // the turn ended: whatever came back is moot
+			return Answer{}, ctx.Err() // whatever came back is moot
 		}
 		if err != nil {
 			return Answer{}, err
 		}
 		given, err := ElicitationAnswer(action, content)
-		// The client is at fault, not the human, so no form is sent again.
+		// The client is at fault, not the human: no form is sent again.
 		if err != nil {
 			return Answer{}, err
 		}
 		given.Via = "form"
-		ans, broken := resolve(&req, given) // step 6 of Registry.Ask
+		ans, broken := resolve(&req, given)
 		switch {
 		case broken == nil:
 			return ans, nil
@@ -1949,9 +1936,8 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // send sends form through f's elicit on a goroutine of its own, so that ctx
-// can end the wait even when elicit ignores ctx. The goroutine ends when
-// elicit returns. Its channel has room for the late response, which nobody
-// reads, and a panic after ctx ended is dropped with it.
+// ends the wait even when elicit ignores it. A late response, or panic, is
+// dropped.
 func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
 	done := make(chan called[elicited], 1)
 	goCall(done, elicited{err: errStopped}, func() elicited {
@@ -1969,7 +1955,6 @@ func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]a
 	}
 }
 
-// elicited is the outcome of one call of an ElicitFunc.
 type elicited struct {
 	action  string
 	content map[string]any
@@ -1980,23 +1965,22 @@ type elicited struct {
 // Inbox
 
 // Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. Its zero value is ready to use. It
-// is safe for concurrent use and must not be copied after first use.
+// chat bot or an editor. Its zero value is ready to use. It is safe for
+// concurrent use and must not be copied after first use.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
-	open    list.List            // the open questions (*question), oldest first
-	byID    map[string]*question // the open questions by ID; nil when none is open
-	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
-	ended   endings              // how the last questions that left ended
+	open    list.List            // the open *questions, oldest first
+	byID    map[string]*question // the open questions by ID; nil when none is
+	changed chan struct{}        // closed at the next change; nil while nobody asked
+	ended   endings
 }
 
 var _ BatchProvider = (*Inbox)(nil)
 
 // Ask opens req as a question and waits for [Inbox.Respond] to deliver its
-// outcome. The question's ID is 128 bits from crypto/rand in lower-case hex,
-// which another session's UI cannot guess and which never repeats. When ctx
-// is done first, the question leaves Pending and Ask returns ctx.Err(). An
-// invalid req is [CodeInvalidRequest], and is not opened.
+// outcome. Its ID is 128 random bits in lower-case hex, which no other UI can
+// guess. When ctx is done first, the question leaves Pending and Ask returns
+// ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -2005,27 +1989,18 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll opens reqs at once under one Batch, each with its Index and the
-// Count of reqs, and returns their answers in order. It returns at the first
-// error in request order, once the questions before it are answered, with
-// their answers. Requests that [Registry.AskAll] refuses are
-// [CodeInvalidRequest], and none is opened.
+// AskAll opens reqs at once under one Batch, each with its Index and Count, and
+// returns their answers in order. At the first error in request order, it
+// returns it, once the questions before it are answered, with their answers.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	var answers []Answer
-	for _, o := range b.ask(ctx, reqs, true) {
-		if o.Err != nil {
-			return answers, o.Err
-		}
-		answers = append(answers, o.Answer)
-	}
-	return answers, nil
+	return answersOf(b.ask(ctx, reqs, true))
 }
 
-// Pending returns the open questions, oldest first, a batch's in request
-// order. The result shares no memory with b.
+// Pending returns the open questions, oldest first, a batch's in order. The
+// result shares no memory with b.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2038,15 +2013,14 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id: err, or ans when err
-// is nil, as a provider returns them. An empty Via is "inbox". Respond
-// returns nil once the outcome is taken ([Decide]) and the question closed.
+// Respond delivers the outcome of the open question id: err, or else ans. An
+// empty Via is "inbox". Respond returns nil once the outcome is taken
+// ([Decide]) and the question closed.
 //
-// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an
-// outcome that a keep could not keep [CodeNotKept]. Then the question stays
-// open, and its Hint, a change of Pending, tells the human why. An id that
-// is not open (never asked, answered, given up, or answered on another UI)
-// is [CodeNotPending], and nothing changes. So the first Respond wins.
+// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
+// a keep could not keep [CodeNotKept]. The question stays open, and its Hint
+// says why. An id that is not open is [CodeNotPending]. So the first Respond
+// wins.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2103,8 +2077,8 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 }
 
 // Changed returns a channel that is closed at the next change of Pending: a
-// question opens, closes, or gets a Hint. Call Changed before Pending to miss
-// no change. A channel that nobody waits on holds no goroutine.
+// question opens, closes, or gets a Hint. Call it before Pending to miss no
+// change.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2114,11 +2088,10 @@ func (b *Inbox) Changed() <-chan struct{} {
 	return b.changed
 }
 
-// Outcome reports how question id ended, once it left Pending: the outcome
-// that [Registry.Ask] returns for it, as every UI shows it. An answer of a
-// batch is reported at once, and replaced when another UI wins the batch.
-// Outcome reports false while the question is open, and for an id that b
-// does not know. b keeps the outcomes of the last 1,000 questions that left.
+// Outcome reports how question id ended, once it left Pending: what
+// [Registry.Ask] returns for it. A batch's answer is reported at once, and
+// replaced when another UI wins the batch. b keeps the outcomes of the last
+// 1,000 questions that left.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2129,26 +2102,26 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 
 // A question is one request that an Inbox asks.
 type question struct {
-	entry Pending    // as Pending lists it, its Request a clone of the one asked
-	call  *inboxCall // the Ask or AskAll that opened it
-	index int        // its place in call.questions
+	entry Pending // as Pending lists it
+	call  *inboxCall
+	index int // its place in call.questions
 	// Guarded by the Inbox's mu.
-	elem  *list.Element // the question in the Inbox's open list; nil once it left
-	given *Outcome      // the outcome Respond gave it, or nil
+	elem  *list.Element // in the open list; nil once it left
+	given *Outcome      // what Respond gave it, or nil
 }
 
 // An inboxCall is one Ask or AskAll of an Inbox.
 type inboxCall struct {
 	ctx       context.Context // the asker's
 	questions []*question     // in request order
-	done      chan []Outcome  // receives the call's outcomes, once
+	done      chan []Outcome  // gets the call's outcomes, once
 	// Guarded by the Inbox's mu.
-	deciding chan struct{} // closed once the outcome on its way is decided; nil when none is
-	over     bool          // the call's outcomes went to done
+	deciding chan struct{} // closed once the outcome on its way is decided
+	over     bool          // its outcomes went to done
 }
 
-// outcomes returns the outcomes given to c's questions, and reports whether
-// they are the whole of c's: each question up to the first error has one.
+// outcomes returns the outcomes given to c's questions, and whether they are
+// whole: each question up to the first error has one.
 func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
@@ -2162,10 +2135,10 @@ func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	return o, true
 }
 
-// ask opens reqs, which are valid, as one call, and returns its outcomes.
+// ask opens reqs as one call, and returns its outcomes.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	if err := ctxErr(ctx); err != nil {
-		return []Outcome{{Err: err}} // not opened: no UI sees a question already given up
+		return []Outcome{{Err: err}} // no UI sees a question given up already
 	}
 	c, err := b.openCall(ctx, reqs, batch)
 	if err != nil {
@@ -2182,19 +2155,18 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	}
 }
 
-// openCall opens reqs as the questions of one call, consecutive in Pending,
-// under a Batch of their own when batch is set. An ID is not checked against
-// earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
-// about 2^-65. The Batch is random too, so that it names no question.
+// openCall opens reqs as one call's questions, in a Batch of their own when
+// batch is set. Two of 2^32 random IDs are equal with a chance of about 2^-65,
+// so none is checked.
 func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
-	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
+	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
-		// Since Go 1.24 crypto/rand.Read never fails. Go 1.22 could.
+		// Go 1.22's could fail.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
 	deadline, _ := ctx.Deadline()
 	if deadline.Year() > 9999 {
-		deadline = time.Time{} // RFC 3339 has no such year, and Pending's JSON would fail
+		deadline = time.Time{} // RFC 3339 has no such year
 	}
 	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
 	for i, req := range reqs {
@@ -2218,9 +2190,8 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 	return c, nil
 }
 
-// decide hands outs, the outcomes of c, to [Decide] without b.mu, which is
-// held when decide is called and when it returns, also when a keep panics.
-// Meanwhile the other outcomes of c wait, and the rest of the Inbox goes on.
+// decide hands outs, c's outcomes, to [Decide] without b.mu, which is held
+// before and after, also when a keep panics. Meanwhile c's other outcomes wait.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
@@ -2232,15 +2203,15 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-// wait waits until ch is closed, without b.mu, which is held.
+// wait waits for ch to close, without b.mu.
 func (b *Inbox) wait(ch <-chan struct{}) {
 	b.mu.Unlock()
 	<-ch
 	b.mu.Lock()
 }
 
-// end closes c with its decided outcomes o. Each question reports its own,
-// and those after an error the error. b.mu is held.
+// end closes c with its decided outcomes o, an error for the questions after
+// it. b.mu is held.
 func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	for i, q := range c.questions {
 		b.leave(q, o[min(i, len(o)-1)])
@@ -2250,11 +2221,11 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	b.publish()
 }
 
-// giveUp closes c, whose asker's ctx is done, unless an outcome was
-// decided. Each open question reports how ctx ended, and every question the
-// winner's outcome when another UI won. b.mu is held.
+// giveUp closes c, whose asker's ctx is done, unless an outcome was decided.
+// Its questions end with the winner's outcome when another UI won, else how ctx
+// ended. b.mu is held.
 func (b *Inbox) giveUp(c *inboxCall) {
-	for c.deciding != nil { // an outcome on its way is the asker's
+	for c.deciding != nil { // an outcome on its way wins
 		b.wait(c.deciding)
 	}
 	if c.over {
@@ -2272,7 +2243,7 @@ func (b *Inbox) giveUp(c *inboxCall) {
 			}
 		}
 	}
-	var o []Outcome // the answers given before the first question without one
+	var o []Outcome // the answers before the first question without one
 	for _, q := range c.questions {
 		if q.given == nil || q.given.Err != nil {
 			break
@@ -2284,20 +2255,19 @@ func (b *Inbox) giveUp(c *inboxCall) {
 	b.publish()
 }
 
-// leave closes q, if open, and records o as how it ended. b.mu is held.
+// leave closes q, if open, and records o as how it ended.
 func (b *Inbox) leave(q *question, o Outcome) {
 	if q.elem != nil {
 		b.open.Remove(q.elem)
 		q.elem = nil
 		if delete(b.byID, q.entry.ID); len(b.byID) == 0 {
-			b.byID = nil // a map keeps the buckets of its largest size
+			b.byID = nil // a map keeps its largest size's buckets
 		}
 	}
 	b.ended.put(q.entry.ID, o)
 }
 
-// publish closes the Changed channel, which makes a change of the open
-// questions visible. b.mu is held.
+// publish tells Changed's callers of a change.
 func (b *Inbox) publish() {
 	if b.changed != nil {
 		close(b.changed)
@@ -2305,20 +2275,19 @@ func (b *Inbox) publish() {
 	}
 }
 
-// maxEnded is the number of questions whose outcome an Inbox keeps after
-// they left: enough for a UI that was showing one to say how it ended, and
-// a bound on the memory of a long-lived Inbox.
+// maxEnded is how many outcomes of questions that left an Inbox keeps: enough
+// for a UI that showed one, and a bound on memory.
 const maxEnded = 1000
 
-// endings holds how the last maxEnded questions that left an Inbox ended.
+// endings holds how the last maxEnded questions that left ended.
 type endings struct {
 	byID  map[string]Outcome
-	order []string // the IDs in byID, in the order they left; once full, the oldest is at next
+	order []string // byID's keys as they left; once full, the oldest at next
 	next  int
 }
 
-// put records that question id ended with o, forgetting the oldest once
-// maxEnded are kept.
+// put records that question id ended with o, forgetting the oldest beyond
+// maxEnded.
 func (e *endings) put(id string, o Outcome) {
 	if _, ok := e.byID[id]; ok {
 		e.byID[id] = o
@@ -2350,18 +2319,15 @@ func (e *endings) put(id string, o Outcome) {
 //   - GET /questions is [Inbox.Pending] as JSON.
 //   - GET /events sends that JSON as a "questions" event at every change,
 //     after an "ended" event {"id", "outcome"} ([Inbox.Outcome]) for each
-//     question that left. Query open names the IDs a client shows, to learn
-//     how they ended.
-//   - POST /questions/{id} responds with an MCP elicitation result
-//     ([ElicitationAnswer]), Via "page". It is 204, or a refusal as
-//     [HarnessError] JSON: 422 for a broken rule and 503 for an answer not
-//     kept, both with "hint", and 409 when not open. A bad body is 400, 413
-//     or 415.
+//     question that left of those the query's open names.
+//   - POST /questions/{id} responds with an MCP elicitation result, Via
+//     "page". It is 204, or a [HarnessError]'s JSON: 422 for a broken rule
+//     and 503 for an answer not kept, with "hint", and 409 when not open. A
+//     bad body is 400, 413 or 415.
 //
-// Every route but the page needs token, as "Authorization: Bearer" or query
-// token, else 401. A query's token may reach an access log. Handler panics
-// for a token under 16 bytes. Make it with crypto/rand.
-// [http.Server.Shutdown] ends the event streams, and does not wait for them.
+// Every route but the page needs token, from crypto/rand and at least 16 bytes,
+// as "Authorization: Bearer" or query token. [http.Server.Shutdown] ends the
+// event streams.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -2371,8 +2337,8 @@ func (b *Inbox) Handler(token string) http.Handler {
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
-	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route serves it, and waits for changes
-	h.mux.HandleFunc("/events", getOnly)      // else the 405 of other methods allows HEAD
+	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
+	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
 	return h
 }
@@ -2380,42 +2346,41 @@ func (b *Inbox) Handler(token string) http.Handler {
 const (
 	minToken = 16      // bytes of a Handler's token, at least
 	maxBody  = 1 << 20 // bytes of a response's body, at most
-	maxOpen  = 1000    // IDs of the query parameter open that count, at most
+	maxOpen  = 1000    // IDs of the query's open that count, at most
 )
 
-// pagePattern is the page's route, the one route that needs no token.
+// pagePattern is the page's route, which needs no token.
 const pagePattern = "GET /{$}"
 
-// inboxHandler is the handler that [Inbox.Handler] returns. It and the page
-// use only what the package exports, so another UI can do all they do.
+// inboxHandler is the handler of [Inbox.Handler]. It and the page use only
+// exported names, so another UI can do all they do.
 type inboxHandler struct {
 	inbox *Inbox
-	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
-	csp   string   // the page's Content-Security-Policy
+	token [32]byte // the token's SHA-256, compared in constant time
+	csp   string
 	mux   *http.ServeMux
 
 	mu sync.Mutex // guards servers
-	// servers holds, for each server that served a stream, a channel
-	// closed when it shuts down. A server is kept after it shut down: a
-	// stream that starts then ends at once.
+	// servers holds a channel for each server that served a stream, closed when
+	// it shuts down. A stream that starts after then ends at once.
 	servers map[*http.Server]chan struct{}
 }
 
-// ServeHTTP checks the token before routing, but for the page: a client
-// without it learns nothing, not even which paths exist.
+// ServeHTTP checks the token before routing, but for the page, so a client
+// without it learns no paths.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
 	header.Set("Cache-Control", "no-store")
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("X-Frame-Options", "DENY")
-	if !strings.HasPrefix(r.URL.Path, "/") { // mounted with StripPrefix("/ask/"): ServeMux needs the slash
+	if !strings.HasPrefix(r.URL.Path, "/") { // StripPrefix("/ask/"): ServeMux needs the slash
 		r = r.Clone(r.Context())
 		r.URL.Path, r.URL.RawPath = "/"+r.URL.Path, ""
 	}
-	// The token keeps out other local users, other pages in the human's
-	// browser (cross-site requests, DNS rebinding) and anyone who reaches the
-	// port. So no Host check is needed.
+	// The token keeps out other local users, other sites (cross-site requests,
+	// DNS rebinding) and anyone who reaches the port. So no Host check is
+	// needed.
 	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
@@ -2424,8 +2389,7 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the token, in its Authorization
-// header or its query.
+// authorized reports whether r carries the token, as a bearer or in its query.
 func (h *inboxHandler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
@@ -2434,27 +2398,23 @@ func (h *inboxHandler) authorized(r *http.Request) bool {
 	return h.isToken(r.URL.Query().Get("token"))
 }
 
-// isToken reports whether given is the token, in time that does not depend
-// on where they differ, nor on given's length.
+// isToken reports whether given is the token, in time independent of given.
 func (h *inboxHandler) isToken(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
 }
 
-// getOnly answers 405 for a route that only GET may use.
 func getOnly(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Allow", http.MethodGet)
 	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
 }
 
-// servePage writes the page, under its Content-Security-Policy.
 func (h *inboxHandler) servePage(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Security-Policy", h.csp)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, inboxPage)
 }
 
-// serveQuestions writes the open questions as JSON.
 func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	data, err := json.Marshal(h.inbox.Pending())
 	if err != nil {
@@ -2465,9 +2425,9 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the events of the open questions now and at every
-// change, until the client goes away or the server shuts down. Changes that
-// come while an event is written are sent as one.
+// serveEvents writes the events of the open questions now and at every change,
+// until the client goes away or the server shuts down. Changes that come while
+// an event is written are sent as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
@@ -2476,7 +2436,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	events.WriteString("retry: 1000\n\n") // reconnect after a second, not three
 	sent := shownIDs(r.URL.Query().Get("open"))
 	for {
-		changed := h.inbox.Changed() // before Pending, so that no change is missed
+		changed := h.inbox.Changed() // before Pending, to miss no change
 		pending := h.inbox.Pending()
 		list, err := json.Marshal(pending)
 		if err != nil {
@@ -2510,9 +2470,8 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shownIDs returns the first maxOpen IDs of open, the query parameter, each
-// once. The work and the events that follow are bounded by the IDs, not by
-// how often a client repeats one.
+// shownIDs returns the first maxOpen IDs of the query's open, each once, so
+// that a client's repeats cost nothing.
 func shownIDs(open string) []string {
 	parts := strings.SplitN(open, ",", maxOpen+1)
 	if len(parts) > maxOpen {
@@ -2529,8 +2488,8 @@ func shownIDs(open string) []string {
 	return ids
 }
 
-// writeEnded writes the "ended" event of question id to events, with its
-// Outcome, or null when the Inbox does not know it.
+// writeEnded writes the "ended" event of question id, with its Outcome, or
+// null.
 func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	var outcome *Outcome
 	if o, ok := h.inbox.Outcome(id); ok {
@@ -2545,9 +2504,8 @@ func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	}
 }
 
-// shutdown returns a channel that is closed when the server that serves r
-// shuts down, or nil when r names no server. It registers with each server
-// once.
+// shutdown returns a channel closed when the server of r shuts down, or nil
+// when r names none.
 func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
@@ -2564,8 +2522,8 @@ func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	return done
 }
 
-// serveAnswer responds to the question of r's path with the elicitation
-// result in r's body.
+// serveAnswer responds to the question of r's path with the elicitation result
+// of r's body.
 func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > maxBody {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
@@ -2604,15 +2562,14 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case CodeInvalidAnswer: // the question stays open
 		writeRefusal(w, http.StatusUnprocessableEntity, refused, h.hint(id))
-	case CodeNotKept: // the question stays open: the human sends it again
+	case CodeNotKept: // the question stays open
 		writeRefusal(w, http.StatusServiceUnavailable, refused, h.hint(id))
 	default:
 		writeRefusal(w, http.StatusConflict, refused, "")
 	}
 }
 
-// hint returns the Hint of the open question id, which a refused Respond
-// set, or "".
+// hint returns the Hint of the open question id, or "".
 func (h *inboxHandler) hint(id string) string {
 	for _, p := range h.inbox.Pending() {
 		if p.ID == id {
@@ -2622,8 +2579,8 @@ func (h *inboxHandler) hint(id string) string {
 	return ""
 }
 
-// writeRefusal writes the refused Respond's error as the JSON of its
-// [HarnessError], with hint beside it when there is one.
+// writeRefusal writes refused, Respond's error, as its [HarnessError]'s JSON,
+// with hint.
 func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
 	var e *HarnessError
 	errors.As(refused, &e) // every refusal of Respond is one
@@ -2639,34 +2596,30 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 // ----------------------------------------------------------------------------
 // Replay
 
-// Replay is a [Provider] for hosts that cannot keep a tool call open while
-// the human thinks. It answers from a record of outcomes, and collects the
-// other questions as pending, for the host to ask and record. [Replay.Run]
-// runs the call, until nothing is pending.
-//
-// The zero value is an empty record ready to use. A Replay is safe for
-// concurrent use, and its methods need a non-nil *Replay.
+// Replay is a [Provider] for hosts that cannot keep a tool call open while the
+// human thinks. It answers from a record of outcomes, and collects the other
+// questions as pending, for the host to ask and record. Its zero value is an
+// empty record. It is safe for concurrent use.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
-	record  map[string]outcome // outcomes by question ID
-	pending []Pending          // questions of this run without an outcome, in the order asked
-	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
-	opened  bool               // pending holds the sealed questions, until the next run starts
+	record  map[string]outcome // by question ID
+	pending []Pending          // this run's questions without an outcome
+	asked   map[string]int     // this run's asks of each request, by its first ask's ID
+	opened  bool               // pending holds the sealed questions
 }
 
 var _ BatchProvider = (*Replay)(nil)
 
 // Ask answers req from the record: a recorded error, or a recorded answer
-// completed as [Registry.Ask] completes it. A question without an outcome
-// joins [Replay.Pending], and Ask returns [CodeInputRequired] at once. An
-// invalid req is [CodeInvalidRequest] and is not asked. A recorded answer
-// that breaks the rules of [Answer] is dropped and counted as refused, and
-// the question joins Pending again with a Hint that says why. The third
-// refused response is the outcome [CodeInvalidAnswer].
+// completed as [Registry.Ask] completes it. A question without one joins
+// [Replay.Pending], and Ask returns [CodeInputRequired]. A recorded answer that
+// breaks the rules of [Answer] is dropped and counted as refused, and the
+// question is pending again with a Hint that says why. The third refusal is the
+// outcome [CodeInvalidAnswer].
 //
-// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
-// of the request's RFC 8785 canonical JSON, a newline, and the count of equal
-// requests the run asked before. Any language computes the same IDs.
+// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256 of
+// the request's RFC 8785 canonical JSON, a newline, and the count of equal
+// requests the run asked before.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
@@ -2675,12 +2628,9 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error. The questions up to there without an outcome join Pending
-// at once, and AskAll returns [CodeInputRequired]. Their Batch is the ID of
-// the first of reqs, and their Index and Count their place in reqs and
-// len(reqs). Requests that [Registry.AskAll] refuses are
-// [CodeInvalidRequest], and none is asked.
+// AskAll answers reqs from the record as Ask does, up to the first recorded
+// error. The questions up to there without an outcome join Pending, and AskAll
+// returns [CodeInputRequired]. Their Batch is the ID of the first of reqs.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2689,32 +2639,22 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
 		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
 	}
-	var answers []Answer
-	for _, x := range o {
-		if x.Err != nil {
-			return answers, x.Err
-		}
-		answers = append(answers, x.Answer)
-	}
-	return answers, nil
+	return answersOf(o)
 }
 
-// Run runs call once, as one run of a tool call, and returns the questions
-// left pending. The record stays, and the last run's pending questions are
-// forgotten. In call's context, derived from ctx, p is the provider of a new
-// [Registry], so the caller's UI is never asked. That Registry's Ended is
-// the one of the registry ctx carries, if any. One Replay serves every run
-// of a call, one run at a time.
+// Run runs call once, as one run of a tool call, and returns the questions left
+// pending. In call's context, p is the provider of a new [Registry], whose
+// Ended is that of ctx's registry. One Replay serves every run of a call, one
+// run at a time.
 //
-// A call must reach the same questions in the same order on every run. It
-// must ask before it acts, since what it does before an Ask happens again on
-// every run.
+// A call must reach the same questions in the same order on every run. It must
+// ask before it acts: what it does before an Ask happens again on every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended // the host's audit sees the run's questions
+		r.Ended = caller.Ended
 	}
-	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
+	dispose, _ := r.Register(p) // cannot fail
 	defer dispose()
 	p.mu.Lock()
 	p.startRun()
@@ -2723,15 +2663,11 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	return p.Pending()
 }
 
-// Pending returns the questions this run asked that had no recorded outcome
-// when asked, in the order asked. A later Record does not change it. The
-// result shares no memory with p.
+// Pending returns the questions this run asked that had no recorded outcome, in
+// the order asked. The result shares no memory with p.
 //
 // After [OpenReplay] it returns the questions pending when the state was
-// sealed: their IDs, and the Hints of refused responses. Their Requests are
-// zero until the next run asks them again. They last until that run starts,
-// with [Replay.Run] or with the first Ask or AskAll of a Replay registered
-// without Run.
+// sealed, by ID and Hint, until the next run starts.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2743,26 +2679,22 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds for a question. That is an answer, the
-// coded error in its place, or a refusal. A refusal counts the responses
-// refused so far and is no outcome yet.
+// outcome is what the record holds for a question: an answer, an error, or a
+// refusal, which is no outcome yet.
 type outcome struct {
-	answer  Answer        // the answer; beside an error, only its Via
-	err     *HarnessError // nil for an answer or a refusal; never with a cause
-	refusal bool          // no outcome yet: only refused responses
-	refused int           // responses refused so far, from 0 to maxForms-1
-	hint    string        // why the last one was refused, in a refusal
-	audited bool          // a run gave it to its registry, which audited it
+	answer  Answer        // beside an error, only its Via
+	err     *HarnessError // never with a cause
+	refusal bool
+	refused int    // responses refused so far
+	hint    string // why the last one was refused
+	audited bool   // a run's registry audited it
 }
 
-// Record records the outcome of question id: err, or ans when err is nil,
-// with ans's Via beside an error. An error is kept as its {name, code,
-// message}, and one without a code as [CodeProviderFailed].
-// [CodeInputRequired] is no outcome, and records nothing. Record replaces an
-// earlier outcome of id, and an answer keeps its count of refused
-// responses. The next run checks ans, as [Replay.Ask] says. Map a form's
-// response with [ElicitationAnswer]. id need not be pending, and one that
-// is not valid UTF-8 is ignored.
+// Record records the outcome of question id: err, with ans's Via, or else ans.
+// An error is kept as its {name, code, message}, an uncoded one as
+// [CodeProviderFailed]. [CodeInputRequired] records nothing. Record replaces an
+// earlier outcome of id. The next run checks ans, as [Replay.Ask] says. id need
+// not be pending. One that is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -2778,25 +2710,23 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 		p.record = make(map[string]outcome)
 	}
 	if o.err == nil {
-		o.refused = p.record[id].refused // an answer to a question asked again
+		o.refused = p.record[id].refused // an answer keeps the count
 	}
 	p.record[id] = o
 }
 
-// replay answers the valid requests reqs, asked under ctx, from the record,
-// as AskAll says, and returns their outcomes. The questions of a batch share
-// the ID of its first as their Batch. An outcome given to the registry of
-// ctx in an earlier run is marked as audited there, so that it audits each
-// once ([Registry.Ended]).
+// replay answers reqs, asked under ctx, from the record, as AskAll says. An
+// outcome audited in an earlier run is marked so for ctx's registry, which
+// audits each once.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.opened { // the first ask of a Replay registered without Run starts its run
+	if p.opened { // the first ask of a run without Run
 		p.startRun()
 	}
 	p.pending = slices.Grow(p.pending, len(reqs))
-	var given []Outcome  // of the questions before the first without an outcome
-	var missing []string // the IDs of the questions without an outcome
+	var given []Outcome  // before the first question without one
+	var missing []string // the IDs of questions without one
 	var batch string
 	for i := range reqs {
 		req := &reqs[i]
@@ -2822,7 +2752,7 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 		}
 		if p.record[id].audited {
 			for j := i; j < len(reqs) && (j == i || o.Err != nil); j++ {
-				auditedAlready(ctx, j) // an error stands for the questions after it too
+				auditedAlready(ctx, j) // an error stands for those after it
 			}
 		}
 		entry := p.record[id]
@@ -2843,13 +2773,11 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
 }
 
-// outcome returns the recorded outcome of question id, whose request is req:
-// its answer, completed and checked as step 6 of [Registry.Ask] does, or its
-// error. A question without one is not answered, and hint says why the last
-// response to it was refused, if one was. A recorded answer that breaks the
-// rules is not an outcome. It leaves the record, which counts it as refused
-// instead. The refusal that reaches maxForms is the outcome
-// [CodeInvalidAnswer], recorded as such. p.mu is held.
+// outcome returns the recorded outcome of question id, whose request is req,
+// completed by step 6 of [Registry.Ask]. Without one, hint says why the last
+// response was refused, if one was. A broken answer is counted as refused
+// instead. The refusal that reaches maxForms is recorded as
+// [CodeInvalidAnswer]. p.mu is held.
 func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
 	r, ok := p.record[id]
 	switch {
@@ -2874,11 +2802,10 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 	return Outcome{}, false, broken.hint
 }
 
-// id returns the ID of req, valid, one more ask of it in this run. p.mu is
-// held.
+// id returns the ID of one more ask of req in this run. p.mu is held.
 func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
-	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
+	first := questionID(canonical, 0) // its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
@@ -2890,8 +2817,8 @@ func (p *Replay) id(req *Request) string {
 	return questionID(canonical, n)
 }
 
-// questionID returns the ID of the request whose canonical JSON is
-// canonical, asked n times before in its run.
+// questionID returns the ID of the request whose canonical JSON is canonical,
+// asked n times before.
 func questionID(canonical []byte, n int) string {
 	h := sha256.New()
 	h.Write(canonical)
@@ -2900,9 +2827,8 @@ func questionID(canonical []byte, n int) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
-// startRun starts a new run on p. The record stays, and the asks and pending
-// questions of the previous run (or of the sealed state) are forgotten. p.mu
-// is held.
+// startRun starts a new run on p: it forgets the last run's asks and pending
+// questions. p.mu is held.
 func (p *Replay) startRun() {
 	p.pending, p.asked, p.opened = nil, nil, false
 }
@@ -2910,23 +2836,21 @@ func (p *Replay) startRun() {
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// Seal returns the record of p and the IDs of its pending questions as state
-// for a trip through a client, such as MCP's requestState. The state is
-// base64url with one '.', authenticated with HMAC-SHA256 under key. It is
-// valid for ttl, rounded up to the millisecond, and a ttl that is not
-// positive expires it at once. It is sealed, not encrypted: the client can
-// read its answers. A key shorter than 32 bytes is an uncoded error.
+// Seal returns p's record and pending IDs as state for a trip through a client,
+// such as MCP's requestState. The state is base64url with one '.',
+// authenticated with HMAC-SHA256 under key. It expires after ttl, rounded up to
+// the millisecond. It is sealed, not encrypted: the client can read its
+// answers. A key under 32 bytes is an uncoded error.
 //
-// binding identifies the call, and must be the same in every round. Build it
-// from the principal, the tool's name, and the arguments decoded and encoded
-// again with json.Marshal, which sorts keys. Only its digest is stored.
+// binding identifies the call, the same in every round: the principal, the
+// tool's name, and the arguments decoded and encoded again with json.Marshal.
+// Only its digest is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
 	}
 	p.mu.Lock()
-	// The record and the pending IDs under one lock, so that a Record or a
-	// run meanwhile cannot seal a state where the two disagree.
+	// One lock, so that the record and pending IDs agree.
 	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entriesLocked()}
 	for i := range p.pending {
 		s.Pending = append(s.Pending, p.pending[i].ID)
@@ -2939,16 +2863,14 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
 }
 
-// OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding. It holds the record, and as Pending the questions pending
-// then. An empty state is the first round, and gives an empty Replay.
+// OpenReplay returns the Replay that [Replay.Seal] sealed in state under key,
+// for binding. An empty state is the first round: an empty Replay.
 //
-// State tampered with, expired, malformed, or sealed for another binding or
-// under another key is [CodeInvalidState]. Its message tells the model to
-// call the tool again from the start. Its cause tells the host which check
-// failed. A state has only Seal's spelling, so any other byte, such as a line
-// break or padding, is malformed. A key shorter than 32 bytes is an uncoded
-// error, even for an empty state.
+// State tampered with, expired, malformed, or sealed for another binding or key
+// is [CodeInvalidState]. Its message tells the model to call the tool again,
+// and its cause tells the host why. Only Seal's spelling is valid: a line break
+// or padding is malformed. A key under 32 bytes is an uncoded error, even for
+// an empty state.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -2985,36 +2907,32 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	}
 	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
 	for i, id := range s.Pending {
-		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint, else ""
+		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint
 	}
 	return rp, nil
 }
 
-// sealed is the payload of sealed state, authenticated by its MAC. Seal
-// holds the record as its JSON values (a map[string]any), and OpenReplay
-// as entries, so that encoding/json reads and writes the whole payload in
-// one pass. A json.RawMessage would be read twice.
+// sealed is the payload of sealed state. Its Record is JSON values in Seal, and
+// entries in OpenReplay, so that encoding/json reads it in one pass.
 type sealed[Record any] struct {
 	Version int      `json:"v"`
 	Expires int64    `json:"exp"`  // Unix milliseconds, see expiry
 	Binding string   `json:"bind"` // digest of the binding
 	Record  Record   `json:"record"`
-	Pending []string `json:"pending,omitempty"` // the IDs of the pending questions
+	Pending []string `json:"pending,omitempty"`
 }
 
 const (
-	sealVersion = 4  // 2: the MAC key is derived from the key (see mac); 3: refusals; 4: pending IDs alone, answers' Via
+	sealVersion = 4  // 2: mac; 3: refusals; 4: pending IDs, Via
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state. Strict refuses unused bits that are
-// not zero, and spellingErr the line breaks that Strict still skips. So
-// each state has one spelling.
+// stateEncoding refuses unused bits that are not zero, and spellingErr the line
+// breaks Strict skips. So a state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
-// spellingErr says why state is not spelled as Seal spells it, which is
-// base64url without padding, one '.', and base64url. The decoder alone would
-// skip line breaks, even when Strict, and so give one state many spellings.
+// spellingErr says why state is not spelled as Seal spells it: base64url, one
+// '.', and base64url.
 func spellingErr(state string) error {
 	dots := 0
 	for i := 0; i < len(state); i++ {
@@ -3033,10 +2951,8 @@ func spellingErr(state string) error {
 }
 
 // expiry returns the expiry of state sealed at now for ttl, in Unix
-// milliseconds. A positive ttl is rounded up to the next whole millisecond,
-// and OpenReplay accepts state until that millisecond is over. Cut down, the
-// expiry of a ttl under a millisecond would already be past. A ttl that is
-// not positive gives an expiry already past.
+// milliseconds. A positive ttl is rounded up, so that it is not already past. A
+// ttl that is not positive is.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
 	if ttl <= 0 {
@@ -3045,14 +2961,12 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 	return end.Add(time.Millisecond - 1).UnixMilli()
 }
 
-// errShortKey is uncoded, because it is the host's configuration error, not
-// the client's.
+// errShortKey is uncoded: it is the host's error, not the client's.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
-// mac returns the HMAC-SHA256 of sealed state's payload. Its key is derived
-// from the whole of key, under a label of its own. Raw HMAC would pad a short
-// key with zeros and hash a long one. Then a key K and K+"\x00", or a long
-// key and its SHA-256, would open each other's state.
+// mac returns the HMAC-SHA256 of payload, under a key derived from key. Raw
+// HMAC would pad a short key with zeros, so K and K+"\x00" would open each
+// other's state.
 func mac(key, payload []byte) []byte {
 	derived := sha256.New()
 	derived.Write([]byte("userinteraction seal\n"))
@@ -3072,10 +2986,9 @@ func digest(binding string) string {
 // Replay: the record's JSON
 
 // MarshalJSON encodes the record as a JSON object from question IDs to
-// outcomes: an [Answer]'s JSON, or a [HarnessError]'s with "via", or a
-// count of refused responses {"refused", "hint"}. An answer after refused
-// responses keeps their count, and an outcome given to a run's registry is
-// "audited".
+// outcomes: an [Answer]'s JSON, a [HarnessError]'s with "via", or refused
+// responses {"refused", "hint"}. An answer keeps its count of refusals, and an
+// outcome a run's registry audited is "audited".
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -3110,10 +3023,9 @@ func (p *Replay) entriesLocked() map[string]any {
 }
 
 // UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as every language reads it: keys exactly and once an object,
-// none unknown, and strings valid UTF-8 without an escaped lone surrogate.
-// Call it before the run's first Ask. On an error, or for JSON null, p is
-// left as it was.
+// strictly, as every language reads it: keys exactly and once an object, none
+// unknown, and valid UTF-8 without an escaped lone surrogate. Call it before
+// the run's first Ask. On an error p is left as it was.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -3133,13 +3045,12 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// entry is an outcome of any kind in a record's JSON.
 type entry struct {
 	Answer  string          `json:"answer"`
 	Option  *Option         `json:"option"`
 	Options []*Option       `json:"options"`
 	Via     string          `json:"via"`
-	Refused json.RawMessage `json:"refused"` // raw: a count is a whole number, not null or "1"
+	Refused json.RawMessage `json:"refused"` // raw: a whole number, not null or "1"
 	Audited bool            `json:"audited"`
 	Hint    string          `json:"hint"`
 	Name    string          `json:"name"`
@@ -3147,8 +3058,8 @@ type entry struct {
 	Message string          `json:"message"`
 }
 
-// The keys of an outcome, a bit each in the sets of keys its kinds may
-// have, and those of an option.
+// The keys of an outcome, a bit each in the sets of its kinds, and those of an
+// option.
 var (
 	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
@@ -3160,11 +3071,10 @@ const (
 	refusalKeys = 0b0001010000
 )
 
-// readRecord returns the record that entries, decoded from data, valid JSON
-// whose record is at depth 0 (or 1 in sealed state), holds, or err, the
-// decoding's error. The keys are checked first (recordKeys): encoding/json
-// reads "Answer" as "answer" and lets the last of two equal keys win, where
-// other languages do neither.
+// readRecord returns the record that entries, decoded from data with err,
+// holds. data's record is at depth 0, or 1 in sealed state. The keys are
+// checked first: encoding/json reads "Answer" as "answer" and lets the last of
+// two keys win.
 func readRecord(data []byte, depth int, entries map[string]entry, err error) (map[string]outcome, error) {
 	keys, kerr := recordKeys(data, depth)
 	if err = errors.Join(kerr, err); err != nil {
@@ -3176,15 +3086,15 @@ func readRecord(data []byte, depth int, entries map[string]entry, err error) (ma
 		if err != nil {
 			return nil, fmt.Errorf("userinteraction: Replay record: entry %s: %w", quote(id), err)
 		}
-		if o.err == nil || o.err.Code != CodeInputRequired { // no human's outcome
+		if o.err == nil || o.err.Code != CodeInputRequired {
 			record[id] = o
 		}
 	}
 	return record, nil
 }
 
-// outcome returns the outcome that e, whose object has the keys has, is:
-// an answer, an error or a refusal, each with only the keys of its kind.
+// outcome returns the outcome e is, whose keys are has: an answer, an error or
+// a refusal, each with only its kind's keys.
 func (e *entry) outcome(has uint16) (outcome, error) {
 	kind := uint16(refusalKeys)
 	switch {
@@ -3224,17 +3134,15 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	return o, nil
 }
 
-// recordKeys checks the keys of data, valid JSON whose record is at depth.
-// Each key of an outcome or an option is one of its kind's, as written, and
-// none is twice in one object. Strings are valid UTF-8 without an escaped
-// lone surrogate, which Go reads as U+FFFD and JavaScript keeps. It returns
-// the keys of each outcome by ID. An object elsewhere is encoding/json's
-// error.
+// recordKeys checks the keys of data, valid JSON whose record is at depth, and
+// returns each outcome's by ID. A key of an outcome or an option is one of its
+// kind's, once. Strings are valid UTF-8 without an escaped lone surrogate,
+// which Go reads as U+FFFD and JavaScript keeps.
 func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("a string is not valid UTF-8")
 	}
-	var open []byte     // the open objects and arrays, '{' or '['
+	var open []byte     // the open '{' and '['
 	var option []string // the keys of the option being read
 	keys := map[string]uint16{}
 	id := "" // the outcome being read
@@ -3283,7 +3191,7 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	return keys, nil
 }
 
-// entryOf names the entry id in a message about a key at depth in of it.
+// entryOf names the entry id in a message about a key at depth in.
 func entryOf(in int, id string) string {
 	if in == 0 {
 		return ""
@@ -3291,9 +3199,8 @@ func entryOf(in int, id string) string {
 	return "entry " + quote(id) + ": "
 }
 
-// stringEnd returns the end of the string that starts at data[i], just past
-// its closing quote, and whether it holds no escape. An escaped lone
-// surrogate is an error.
+// stringEnd returns the end of the string at data[i], past its quote, and
+// whether it holds no escape. An escaped lone surrogate is an error.
 func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
 		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
@@ -3323,10 +3230,9 @@ func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 // ----------------------------------------------------------------------------
 // FirstOf
 
-// FirstOf returns a [BatchProvider] that asks every one of providers at
-// once, and takes the first answer or decline. It returns nil, which
-// [Registry.Register] refuses, when providers is empty or holds a nil one.
-// It is safe for concurrent use when each of providers is.
+// FirstOf returns a [BatchProvider] that asks all of providers at once, and
+// takes the first answer or decline. It returns nil, which [Registry.Register]
+// refuses, when providers is empty or holds a nil one.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -3339,24 +3245,20 @@ func FirstOf(providers ...Provider) Provider {
 	return &firstOf{providers: slices.Clone(providers)}
 }
 
-// firstOf is the provider that FirstOf returns.
 type firstOf struct {
 	providers []Provider // at least one, none nil
 }
 
 var _ BatchProvider = (*firstOf)(nil)
 
-// Ask asks req of every provider at once. The first answer that keeps the
-// rules of [Answer] wins, and so does the first [CodeAskDeclined]: it is
-// decided there ([Decide]), and the other providers are withdrawn.
-// [EndedElsewhere] of their ctx reports the winner's outcome. Any other
-// outcome drops its provider out, and when all have, the outcome of the
-// first provider is returned. When ctx ends first, every provider is
-// withdrawn, nothing is taken after, and Ask returns ctx.Err().
+// Ask asks req of every provider at once. The first valid answer or
+// [CodeAskDeclined] wins ([Decide]), and the other providers are withdrawn:
+// [EndedElsewhere] of their ctx reports the winner's outcome. Any other outcome
+// drops its provider out. When all have, the first provider's outcome is
+// returned. When ctx ends first, Ask returns ctx.Err().
 //
-// Ask returns once every provider returned, and then raises a provider's
-// panic again. An invalid req is [CodeInvalidRequest], and no provider is
-// asked. A [Replay] has no place among providers: it never waits.
+// Ask returns once every provider returned, and then raises a provider's panic
+// again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
@@ -3368,10 +3270,9 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll races whole batches, as Ask races questions: the first provider
-// to answer every question wins, or to decline one. So all answers come
-// from one UI. A provider that is not a BatchProvider is asked the batch
-// one question after another.
+// AskAll races whole batches, as Ask races questions, so all answers come from
+// one UI. A provider that is not a BatchProvider is asked one question after
+// another.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -3379,30 +3280,22 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	var answers []Answer
-	for _, o := range f.race(ctx, reqs, 0) {
-		if o.Err != nil {
-			return answers, o.Err
-		}
-		answers = append(answers, o.Answer)
-	}
-	return answers, nil
+	return answersOf(f.race(ctx, reqs, 0))
 }
 
-// errPanicElsewhere is the cause of the context of a UI that FirstOf
-// withdraws because another UI panicked.
+// errPanicElsewhere is the cause of a member's context when another panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
 
-// A memberOutcome is what one provider's part of a race returned.
+// A memberOutcome is what a race's member returned.
 type memberOutcome struct {
-	index    int // the provider's place in the arguments of FirstOf
+	index    int // its place in FirstOf's arguments
 	outcomes []Outcome
 }
 
-// race asks reqs, valid, of every provider of f at once, each under a
-// context of its own derived from ctx, and returns the decided outcomes once
-// all returned. first is -1 for an Ask and 0 for an AskAll. An outcome that
-// a provider returns is decided there as one it hands to [Decide].
+// race asks reqs of every provider at once, each under a context of its own,
+// and returns the decided outcomes once all returned. first is -1 for an Ask
+// and 0 for an AskAll. What a provider returns is decided as if handed to
+// [Decide].
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
@@ -3411,10 +3304,9 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	ctxs := make([]context.Context, len(f.providers))
 	for i := range f.providers {
 		seats[i] = seat{d, i}
-		ctxs[i], d.members[i] = context.WithCancelCause(withSeat(all, &seats[i]))
+		ctxs[i], d.members[i] = context.WithCancelCause(&seatCtx{all, &seats[i]})
 	}
-	// Buffered, so that no provider's goroutine waits to report its outcome.
-	returned := make(chan called[memberOutcome], len(f.providers))
+	returned := make(chan called[memberOutcome], len(f.providers)) // buffered: no member waits to report
 	for i, p := range f.providers {
 		stopped := memberOutcome{i, []Outcome{{Err: errStopped}}}
 		goCall(returned, stopped, func() memberOutcome { return memberOutcome{i, askMember(ctxs[i], p, reqs, first)} })
@@ -3424,13 +3316,10 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	for range f.providers {
 		c := <-returned
 		i := c.value.index
-		d.members[i](nil) // returned: its context is done with
+		d.members[i](nil) // its context is done with
 		o := c.value.outcomes
 		if wins(o) { // answers to check, or a decline
-			checked, err := complete(reqs, o, first)
-			if o = checked; err != nil {
-				o = append(o, Outcome{Err: err})
-			}
+			o = checked(reqs, o, first)
 		}
 		if i == 0 {
 			firsts = o
@@ -3442,12 +3331,12 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 				withdrawAll(errPanicElsewhere)
 			}
 		case panicked == nil && wins(o):
-			_, _, _ = seats[i].offer(o) // refused once another was decided, or ctx ended
+			_, _, _ = seats[i].offer(o) // refused once another won, or ctx ended
 		}
 	}
 	switch o := d.result(); {
 	case panicked != nil:
-		panic(panicked) // nothing is swallowed, not even after a win
+		panic(panicked) // even after a win
 	case o != nil:
 		return o
 	case ctx.Err() != nil:
@@ -3456,24 +3345,15 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	return firsts
 }
 
-// askMember asks p the questions reqs of a race, under ctx, its member's
-// context. It asks once when p is a BatchProvider and reqs an AskAll's,
-// else one question after another, each decided on its own while ctx is
-// live. It returns p's outcomes as given.
+// askMember asks p the questions reqs of a race under ctx, once when p is a
+// BatchProvider and reqs an AskAll's, else one by one, each decided on its own.
+// It returns p's outcomes as given.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
 	if bp, ok := p.(BatchProvider); ok && first == 0 {
 		if err := ctx.Err(); err != nil {
-			return []Outcome{{Err: err}} // withdrawn before it began
+			return []Outcome{{Err: err}} // withdrawn already
 		}
-		answers, err := bp.AskAll(ctx, reqs)
-		o := make([]Outcome, len(answers), len(answers)+1)
-		for i := range answers {
-			o[i].Answer = answers[i]
-		}
-		if err != nil {
-			o = append(o, Outcome{Err: err})
-		}
-		return o
+		return outcomesOf(bp.AskAll(ctx, reqs))
 	}
 	var o []Outcome
 	for i := range reqs {
@@ -3484,14 +3364,14 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 		if first == 0 { // a Decide of one question decides no batch
 			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
 			d.home.d = d
-			qctx = withSeat(ctx, &d.home)
+			qctx = &seatCtx{ctx, &d.home}
 		}
 		ans, err := p.Ask(qctx, reqs[i])
 		if err != nil {
 			return append(o, Outcome{Answer: Answer{Via: ans.Via}, Err: err})
 		}
 		c, broken := checkOutcome(&reqs[i], Outcome{Answer: ans})
-		if broken != nil { // the batch ends at a broken answer, as the registry's would
+		if broken != nil { // as the registry's batch would
 			return append(o, Outcome{Err: invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))})
 		}
 		o = append(o, c)
@@ -3502,9 +3382,8 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 // ----------------------------------------------------------------------------
 // Inbox: the web page
 
-// pageCSP returns the page's Content-Security-Policy. It allows the page's
-// own script and style by their hashes, and requests to its own origin, and
-// nothing else. It uses hashes, not a nonce, since the page is static.
+// pageCSP returns the page's Content-Security-Policy: its own script and style
+// by hash, requests to its own origin, and nothing else.
 func pageCSP() string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -3514,9 +3393,8 @@ func pageCSP() string {
 		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
 
-// inboxPage is the page that [Inbox.Handler] serves at its root. It is
-// static. The questions come from its routes, read with the token in the
-// page's URL fragment, which never reaches a server or its log.
+// inboxPage is the static page of [Inbox.Handler]. The token is in the URL's
+// fragment, which never reaches a server or its log.
 const inboxPage = `<!doctype html>
 <html lang="en">
 <head>
@@ -3538,10 +3416,9 @@ const inboxPage = `<!doctype html>
 </html>
 `
 
-// pageStyle is the page's style sheet. The model's text sits in frames
-// (.text, .said) outside every control's clickable area, with line
-// feeds kept only where Validate allows them, and in boxes that scroll, so
-// that no text draws a row of the page's own or pushes one out of view.
+// pageStyle is the page's style sheet. The model's text sits in scrolling
+// frames (.text, .said) outside every clickable area, so that it can draw no
+// row of the page's own.
 const pageStyle = `
 :root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
 body { margin: 0; }
