@@ -23,6 +23,7 @@ package userinteraction
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -74,9 +75,9 @@ type Provider interface {
 type BatchProvider interface {
 	Provider
 
-	// AskAll answers reqs in order, under the rules of Ask. It returns an
-	// answer per request, or the answers before the failed question and its
-	// error. It must not modify or keep reqs.
+	// AskAll answers reqs in order, under the rules of Ask: an answer each, or
+	// those before the failed question and its error. It must not modify or
+	// keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -92,9 +93,9 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Registry holds the single active [Provider] of one scope, such as an agent
-// session. Its zero value is ready to use, and a nil *Registry has none. It
-// is safe for concurrent use and must not be copied after first use.
+// Registry holds the active [Provider] of one scope, such as an agent session.
+// Its zero value is ready to use, and a nil *Registry has none. It is safe for
+// concurrent use.
 type Registry struct {
 	// Ended, when set, is called once for each question asked through r, when
 	// it ended, before Ask or AskAll returns. It gets the request and the
@@ -179,22 +180,20 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks req of the active provider of r and waits for the answer, in these
-// steps.
+// Ask asks req of the active provider of r and waits for the answer.
 //
 //  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
 //  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. The provider is called on the caller's goroutine, holding no lock. Its
-//     ctx carries ctx's values, and ends with ctx or with a disposal.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is. Another
-//     is [CodeProviderFailed], or [CodeAskAborted] once the ask's ctx ended.
-//  6. The answer is completed and checked as [Answer] says. A broken rule is
+//  4. The provider is called holding no lock. Its ctx carries ctx's values,
+//     and ends with ctx or a disposal.
+//  5. A provider's coded error ([CodeOf]) is returned as it is. Another is
+//     [CodeProviderFailed], or [CodeAskAborted] once its ctx ended.
+//  6. The answer is completed and checked as [Answer] says, or is
 //     [CodeInvalidAnswer].
 //
-// An outcome handed to [Decide] is the one returned. An answer is returned even
-// after ctx ended. A panic in the provider propagates, after r.Ended got a
-// decided outcome.
+// An answer wins over ctx's end, and one handed to [Decide] is returned. A
+// panic in the provider propagates.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := r.call(ctx, &req, nil)
 	return o[0].Answer, o[0].Err
@@ -620,15 +619,14 @@ func endedBy(ctx context.Context, stage string) error {
 }
 
 // Decide hands o, the human's outcome on a provider's UI, to the one place that
-// decides the question of ctx: a [Registry]'s ask, or a [FirstOf] race, after
-// any [WithKeep]. o holds an Outcome per question of the ask, up to an error.
+// decides the question of ctx: a [Registry]'s ask or a [FirstOf] race, after
+// any [WithKeep]. o holds an Outcome per question, up to an error.
 //
-// A UI tells its human an answer was taken only once Decide returned nil. It
-// returns the decided outcomes, as [Registry.Ask] completes them. Else o was
-// not taken: [CodeNotPending] when another UI answered or the asker stopped,
-// [CodeNotKept] when a keep failed, [CodeInvalidAnswer] for a broken rule. A
-// race takes only an answer or a decline, and returns other outcomes as they
-// are. Without a registry, race or keep, Decide returns o.
+// A UI tells its human an answer was taken only once Decide returned nil, with
+// the decided outcomes. Else o was not taken: [CodeNotPending] when another UI
+// answered or the asker stopped, [CodeNotKept] when a keep failed,
+// [CodeInvalidAnswer] for a broken rule. A race takes only answers or a
+// decline. Without a registry, race or keep, Decide returns o.
 func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	s := seatOf(ctx)
 	if s == nil {
@@ -643,10 +641,9 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	return decided, err
 }
 
-// WithKeep returns a copy of ctx, a provider's, under which each outcome handed
-// to [Decide] is kept before a UI is told it was taken. keep gets the
-// question's outcomes, and runs holding no lock. Its error is [CodeNotKept],
-// and the question stays open. A nil keep returns ctx.
+// WithKeep returns a copy of ctx, a provider's, under which [Decide] has keep
+// keep each outcome before a UI is told. keep runs holding no lock. Its error
+// is [CodeNotKept], and the question stays open.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -1346,17 +1343,12 @@ func timeLeft(ctx context.Context) string {
 		return fmt.Sprintf("%d %s", n, unit)
 	}
 	d := time.Until(deadline).Round(time.Second)
-	hours, minutes := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
-	left := count(hours, "hour") + " " + count(minutes, "minute")
-	switch {
-	case d < time.Minute:
-		left = count(max(d/time.Second, 1), "second")
-	case hours == 0:
-		left = count(minutes, "minute")
-	case minutes == 0:
-		left = count(hours, "hour")
+	if d < time.Minute {
+		return "Answer within " + count(max(d/time.Second, 1), "second") + "."
 	}
-	return "Answer within " + left + "."
+	m := d.Round(time.Minute)
+	left := count(m/time.Hour, "hour") + " " + count(m%time.Hour/time.Minute, "minute")
+	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
 // columnsWide returns the width of rows written to out, at least minColumns:
@@ -1392,12 +1384,8 @@ func render(req *Request, width int, p place, deadline string) string {
 	if p.count > 1 {
 		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
-	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
-		name := a.Name
-		if name == "" {
-			name = a.ID
-		}
-		r.text("from "+name, "| ", "| ", 0)
+	if a := req.Agent; a != nil && a.Name+a.ID != "" {
+		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
@@ -1872,9 +1860,9 @@ func pickAll(req *Request, named []int) (Answer, string) {
 // ----------------------------------------------------------------------------
 // Form
 
-// ElicitFunc sends form as one form-mode elicitation/create, and returns the
-// action and content of the client's response. An ACP host adds sessionId and
-// toolCallId to form. It may be called concurrently if its SDK allows.
+// ElicitFunc sends form as one elicitation/create in form mode, and returns the
+// action and content of the client's response. It may be called concurrently if
+// its SDK allows.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
 // Form is a [Provider] for MCP and ACP clients that render forms while the tool
@@ -1964,9 +1952,8 @@ type elicited struct {
 // ----------------------------------------------------------------------------
 // Inbox
 
-// Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor. Its zero value is ready to use. It is safe for
-// concurrent use and must not be copied after first use.
+// Inbox is a [Provider] for a UI outside the process, such as a web page. Its
+// zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
 	open    list.List            // the open *questions, oldest first
@@ -1977,10 +1964,9 @@ type Inbox struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question and waits for [Inbox.Respond] to deliver its
-// outcome. Its ID is 128 random bits in lower-case hex, which no other UI can
-// guess. When ctx is done first, the question leaves Pending and Ask returns
-// ctx.Err().
+// Ask opens req as a question, whose ID is 32 random hex digits, and waits for
+// [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
+// closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1989,9 +1975,8 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll opens reqs at once under one Batch, each with its Index and Count, and
-// returns their answers in order. At the first error in request order, it
-// returns it, once the questions before it are answered, with their answers.
+// AskAll opens reqs under one Batch, and returns their answers in order. At an
+// error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2089,9 +2074,8 @@ func (b *Inbox) Changed() <-chan struct{} {
 }
 
 // Outcome reports how question id ended, once it left Pending: what
-// [Registry.Ask] returns for it. A batch's answer is reported at once, and
-// replaced when another UI wins the batch. b keeps the outcomes of the last
-// 1,000 questions that left.
+// [Registry.Ask] returns for it. Another UI's win replaces a batch's answer. b
+// keeps the last 1,000 outcomes.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2231,24 +2215,19 @@ func (b *Inbox) giveUp(c *inboxCall) {
 	if c.over {
 		return
 	}
-	if won, elsewhere := wonElsewhere(c.ctx); elsewhere {
-		for i, q := range c.questions {
-			b.leave(q, won[min(i, len(won)-1)])
-		}
-	} else {
-		ended := Outcome{Err: endedBy(c.ctx, "answered")}
-		for _, q := range c.questions {
-			if q.elem != nil {
-				b.leave(q, ended)
-			}
-		}
-	}
+	won, elsewhere := wonElsewhere(c.ctx)
+	ended := Outcome{Err: endedBy(c.ctx, "answered")}
 	var o []Outcome // the answers before the first question without one
-	for _, q := range c.questions {
-		if q.given == nil || q.given.Err != nil {
-			break
+	for i, q := range c.questions {
+		if q.given != nil && q.given.Err == nil && len(o) == i {
+			o = append(o, *q.given)
 		}
-		o = append(o, *q.given)
+		switch {
+		case elsewhere:
+			b.leave(q, won[min(i, len(won)-1)])
+		case q.elem != nil:
+			b.leave(q, ended)
+		}
 	}
 	c.over = true
 	c.done <- append(o, Outcome{Err: c.ctx.Err()})
@@ -2289,16 +2268,12 @@ type endings struct {
 // put records that question id ended with o, forgetting the oldest beyond
 // maxEnded.
 func (e *endings) put(id string, o Outcome) {
-	if _, ok := e.byID[id]; ok {
-		e.byID[id] = o
-		return
-	}
 	if e.byID == nil {
 		e.byID = make(map[string]Outcome)
 	}
-	if len(e.order) < maxEnded {
+	if _, ok := e.byID[id]; !ok && len(e.order) < maxEnded {
 		e.order = append(e.order, id)
-	} else {
+	} else if !ok {
 		delete(e.byID, e.order[e.next])
 		e.order[e.next], e.next = id, (e.next+1)%maxEnded
 	}
@@ -2596,10 +2571,9 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 // ----------------------------------------------------------------------------
 // Replay
 
-// Replay is a [Provider] for hosts that cannot keep a tool call open while the
-// human thinks. It answers from a record of outcomes, and collects the other
-// questions as pending, for the host to ask and record. Its zero value is an
-// empty record. It is safe for concurrent use.
+// Replay is a [Provider] that answers from a record, for hosts that cannot keep
+// a tool call open. Its zero value is an empty record. It is safe for
+// concurrent use.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // by question ID
@@ -2628,9 +2602,8 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll answers reqs from the record as Ask does, up to the first recorded
-// error. The questions up to there without an outcome join Pending, and AskAll
-// returns [CodeInputRequired]. Their Batch is the ID of the first of reqs.
+// AskAll answers reqs as Ask does, up to the first recorded error. Those
+// pending share the first one's ID as their Batch.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2657,17 +2630,15 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	dispose, _ := r.Register(p) // cannot fail
 	defer dispose()
 	p.mu.Lock()
-	p.startRun()
+	p.pending, p.asked, p.opened = nil, nil, false // a new run
 	p.mu.Unlock()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
 }
 
-// Pending returns the questions this run asked that had no recorded outcome, in
-// the order asked. The result shares no memory with p.
-//
-// After [OpenReplay] it returns the questions pending when the state was
-// sealed, by ID and Hint, until the next run starts.
+// Pending returns the questions this run asked without a recorded outcome, in
+// order, sharing no memory with p. After [OpenReplay] they are those of the
+// sealed state, until the next run starts.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2722,7 +2693,7 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.opened { // the first ask of a run without Run
-		p.startRun()
+		p.pending, p.asked, p.opened = nil, nil, false
 	}
 	p.pending = slices.Grow(p.pending, len(reqs))
 	var given []Outcome  // before the first question without one
@@ -2750,12 +2721,10 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 			}
 			continue
 		}
-		if p.record[id].audited {
-			for j := i; j < len(reqs) && (j == i || o.Err != nil); j++ {
-				auditedAlready(ctx, j) // an error stands for those after it
-			}
-		}
 		entry := p.record[id]
+		for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
+			auditedAlready(ctx, j) // an error stands for those after it
+		}
 		entry.audited = true
 		p.record[id] = entry
 		if given = append(given, o); o.Err != nil {
@@ -2820,17 +2789,8 @@ func (p *Replay) id(req *Request) string {
 // questionID returns the ID of the request whose canonical JSON is canonical,
 // asked n times before.
 func questionID(canonical []byte, n int) string {
-	h := sha256.New()
-	h.Write(canonical)
-	h.Write(strconv.AppendInt([]byte{'\n'}, int64(n), 10))
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0])[:16])
-}
-
-// startRun starts a new run on p: it forgets the last run's asks and pending
-// questions. p.mu is held.
-func (p *Replay) startRun() {
-	p.pending, p.asked, p.opened = nil, nil, false
+	sum := sha256.Sum256(strconv.AppendInt(append(canonical, '\n'), int64(n), 10))
+	return hex.EncodeToString(sum[:16])
 }
 
 // ----------------------------------------------------------------------------
@@ -2986,9 +2946,8 @@ func digest(binding string) string {
 // Replay: the record's JSON
 
 // MarshalJSON encodes the record as a JSON object from question IDs to
-// outcomes: an [Answer]'s JSON, a [HarnessError]'s with "via", or refused
-// responses {"refused", "hint"}. An answer keeps its count of refusals, and an
-// outcome a run's registry audited is "audited".
+// outcomes: an [Answer]'s JSON, a [HarnessError]'s with "via", or {"refused",
+// "hint"}. An outcome may add "refused" and "audited".
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -3022,10 +2981,9 @@ func (p *Replay) entriesLocked() map[string]any {
 	return entries
 }
 
-// UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as every language reads it: keys exactly and once an object, none
-// unknown, and valid UTF-8 without an escaped lone surrogate. Call it before
-// the run's first Ask. On an error p is left as it was.
+// UnmarshalJSON replaces the record with the one data encodes, before a run's
+// first Ask. It reads strictly: each key as written and once, none unknown, and
+// valid UTF-8 without escaped lone surrogates. On an error p is unchanged.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -3231,8 +3189,8 @@ func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 // FirstOf
 
 // FirstOf returns a [BatchProvider] that asks all of providers at once, and
-// takes the first answer or decline. It returns nil, which [Registry.Register]
-// refuses, when providers is empty or holds a nil one.
+// takes the first answer or decline. It returns nil when providers is empty or
+// holds a nil one.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
