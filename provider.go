@@ -246,8 +246,10 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 			r.audit(reqs, ended, a)
 		}
 	}()
-	err := checkCtx(ctx)
+	err := ctxErr(ctx)
 	switch {
+	case err != nil && ctx != nil:
+		err = aborted(ctx, "asked")
 	case err != nil:
 	case req != nil:
 		err = validate(req)
@@ -448,13 +450,6 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	return d.settle(o)
 }
 
-// audited reports whether the provider audited request i of the ask.
-func (p *providerAsk) audited(i int) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.told, i-p.at)
-}
-
 // begin records an ask on the active registration, or returns NO_PROVIDER. It
 // never waits for, or retries with, a newer registration.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
@@ -492,7 +487,9 @@ func (a *inflight) decided() []Outcome {
 
 // audited reports whether the provider audited request i of the ask.
 func (a *inflight) audited(i int) bool {
-	return i < a.first.at+len(a.first.reqs) && a.first.audited(i) // a later call is never a Replay's
+	a.first.mu.Lock()
+	defer a.first.mu.Unlock()
+	return slices.Contains(a.first.told, i-a.first.at) // a later call is never a Replay's
 }
 
 // call returns the providerAsk of the provider's call of reqs[from:to]. batch
@@ -589,15 +586,6 @@ func (a *inflight) askErr(err error) error {
 		return err
 	}
 	return providerFailed(err)
-}
-
-// checkCtx returns the error of step 1 of Registry.Ask, or nil.
-func checkCtx(ctx context.Context) error {
-	err := ctxErr(ctx)
-	if err != nil && ctx != nil {
-		return aborted(ctx, "asked")
-	}
-	return err
 }
 
 // ctxErr returns the error of a provider that cannot ask under ctx:
@@ -1008,6 +996,23 @@ func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 		}()
 		c.value = f()
 	}()
+}
+
+// await waits for ctx or the call of goCall in *c, and raises its panic.
+func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
+	var v called[T]
+	if *c != nil {
+		select {
+		case v = <-*c:
+			*c = nil
+		case <-ctx.Done():
+			return v.value, ctx.Err()
+		}
+	}
+	if v.panicked != nil {
+		panic(v.panicked)
+	}
+	return v.value, nil
 }
 
 // called is what came of a call that goCall made.
@@ -1546,10 +1551,7 @@ func accepts(req *Request) string {
 func (t *Terminal) write(ctx context.Context, s string) error {
 	t.post(s)
 	failed, err := await(ctx, &t.written)
-	if err != nil {
-		return err
-	}
-	return failed
+	return cmp.Or(err, failed)
 }
 
 func (t *Terminal) post(s string) {
@@ -1578,23 +1580,6 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	}
 	t.midLine = t.midLine && l.err != nil
 	return l, l.err
-}
-
-// await waits for ctx or the call of goCall in *c, and raises its panic.
-func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
-	var v called[T]
-	if *c != nil {
-		select {
-		case v = <-*c:
-			*c = nil
-		case <-ctx.Done():
-			return v.value, ctx.Err()
-		}
-	}
-	if v.panicked != nil {
-		panic(v.panicked)
-	}
-	return v.value, nil
 }
 
 // dropStale drops a line the read in flight has read, if any.
@@ -1899,16 +1884,22 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 	q := Pending{Request: req} // its Hint: why the last response was refused
 	for n := 1; ; n++ {
-		action, content, err := f.send(ctx, q.Elicitation())
+		// On a goroutine of its own, so that ctx ends the wait even when elicit
+		// ignores it. A late response, or panic, is dropped.
+		form, done := q.Elicitation(), make(chan called[elicited], 1)
+		goCall(done, elicited{err: errStopped}, func() elicited {
+			action, content, err := f.elicit(ctx, form)
+			return elicited{action, content, err}
+		})
+		e, _ := await(ctx, &done)
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err() // whatever came back is moot
 		}
-		if err != nil {
-			return Answer{}, err
+		if e.err != nil {
+			return Answer{}, e.err
 		}
-		given, err := ElicitationAnswer(action, content)
-		// The client is at fault, not the human: no form is sent again.
-		if err != nil {
+		given, err := ElicitationAnswer(e.action, e.content)
+		if err != nil { // the client's fault, not the human's: no form is sent again
 			return Answer{}, err
 		}
 		given.Via = "form"
@@ -1920,26 +1911,6 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 			return Answer{}, invalidAnswer(fmt.Sprintf("%s (the last of %d refused forms)", broken.why, maxForms))
 		}
 		q.Hint = broken.hint
-	}
-}
-
-// send sends form through f's elicit on a goroutine of its own, so that ctx
-// ends the wait even when elicit ignores it. A late response, or panic, is
-// dropped.
-func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
-	done := make(chan called[elicited], 1)
-	goCall(done, elicited{err: errStopped}, func() elicited {
-		action, content, err := f.elicit(ctx, form)
-		return elicited{action, content, err}
-	})
-	select {
-	case e := <-done:
-		if e.panicked != nil {
-			panic(e.panicked)
-		}
-		return e.value.action, e.value.content, e.value.err
-	case <-ctx.Done():
-		return "", nil, ctx.Err()
 	}
 }
 
@@ -2894,17 +2865,12 @@ var stateEncoding = base64.RawURLEncoding.Strict()
 // spellingErr says why state is not spelled as Seal spells it: base64url, one
 // '.', and base64url.
 func spellingErr(state string) error {
-	dots := 0
 	for i := 0; i < len(state); i++ {
-		switch c := state[i]; {
-		case c == '.':
-			dots++
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
+		if c := state[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte(".-_", c) >= 0) {
 			return fmt.Errorf("malformed state: byte %#02x at %d", c, i)
 		}
 	}
-	if dots != 1 {
+	if dots := strings.Count(state, "."); dots != 1 {
 		return fmt.Errorf("malformed state: %d dots, want 1", dots)
 	}
 	return nil
@@ -2928,10 +2894,8 @@ var errShortKey = errors.New("userinteraction: the sealing key is shorter than 3
 // HMAC would pad a short key with zeros, so K and K+"\x00" would open each
 // other's state.
 func mac(key, payload []byte) []byte {
-	derived := sha256.New()
-	derived.Write([]byte("userinteraction seal\n"))
-	derived.Write(key)
-	h := hmac.New(sha256.New, derived.Sum(nil))
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), key...))
+	h := hmac.New(sha256.New, derived[:])
 	h.Write(payload)
 	return h.Sum(nil)
 }
