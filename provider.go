@@ -232,8 +232,7 @@ func outcomesOf(answers []Answer, err error) []Outcome {
 	return o
 }
 
-// call asks req as Ask does, or else reqs as AskAll does. It returns an Outcome
-// per request, at least one, and audits them.
+// call asks req as Ask does, or else reqs as AskAll does, and audits them.
 func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ended []Outcome) {
 	var a *inflight
 	defer func() {
@@ -279,9 +278,7 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	return a.done
 }
 
-// audit calls r.Ended, when set, with each request and its outcome, the last
-// one's for the requests after. It skips INPUT_REQUIRED, and outcomes a
-// provider audited.
+// audit calls r.Ended with each request's outcome but INPUT_REQUIRED.
 func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
@@ -299,15 +296,11 @@ func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	}
 }
 
-// registryKey is the context key of the Registry.
 type registryKey struct{}
 
-// noop is the dispose func of a failed Register.
 func noop() {}
 
-// isNilProvider reports whether p is nil: a nil interface, pointer or func,
-// whose methods would panic. A provider that cannot work says so from its own
-// Ask.
+// isNilProvider reports whether p is a nil interface, pointer or func.
 func isNilProvider(p Provider) bool {
 	if p == nil {
 		return true
@@ -319,7 +312,6 @@ func isNilProvider(p Provider) bool {
 	return false
 }
 
-// registration returns the active registration, or nil. r may be nil.
 func (r *Registry) registration() *registration {
 	if r == nil {
 		return nil
@@ -327,8 +319,7 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// registration is one successful Register: a provider and the asks it is
-// answering.
+// registration is one successful Register.
 type registration struct {
 	registry *Registry
 	provider Provider
@@ -338,11 +329,10 @@ type registration struct {
 	disposed bool
 }
 
-// errDisposed is the cause of a provider's context when its registration is
-// disposed.
+// errDisposed is the cause of a disposed provider's context.
 var errDisposed = errors.New("provider disposed")
 
-// track records a, an ask in flight. It reports false when reg is disposed.
+// track records a, an ask in flight, unless reg is disposed.
 func (reg *registration) track(a *inflight) bool {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -356,7 +346,6 @@ func (reg *registration) track(a *inflight) bool {
 	return true
 }
 
-// untrack forgets a, an ask in flight.
 func (reg *registration) untrack(a *inflight) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -372,8 +361,7 @@ func (reg *registration) untrack(a *inflight) {
 	a.prev, a.next = nil, nil
 }
 
-// dispose unregisters reg, if still active, and aborts its asks. It cancels
-// them after reg.mu is released, which keeps it free of deadlocks.
+// dispose unregisters reg and aborts its asks, holding no lock while it does.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
@@ -435,8 +423,7 @@ func (p *providerAsk) Value(key any) any {
 	return &p.d.home
 }
 
-// settle decides o, what the provider returned, unless one was decided, and
-// returns the decided one.
+// settle decides o, what the provider returned, unless one was decided.
 func (p *providerAsk) settle(o []Outcome) []Outcome {
 	p.mu.Lock()
 	d := p.d
@@ -450,8 +437,8 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	return d.settle(o)
 }
 
-// begin records an ask on the active registration, or returns NO_PROVIDER. It
-// never waits for, or retries with, a newer registration.
+// begin records an ask on the active registration. It never waits for a newer
+// one.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
@@ -466,13 +453,12 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	return a, nil
 }
 
-// finish forgets the finished ask and releases its context.
 func (a *inflight) finish() {
 	a.reg.untrack(a)
 	a.cancel(nil)
 }
 
-// decided returns the outcomes decided so far, the call in flight's included.
+// decided returns the outcomes decided so far, the call in flight's too.
 func (a *inflight) decided() []Outcome {
 	if a.p != nil {
 		a.p.mu.Lock()
@@ -485,15 +471,13 @@ func (a *inflight) decided() []Outcome {
 	return a.done
 }
 
-// audited reports whether the provider audited request i of the ask.
 func (a *inflight) audited(i int) bool {
 	a.first.mu.Lock()
 	defer a.first.mu.Unlock()
 	return slices.Contains(a.first.told, i-a.first.at) // a later call is never a Replay's
 }
 
-// call returns the providerAsk of the provider's call of reqs[from:to]. batch
-// names the questions in errors.
+// call returns the providerAsk of a call of reqs[from:to].
 func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	p := &a.first
 	if a.done != nil { // a later call of an AskAll
@@ -507,8 +491,7 @@ func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	return p
 }
 
-// ask asks reqs[i] of a's provider, by steps 4 to 6 of Ask, and returns its
-// decided outcome.
+// ask asks reqs[i] of a's provider by steps 4 to 6 of Ask.
 func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
@@ -532,8 +515,7 @@ func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	return decided[0]
 }
 
-// askBatch asks reqs of bp, a's provider, in one call, and returns their
-// decided outcomes.
+// askBatch asks reqs of bp, a's provider, in one call.
 func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	if err := a.abortErr("asked"); err != nil {
 		return []Outcome{{Err: err}}
@@ -547,8 +529,7 @@ func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	return a.done
 }
 
-// checked returns o, a provider's outcomes of reqs, completed by step 6 of
-// Ask. A broken rule is the INVALID_ANSWER that ends them.
+// checked returns o completed by step 6 of Ask, or ended by INVALID_ANSWER.
 func checked(reqs []Request, o []Outcome, first int) []Outcome {
 	done, err := complete(reqs, o, first)
 	if err != nil {
@@ -557,9 +538,8 @@ func checked(reqs []Request, o []Outcome, first int) []Outcome {
 	return done
 }
 
-// abortErr returns ASK_ABORTED when the provider's context is done, else nil.
-// stage says what happened to the question ("asked", "answered"). a.ctx is done
-// while the caller's is live only after a disposal.
+// abortErr returns ASK_ABORTED once the provider's context is done. stage says
+// what happened to the question.
 func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
@@ -570,7 +550,7 @@ func (a *inflight) abortErr(stage string) error {
 	return nil
 }
 
-// askErr returns the error Ask returns for err, the provider's error.
+// askErr returns the error Ask returns for the provider's err.
 func (a *inflight) askErr(err error) error {
 	if isTypedNil(err) {
 		return providerFailed(err)
@@ -588,8 +568,7 @@ func (a *inflight) askErr(err error) error {
 	return providerFailed(err)
 }
 
-// ctxErr returns the error of a provider that cannot ask under ctx:
-// INVALID_REQUEST for a nil ctx, as Registry.Ask gives, else ctx.Err().
+// ctxErr returns a provider's error for a nil or done ctx.
 func ctxErr(ctx context.Context) error {
 	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
@@ -597,8 +576,8 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// endedBy returns the ASK_ABORTED of ctx, a provider's context, done before the
-// question was stage: by a disposal, else as [aborted] says.
+// endedBy returns the ASK_ABORTED of ctx, a provider's context, done by a
+// disposal or as [aborted] says.
 func endedBy(ctx context.Context, stage string) error {
 	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
 		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
@@ -655,8 +634,7 @@ func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	return o[len(o)-1], true
 }
 
-// wonElsewhere returns the decided outcomes of the race whose member ctx is,
-// once ctx is done and another member won.
+// wonElsewhere returns the outcomes another member won with, once ctx is done.
 func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if ctx == nil || ctx.Err() == nil {
 		return nil, false
@@ -719,10 +697,8 @@ type seat struct {
 	n int
 }
 
-// seatKey is the context key of the seat of a provider's ask.
 type seatKey struct{}
 
-// seatOf returns the seat of the provider's ask whose context is ctx, or nil.
 func seatOf(ctx context.Context) *seat {
 	if ctx == nil {
 		return nil
@@ -731,7 +707,6 @@ func seatOf(ctx context.Context) *seat {
 	return s
 }
 
-// A seatCtx is the context of a provider's ask at a seat.
 type seatCtx struct {
 	context.Context
 	s *seat
@@ -792,8 +767,7 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	return o, false, nil
 }
 
-// take waits for d's turn and takes it. It fails once d is decided or its race
-// is over.
+// take waits for d's turn and takes it, unless d is decided or its race over.
 func (d *decision) take() error {
 	var over <-chan struct{}
 	if d.over != nil {
@@ -812,7 +786,7 @@ func (d *decision) take() error {
 	return nil
 }
 
-// wait waits, with d.mu held, until the turn is free or over is closed.
+// wait waits, with d.mu held, until the turn is free or over closed.
 func (d *decision) wait(over <-chan struct{}) {
 	for d.busy {
 		if d.free == nil {
@@ -833,7 +807,6 @@ func (d *decision) wait(over <-chan struct{}) {
 	}
 }
 
-// give gives back d's turn.
 func (d *decision) give() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -844,8 +817,7 @@ func (d *decision) give() {
 	}
 }
 
-// set marks o decided at d by seat n, and withdraws a race's other members. d's
-// turn is held.
+// set marks o decided by seat n, and withdraws a race's other members.
 func (d *decision) set(n int, o []Outcome) {
 	d.mu.Lock()
 	d.decided, d.by = o, n
@@ -858,8 +830,7 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, what a provider returned, unless another was decided, and
-// returns the decided one. It waits for an outcome on its way.
+// settle decides o, what a provider returned, unless another was decided.
 func (d *decision) settle(o []Outcome) []Outcome {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -870,15 +841,13 @@ func (d *decision) settle(o []Outcome) []Outcome {
 	return d.decided
 }
 
-// result returns the decided outcomes of d, or nil.
 func (d *decision) result() []Outcome {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.decided
 }
 
-// wins reports whether o, one UI's outcome, can win a race: answers, or a
-// decline. A typed nil is never asked for its code: its methods could panic.
+// wins reports whether o can win a race. A typed nil's methods could panic.
 func wins(o []Outcome) bool {
 	if len(o) == 0 {
 		return false
@@ -887,8 +856,7 @@ func wins(o []Outcome) bool {
 	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
 }
 
-// auditedAlready marks request i of the registry's call of ctx as audited by
-// its provider, for Registry.Ended to skip.
+// auditedAlready marks request i of ctx's registry call as audited already.
 func auditedAlready(ctx context.Context, i int) {
 	if s := seatOf(ctx); s != nil && s.d.call != nil {
 		s.d.call.mu.Lock()
@@ -897,7 +865,6 @@ func auditedAlready(ctx context.Context, i int) {
 	}
 }
 
-// notPending returns the NOT_PENDING of an outcome too late for why.
 func notPending(why string) error {
 	return NewError(CodeNotPending, "not pending: "+why, nil)
 }
@@ -930,8 +897,7 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending. Its request's JSON is read and
-// written in the same pass.
+// wirePending is the JSON shape of a Pending, read and written in one pass.
 type wirePending struct {
 	ID       string      `json:"id"`
 	Request  wireRequest `json:"request"`
@@ -977,14 +943,12 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// errStopped is what a call of goCall gives when it ended its goroutine without
-// returning or a panic value: runtime.Goexit, or panic(nil).
+// errStopped is what goCall gives for runtime.Goexit or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
 // goCall calls f on a goroutine of its own, so that its caller can stop
-// waiting. It always sends the result on done, which has room for it, and
-// stopped when f did not return. A panic is sent for the caller to raise on its
-// own goroutine: raised here, it would end the process.
+// waiting. It always sends on done, which has room. A panic is sent, for the
+// caller to raise: raised here, it would end the process.
 func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	go func() {
 		c := called[T]{value: stopped}
@@ -1015,7 +979,6 @@ func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
 	return v.value, nil
 }
 
-// called is what came of a call that goCall made.
 type called[T any] struct {
 	value    T   // what the call returned, or stopped
 	panicked any // what it panicked with, or nil
@@ -1124,7 +1087,6 @@ func (t *Terminal) acquire(ctx context.Context) error {
 
 func (t *Terminal) release() { <-t.turn }
 
-// place is a question's place in one Ask or AskAll.
 type place struct {
 	index, count int
 }
@@ -1167,7 +1129,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	return Answer{}, err
 }
 
-// answer shows req, the question at p, and reads replies until one answers.
+// answer shows req and reads replies until one answers.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
 	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
@@ -1208,8 +1170,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	}
 }
 
-// ended tells the human how the ask of req ended with err. typed counts the
-// answers typed here for its batch.
+// ended tells the human how the ask of req ended with err.
 func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
@@ -1243,8 +1204,8 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	_ = t.write(wait, r.String())
 }
 
-// ended writes how req, or its batch, ended with o on another UI: an answer's
-// rows, then its labels and own words quoted, in two rows at most.
+// ended writes how req, or its batch, ended with o on another UI, in two rows
+// at most.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
 	switch {
@@ -1315,8 +1276,7 @@ func onUI(via string) string {
 	return "in " + quote(via)
 }
 
-// quoteTheirs quotes s, another UI's text, with at most maxMarks marks a
-// character.
+// quoteTheirs quotes s with at most maxMarks marks a character.
 func quoteTheirs(s string) string {
 	var b strings.Builder
 	for i, marks := 0, 0; i < len(s); {
@@ -1335,7 +1295,6 @@ func quoteTheirs(s string) string {
 	return quote(b.String())
 }
 
-// timeLeft returns the line that says how long the human has, or "".
 func timeLeft(ctx context.Context) string {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -1356,8 +1315,7 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
-// columnsWide returns the width of rows written to out, at least minColumns:
-// $COLUMNS, else stty's of out, else 80.
+// columnsWide returns $COLUMNS, else stty's width of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
 	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
@@ -1383,7 +1341,6 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-// render returns req, the question at p, in rows of width columns.
 func render(req *Request, width int, p place, deadline string) string {
 	r := rows{width: width}
 	if p.count > 1 {
@@ -1416,21 +1373,19 @@ func render(req *Request, width int, p place, deadline string) string {
 	return r.String()
 }
 
-// wrap returns s, a line of the Terminal's own, in rows of width.
 func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
 }
 
-// rows builds rows no wider than width.
 type rows struct {
 	strings.Builder
 	width int
 }
 
-// text writes s in rows broken after words, led by first, then by rest. The
-// last of at most most rows, when most > 0, ends with an ellipsis.
+// text writes s in rows led by first, then rest. The last of most rows ends in
+// "…".
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1465,8 +1420,8 @@ func (r *rows) text(s, first, rest string, most int) {
 	}
 }
 
-// fit returns the length of the head of s that fits from column col to width:
-// to its last space that fits, else all that fits, else one character.
+// fit returns the length of the head of s that fits from col to width: to a
+// space, else all, else one character.
 func fit(s string, col, width int) int {
 	space := -1 // where the last run of spaces that fits starts
 	for i := 0; i < len(s); {
@@ -1486,8 +1441,7 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns and length of the character at s[i], at column
-// col. A tab reaches a multiple of 8, and one before U+FE0F takes two.
+// cellsAt returns the columns and length of the character at s[i], at col.
 func cellsAt(s string, i, col int) (w, size int) {
 	switch c := s[i]; {
 	case c == '\t':
@@ -1505,8 +1459,7 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return w, size
 }
 
-// cells returns the columns c takes, or more: marks and joiners none, U+1100
-// and up two. Counting wider only wraps a row early.
+// cells returns c's columns, or more: counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
@@ -1517,7 +1470,6 @@ func cells(c rune) int {
 	return 1
 }
 
-// accepts returns the line that says what replies req takes.
 func accepts(req *Request) string {
 	n := len(req.Options)
 	ways := []string{"1"}
@@ -1547,7 +1499,6 @@ func accepts(req *Request) string {
 	return strings.Join(ways, ", ")
 }
 
-// write writes s after the write in flight, and waits for it or ctx.
 func (t *Terminal) write(ctx context.Context, s string) error {
 	t.post(s)
 	failed, err := await(ctx, &t.written)
@@ -1568,7 +1519,6 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-// readLine returns the next line. A read ctx interrupts stays in flight.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
@@ -1582,7 +1532,7 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	return l, l.err
 }
 
-// dropStale drops a line the read in flight has read, if any.
+// dropStale drops a line the read in flight has read.
 func (t *Terminal) dropStale() bool {
 	select {
 	case l := <-t.read: // never, when t.read is nil
@@ -1622,14 +1572,12 @@ func (t *Terminal) scanLine() line {
 	}
 }
 
-// line is a line of input, or why there is none.
 type line struct {
 	text    string
 	tooLong bool
 	err     error // ASK_CANCELLED at the end of input or a read error
 }
 
-// replies reads the human's replies to one request.
 type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
@@ -1646,7 +1594,7 @@ func newReplies(req *Request) *replies {
 	return r
 }
 
-// read reads l as an answer or a refusal, in time linear in l and the labels.
+// read reads l as an answer or a refusal, in linear time.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	text, opts := l.text, r.req.Options
 	var rows []int
@@ -1695,9 +1643,8 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	return opts[rows[0]].Answer(), "", nil
 }
 
-// pick reads text, whose labelKey is key, as row numbers ("#2" always), a label
-// (of digits, when no row has that number), or neither. Numbers that are
-// another row's label too are refused.
+// pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
+// neither. Numbers that are another row's label are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
 	rows, hash, problem := numbers(key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
@@ -1719,9 +1666,8 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	return nil, false, problem
 }
 
-// several reads text, whose labelKey is key, part by part between commas.
-// Numbers and labels do not mix, and no pick hides among own words. Neither
-// picks nor a refusal: own words.
+// several reads text, whose labelKey is key, between commas. Neither picks nor
+// a refusal: own words.
 func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
 	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
@@ -1770,8 +1716,7 @@ func rowList(rows []int) string {
 	return strings.Join(list, ",")
 }
 
-// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."), in
-// digits of any script. Other text has neither rows nor a problem.
+// numbers reads key as row numbers ("#2", "2."), in digits of any script.
 func numbers(key string, n int) (rows []int, hash bool, problem string) {
 	var ascii []byte // labelKey made fullwidth forms ASCII
 	for _, c := range key {
@@ -1810,8 +1755,7 @@ func numbers(key string, n int) (rows []int, hash bool, problem string) {
 	return rows, bytes.IndexByte(ascii, '#') >= 0, problem
 }
 
-// digitValue returns the value of c, a digit of any script, or -1. Each run of
-// ten in unicode.Nd starts at its zero.
+// digitValue returns the value of c, a digit of any script, or -1.
 func digitValue(c rune) int {
 	if !unicode.IsDigit(c) {
 		return -1
@@ -1823,12 +1767,10 @@ func digitValue(c rune) int {
 	return int(c-start) % 10
 }
 
-// isDigits reports whether s is one or more ASCII digits.
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// pickAll picks req's options at the indexes named, unless one is named twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
@@ -2055,7 +1997,6 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	return o, ok
 }
 
-// A question is one request that an Inbox asks.
 type question struct {
 	entry Pending // as Pending lists it
 	call  *inboxCall
@@ -2065,7 +2006,6 @@ type question struct {
 	given *Outcome      // what Respond gave it, or nil
 }
 
-// An inboxCall is one Ask or AskAll of an Inbox.
 type inboxCall struct {
 	ctx       context.Context // the asker's
 	questions []*question     // in request order
@@ -2075,8 +2015,7 @@ type inboxCall struct {
 	over     bool          // its outcomes went to done
 }
 
-// outcomes returns the outcomes given to c's questions, and whether they are
-// whole: each question up to the first error has one.
+// outcomes returns c's outcomes, once each question up to an error has one.
 func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
@@ -2090,7 +2029,6 @@ func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	return o, true
 }
 
-// ask opens reqs as one call, and returns its outcomes.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	if err := ctxErr(ctx); err != nil {
 		return []Outcome{{Err: err}} // no UI sees a question given up already
@@ -2110,9 +2048,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	}
 }
 
-// openCall opens reqs as one call's questions, in a Batch of their own when
-// batch is set. Two of 2^32 random IDs are equal with a chance of about 2^-65,
-// so none is checked.
+// openCall opens reqs. Two of 2^32 random IDs are equal with a chance of 2^-65.
 func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
@@ -2145,8 +2081,7 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 	return c, nil
 }
 
-// decide hands outs, c's outcomes, to [Decide] without b.mu, which is held
-// before and after, also when a keep panics. Meanwhile c's other outcomes wait.
+// decide hands outs to [Decide] without b.mu, which is held before and after.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
@@ -2158,15 +2093,13 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-// wait waits for ch to close, without b.mu.
 func (b *Inbox) wait(ch <-chan struct{}) {
 	b.mu.Unlock()
 	<-ch
 	b.mu.Lock()
 }
 
-// end closes c with its decided outcomes o, an error for the questions after
-// it. b.mu is held.
+// end closes c with its decided outcomes o. b.mu is held.
 func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	for i, q := range c.questions {
 		b.leave(q, o[min(i, len(o)-1)])
@@ -2176,9 +2109,8 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	b.publish()
 }
 
-// giveUp closes c, whose asker's ctx is done, unless an outcome was decided.
-// Its questions end with the winner's outcome when another UI won, else how ctx
-// ended. b.mu is held.
+// giveUp closes c, whose ctx is done, unless an outcome was decided. b.mu is
+// held.
 func (b *Inbox) giveUp(c *inboxCall) {
 	for c.deciding != nil { // an outcome on its way wins
 		b.wait(c.deciding)
@@ -2205,7 +2137,6 @@ func (b *Inbox) giveUp(c *inboxCall) {
 	b.publish()
 }
 
-// leave closes q, if open, and records o as how it ended.
 func (b *Inbox) leave(q *question, o Outcome) {
 	if q.elem != nil {
 		b.open.Remove(q.elem)
@@ -2217,7 +2148,6 @@ func (b *Inbox) leave(q *question, o Outcome) {
 	b.ended.put(q.entry.ID, o)
 }
 
-// publish tells Changed's callers of a change.
 func (b *Inbox) publish() {
 	if b.changed != nil {
 		close(b.changed)
@@ -2225,19 +2155,15 @@ func (b *Inbox) publish() {
 	}
 }
 
-// maxEnded is how many outcomes of questions that left an Inbox keeps: enough
-// for a UI that showed one, and a bound on memory.
+// maxEnded bounds the outcomes an Inbox keeps of questions that left.
 const maxEnded = 1000
 
-// endings holds how the last maxEnded questions that left ended.
 type endings struct {
 	byID  map[string]Outcome
 	order []string // byID's keys as they left; once full, the oldest at next
 	next  int
 }
 
-// put records that question id ended with o, forgetting the oldest beyond
-// maxEnded.
 func (e *endings) put(id string, o Outcome) {
 	if e.byID == nil {
 		e.byID = make(map[string]Outcome)
@@ -2295,11 +2221,9 @@ const (
 	maxOpen  = 1000    // IDs of the query's open that count, at most
 )
 
-// pagePattern is the page's route, which needs no token.
 const pagePattern = "GET /{$}"
 
-// inboxHandler is the handler of [Inbox.Handler]. It and the page use only
-// exported names, so another UI can do all they do.
+// inboxHandler uses only exported names, so another UI can do all it does.
 type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the token's SHA-256, compared in constant time
@@ -2312,8 +2236,8 @@ type inboxHandler struct {
 	servers map[*http.Server]chan struct{}
 }
 
-// ServeHTTP checks the token before routing, but for the page, so a client
-// without it learns no paths.
+// ServeHTTP checks the token before routing, so a client without it learns no
+// paths.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
@@ -2335,7 +2259,6 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the token, as a bearer or in its query.
 func (h *inboxHandler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
@@ -2344,7 +2267,7 @@ func (h *inboxHandler) authorized(r *http.Request) bool {
 	return h.isToken(r.URL.Query().Get("token"))
 }
 
-// isToken reports whether given is the token, in time independent of given.
+// isToken compares in time independent of given.
 func (h *inboxHandler) isToken(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
@@ -2371,9 +2294,8 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the events of the open questions now and at every change,
-// until the client goes away or the server shuts down. Changes that come while
-// an event is written are sent as one.
+// serveEvents writes the open questions now and at every change. Changes during
+// a write are sent as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
@@ -2416,8 +2338,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shownIDs returns the first maxOpen IDs of the query's open, each once, so
-// that a client's repeats cost nothing.
+// shownIDs returns the first maxOpen IDs of open, each once.
 func shownIDs(open string) []string {
 	parts := strings.SplitN(open, ",", maxOpen+1)
 	if len(parts) > maxOpen {
@@ -2434,8 +2355,6 @@ func shownIDs(open string) []string {
 	return ids
 }
 
-// writeEnded writes the "ended" event of question id, with its Outcome, or
-// null.
 func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	var outcome *Outcome
 	if o, ok := h.inbox.Outcome(id); ok {
@@ -2450,8 +2369,7 @@ func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	}
 }
 
-// shutdown returns a channel closed when the server of r shuts down, or nil
-// when r names none.
+// shutdown returns a channel closed when r's server shuts down.
 func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
@@ -2468,8 +2386,6 @@ func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	return done
 }
 
-// serveAnswer responds to the question of r's path with the elicitation result
-// of r's body.
 func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > maxBody {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
@@ -2515,7 +2431,6 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// hint returns the Hint of the open question id, or "".
 func (h *inboxHandler) hint(id string) string {
 	for _, p := range h.inbox.Pending() {
 		if p.ID == id {
@@ -2525,8 +2440,6 @@ func (h *inboxHandler) hint(id string) string {
 	return ""
 }
 
-// writeRefusal writes refused, Respond's error, as its [HarnessError]'s JSON,
-// with hint.
 func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
 	var e *HarnessError
 	errors.As(refused, &e) // every refusal of Respond is one
@@ -2621,8 +2534,7 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds for a question: an answer, an error, or a
-// refusal, which is no outcome yet.
+// outcome is what the record holds: an answer, an error, or a refusal.
 type outcome struct {
 	answer  Answer        // beside an error, only its Via
 	err     *HarnessError // never with a cause
@@ -2657,9 +2569,8 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// replay answers reqs, asked under ctx, from the record, as AskAll says. An
-// outcome audited in an earlier run is marked so for ctx's registry, which
-// audits each once.
+// replay answers reqs from the record. It marks outcomes audited before for
+// ctx's registry.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2713,11 +2624,9 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
 }
 
-// outcome returns the recorded outcome of question id, whose request is req,
-// completed by step 6 of [Registry.Ask]. Without one, hint says why the last
-// response was refused, if one was. A broken answer is counted as refused
-// instead. The refusal that reaches maxForms is recorded as
-// [CodeInvalidAnswer]. p.mu is held.
+// outcome returns the recorded outcome of id, completed by step 6 of
+// [Registry.Ask], or the hint of a refusal. A broken answer becomes a refusal,
+// the last [CodeInvalidAnswer].
 func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
 	r, ok := p.record[id]
 	switch {
@@ -2742,7 +2651,7 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 	return Outcome{}, false, broken.hint
 }
 
-// id returns the ID of one more ask of req in this run. p.mu is held.
+// id returns the ID of one more ask of req in this run.
 func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // its key in p.asked
@@ -2757,8 +2666,6 @@ func (p *Replay) id(req *Request) string {
 	return questionID(canonical, n)
 }
 
-// questionID returns the ID of the request whose canonical JSON is canonical,
-// asked n times before.
 func questionID(canonical []byte, n int) string {
 	sum := sha256.Sum256(strconv.AppendInt(append(canonical, '\n'), int64(n), 10))
 	return hex.EncodeToString(sum[:16])
@@ -2843,8 +2750,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	return rp, nil
 }
 
-// sealed is the payload of sealed state. Its Record is JSON values in Seal, and
-// entries in OpenReplay, so that encoding/json reads it in one pass.
+// sealed is the payload of sealed state, read and written in one pass.
 type sealed[Record any] struct {
 	Version int      `json:"v"`
 	Expires int64    `json:"exp"`  // Unix milliseconds, see expiry
@@ -2862,8 +2768,7 @@ const (
 // breaks Strict skips. So a state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
-// spellingErr says why state is not spelled as Seal spells it: base64url, one
-// '.', and base64url.
+// spellingErr says why state is not spelled base64url, '.', base64url.
 func spellingErr(state string) error {
 	for i := 0; i < len(state); i++ {
 		if c := state[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte(".-_", c) >= 0) {
@@ -2876,9 +2781,8 @@ func spellingErr(state string) error {
 	return nil
 }
 
-// expiry returns the expiry of state sealed at now for ttl, in Unix
-// milliseconds. A positive ttl is rounded up, so that it is not already past. A
-// ttl that is not positive is.
+// expiry returns the Unix millisecond after which state sealed at now is
+// expired.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
 	if ttl <= 0 {
@@ -2900,7 +2804,6 @@ func mac(key, payload []byte) []byte {
 	return h.Sum(nil)
 }
 
-// digest returns the SHA-256 of a binding, in hex.
 func digest(binding string) string {
 	sum := sha256.Sum256([]byte(binding))
 	return hex.EncodeToString(sum[:])
@@ -2918,7 +2821,7 @@ func (p *Replay) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p.entriesLocked())
 }
 
-// entriesLocked returns the record's JSON values. p.mu is held.
+// entriesLocked returns the record's JSON values.
 func (p *Replay) entriesLocked() map[string]any {
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
@@ -2993,10 +2896,8 @@ const (
 	refusalKeys = 0b0001010000
 )
 
-// readRecord returns the record that entries, decoded from data with err,
-// holds. data's record is at depth 0, or 1 in sealed state. The keys are
-// checked first: encoding/json reads "Answer" as "answer" and lets the last of
-// two keys win.
+// readRecord returns the record of entries, decoded from data. Keys are checked
+// first: encoding/json reads "Answer" as "answer" and lets the last of two win.
 func readRecord(data []byte, depth int, entries map[string]entry, err error) (map[string]outcome, error) {
 	keys, kerr := recordKeys(data, depth)
 	if err = errors.Join(kerr, err); err != nil {
@@ -3015,8 +2916,7 @@ func readRecord(data []byte, depth int, entries map[string]entry, err error) (ma
 	return record, nil
 }
 
-// outcome returns the outcome e is, whose keys are has: an answer, an error or
-// a refusal, each with only its kind's keys.
+// outcome returns the outcome e is, with only its kind's keys.
 func (e *entry) outcome(has uint16) (outcome, error) {
 	kind := uint16(refusalKeys)
 	switch {
@@ -3056,10 +2956,8 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	return o, nil
 }
 
-// recordKeys checks the keys of data, valid JSON whose record is at depth, and
-// returns each outcome's by ID. A key of an outcome or an option is one of its
-// kind's, once. Strings are valid UTF-8 without an escaped lone surrogate,
-// which Go reads as U+FFFD and JavaScript keeps.
+// recordKeys checks data's keys and returns each outcome's. An escaped lone
+// surrogate is refused: Go reads it as U+FFFD, JavaScript keeps it.
 func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("a string is not valid UTF-8")
@@ -3113,7 +3011,6 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	return keys, nil
 }
 
-// entryOf names the entry id in a message about a key at depth in.
 func entryOf(in int, id string) string {
 	if in == 0 {
 		return ""
@@ -3121,8 +3018,8 @@ func entryOf(in int, id string) string {
 	return "entry " + quote(id) + ": "
 }
 
-// stringEnd returns the end of the string at data[i], past its quote, and
-// whether it holds no escape. An escaped lone surrogate is an error.
+// stringEnd returns the end of the string at data[i], and whether it has no
+// escape.
 func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
 		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
@@ -3205,19 +3102,15 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	return answersOf(f.race(ctx, reqs, 0))
 }
 
-// errPanicElsewhere is the cause of a member's context when another panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
 
-// A memberOutcome is what a race's member returned.
 type memberOutcome struct {
 	index    int // its place in FirstOf's arguments
 	outcomes []Outcome
 }
 
-// race asks reqs of every provider at once, each under a context of its own,
-// and returns the decided outcomes once all returned. first is -1 for an Ask
-// and 0 for an AskAll. What a provider returns is decided as if handed to
-// [Decide].
+// race asks reqs of every provider at once, and returns the decided outcomes
+// once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
@@ -3267,9 +3160,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	return firsts
 }
 
-// askMember asks p the questions reqs of a race under ctx, once when p is a
-// BatchProvider and reqs an AskAll's, else one by one, each decided on its own.
-// It returns p's outcomes as given.
+// askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
 	if bp, ok := p.(BatchProvider); ok && first == 0 {
 		if err := ctx.Err(); err != nil {
@@ -3304,8 +3195,7 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 // ----------------------------------------------------------------------------
 // Inbox: the web page
 
-// pageCSP returns the page's Content-Security-Policy: its own script and style
-// by hash, requests to its own origin, and nothing else.
+// pageCSP allows the page's own script and style, by hash, and its origin.
 func pageCSP() string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
