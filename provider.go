@@ -911,23 +911,11 @@ type wirePending struct {
 // MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
 // "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
-	return json.Marshal(q.wire())
-}
-
-func (q *Pending) wire() wirePending {
 	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
-	return w
-}
-
-func (w *wirePending) pending() Pending {
-	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
-	return q
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
@@ -939,7 +927,10 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*q = w.pending()
+	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
 	return nil
 }
 
@@ -1143,7 +1134,11 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
-	replies := newReplies(req)
+	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	for i, o := range req.Options {
+		key := labelKey(o.Label)
+		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
+	}
 	for {
 		l, err := t.readLine(ctx)
 		if err != nil {
@@ -1582,16 +1577,6 @@ type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
 	commas bool           // a label holds a comma, so no reply joins labels
-}
-
-func newReplies(req *Request) *replies {
-	r := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
-	for i, o := range req.Options {
-		key := labelKey(o.Label)
-		r.byKey[key] = i
-		r.commas = r.commas || strings.Contains(key, ",")
-	}
-	return r
 }
 
 // read reads l as an answer or a refusal, in linear time.
@@ -2310,9 +2295,9 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		open := make(map[string]bool, len(pending))
+		open, next := make(map[string]bool, len(pending)), make([]string, 0, len(pending))
 		for _, p := range pending {
-			open[p.ID] = true
+			open[p.ID], next = true, append(next, p.ID)
 		}
 		for _, id := range sent {
 			if id != "" && !open[id] {
@@ -2324,10 +2309,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		events.Reset()
-		sent = sent[:0]
-		for _, p := range pending {
-			sent = append(sent, p.ID)
-		}
+		sent = next
 		select {
 		case <-changed:
 		case <-r.Context().Done():
@@ -2979,10 +2961,7 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 				return nil, err
 			}
 			i = end - 1 // the loop's i++ comes to the byte after the string
-			for end < len(data) && (data[end] == ' ' || data[end] == '\t' || data[end] == '\r' || data[end] == '\n') {
-				end++
-			}
-			if end == len(data) || data[end] != ':' {
+			if after := bytes.TrimLeft(data[end:], " \t\r\n"); len(after) == 0 || after[0] != ':' {
 				continue // a value, not a key
 			}
 			key := string(data[start+1 : i])
