@@ -278,7 +278,8 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	return a.done
 }
 
-// audit calls r.Ended with each request's outcome but INPUT_REQUIRED.
+// audit calls r.Ended with each request's outcome, but INPUT_REQUIRED and those
+// a provider audited.
 func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
@@ -1943,18 +1944,17 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 		return nil
 	}
 	decided, refused := b.decide(c, outs)
-	switch {
-	case refused == nil:
+	if refused == nil {
 		b.end(c, decided)
+		return nil
+	}
+	q.given = nil
+	switch {
 	case CodeOf(refused) == CodeNotKept:
-		q.given = nil
 		q.entry.Hint = "Your answer could not be kept. Send it again."
 		b.publish()
-	default: // another UI won, or the asker stopped
-		q.given = nil
-		if c.ctx.Err() != nil {
-			b.giveUp(c)
-		}
+	case c.ctx.Err() != nil: // the asker stopped, or another UI won
+		b.giveUp(c)
 	}
 	return refused
 }
@@ -2208,7 +2208,7 @@ const (
 
 const pagePattern = "GET /{$}"
 
-// inboxHandler uses only exported names, so another UI can do all it does.
+// inboxHandler uses only exported names, so that another UI can do all it does.
 type inboxHandler struct {
 	inbox *Inbox
 	token [32]byte // the token's SHA-256, compared in constant time
@@ -2252,7 +2252,7 @@ func (h *inboxHandler) authorized(r *http.Request) bool {
 	return h.isToken(r.URL.Query().Get("token"))
 }
 
-// isToken compares in time independent of given.
+// isToken reports whether given is the token, in time independent of given.
 func (h *inboxHandler) isToken(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
@@ -2852,6 +2852,7 @@ func (p *Replay) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// entry is an outcome of any kind in a record's JSON.
 type entry struct {
 	Answer  string          `json:"answer"`
 	Option  *Option         `json:"option"`
