@@ -147,11 +147,9 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 }
 
 // Register makes p the active provider of r, and returns dispose, which
-// unregisters p. It fails, leaving r as it was, with these codes.
-//
-//   - [CodeNoRegistry] when r is nil.
-//   - [CodeInvalidProvider] when p is a nil interface, pointer or func.
-//   - [CodeDuplicateProvider] when another provider is active.
+// unregisters p. It fails, leaving r as it was, with [CodeNoRegistry] for a nil
+// r, [CodeInvalidProvider] for a nil interface, pointer or func p, and
+// [CodeDuplicateProvider] when another provider is active.
 //
 // dispose is never nil. Its first call removes p and ends the contexts of the
 // asks p is answering. They return [CodeAskAborted] unless p answers. Later
@@ -400,7 +398,6 @@ type providerAsk struct {
 	context.Context
 	reqs  []Request // the questions of the call
 	first int       // the index of reqs[0] that errors name, or -1
-	at    int       // the index of reqs[0] in the ask's requests
 
 	mu      sync.Mutex // guards the fields below
 	d       *decision  // made at the first Value(seatKey)
@@ -475,7 +472,7 @@ func (a *inflight) decided() []Outcome {
 func (a *inflight) audited(i int) bool {
 	a.first.mu.Lock()
 	defer a.first.mu.Unlock()
-	return slices.Contains(a.first.told, i-a.first.at) // a later call is never a Replay's
+	return slices.Contains(a.first.told, i) // the first call starts at 0; a later one is never a Replay's
 }
 
 // call returns the providerAsk of a call of reqs[from:to].
@@ -484,7 +481,7 @@ func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	if a.done != nil { // a later call of an AskAll
 		p = new(providerAsk)
 	}
-	p.Context, p.reqs, p.first, p.at = a.ctx, reqs[from:to], -1, from
+	p.Context, p.reqs, p.first = a.ctx, reqs[from:to], -1
 	if batch {
 		p.first = from
 	}
