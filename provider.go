@@ -2,7 +2,7 @@
 // file reads in parts, each opened by a "// ----" line and its title.
 //
 //	Providers and the registry         the seam, Ask and AskAll, and where a question is decided
-//	Shared by the providers            Pending and goCall
+//	Shared by the providers            Pending, goCall and await
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
 //	Inbox                              a Provider for a UI outside the process
