@@ -2292,9 +2292,9 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		open, next := make(map[string]bool, len(pending)), make([]string, 0, len(pending))
+		open := make(map[string]bool, len(pending))
 		for _, p := range pending {
-			open[p.ID], next = true, append(next, p.ID)
+			open[p.ID] = true
 		}
 		for _, id := range sent {
 			if id != "" && !open[id] {
@@ -2306,7 +2306,10 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		events.Reset()
-		sent = next
+		sent = sent[:0]
+		for _, p := range pending {
+			sent = append(sent, p.ID)
+		}
 		select {
 		case <-changed:
 		case <-r.Context().Done():
@@ -2777,8 +2780,10 @@ var errShortKey = errors.New("userinteraction: the sealing key is shorter than 3
 // HMAC would pad a short key with zeros, so K and K+"\x00" would open each
 // other's state.
 func mac(key, payload []byte) []byte {
-	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), key...))
-	h := hmac.New(sha256.New, derived[:])
+	derived := sha256.New()
+	derived.Write([]byte("userinteraction seal\n"))
+	derived.Write(key)
+	h := hmac.New(sha256.New, derived.Sum(nil))
 	h.Write(payload)
 	return h.Sum(nil)
 }
