@@ -183,15 +183,14 @@ func (r *Registry) Provider() Provider {
 //  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
 //  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. The provider is called holding no lock. Its ctx carries ctx's values,
-//     and ends with ctx or a disposal.
-//  5. A provider's coded error ([CodeOf]) is returned as it is. Another is
+//  4. The provider is called holding no lock.
+//  5. A provider's coded error ([CodeOf]) is returned as it is, another as
 //     [CodeProviderFailed], or [CodeAskAborted] once its ctx ended.
 //  6. The answer is completed and checked as [Answer] says, or is
 //     [CodeInvalidAnswer].
 //
 // An answer wins over ctx's end, and one handed to [Decide] is returned. A
-// panic in the provider propagates.
+// provider's panic propagates.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := r.call(ctx, &req, nil)
 	return o[0].Answer, o[0].Err
@@ -2167,21 +2166,17 @@ func (e *endings) put(id string, o Outcome) {
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 //
-// Its routes are these.
+// Every route but the page needs token, as a bearer or a query's token. It is at
+// least 16 random bytes, or Handler panics. [http.Server.Shutdown] ends the
+// event streams.
 //
 //   - GET / is the page.
 //   - GET /questions is [Inbox.Pending] as JSON.
-//   - GET /events sends that JSON as a "questions" event at every change,
-//     after an "ended" event {"id", "outcome"} ([Inbox.Outcome]) for each
-//     question that left of those the query's open names.
-//   - POST /questions/{id} responds with an MCP elicitation result, Via
-//     "page". It is 204, or a [HarnessError]'s JSON: 422 for a broken rule
-//     and 503 for an answer not kept, with "hint", and 409 when not open. A
-//     bad body is 400, 413 or 415.
-//
-// Every route but the page needs token, from crypto/rand and at least 16 bytes,
-// as "Authorization: Bearer" or query token. [http.Server.Shutdown] ends the
-// event streams.
+//   - GET /events sends that as a "questions" event at each change, after an
+//     "ended" event ([Inbox.Outcome]) for each question of query open that left.
+//   - POST /questions/{id} takes an MCP elicitation result, Via "page": 204, or
+//     a [HarnessError]'s JSON: 422 (a broken rule) or 503 (not kept) with
+//     "hint", or 409 (not open). A bad body is 400, 413 or 415.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
