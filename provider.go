@@ -1376,8 +1376,8 @@ type rows struct {
 	width int
 }
 
-// text writes s in rows led by first, then rest. The last of most rows ends in
-// "…".
+// text writes s in rows led by first, then rest. With most > 0, a cut last row
+// ends in "…".
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -2029,11 +2029,12 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	}
 }
 
-// openCall opens reqs. Two of 2^32 random IDs are equal with a chance of 2^-65.
+// openCall opens reqs. It checks no ID: two of 2^32 random ones are equal with
+// a chance of 2^-65.
 func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
-		// Go 1.22's could fail.
+		// Go 1.22's crypto/rand.Read could fail.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
 	deadline, _ := ctx.Deadline()
@@ -2209,7 +2210,7 @@ type inboxHandler struct {
 
 	mu sync.Mutex // guards servers
 	// servers holds a channel for each server that served a stream, closed when
-	// it shuts down. A stream that starts after then ends at once.
+	// it shuts down. A stream that starts later ends at once.
 	servers map[*http.Server]chan struct{}
 }
 
