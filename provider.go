@@ -2,7 +2,7 @@
 // file reads in parts, each opened by a "// ----" line and its title.
 //
 //	Providers and the registry         the seam, Ask and AskAll, and where a question is decided
-//	Shared by the providers            Pending, ctxErr, goCall
+//	Shared by the providers            Pending, goCall and await
 //	Terminal                           NewTerminal's Provider, on a text terminal
 //	Form                               NewForm's Provider, for clients that render forms
 //	Inbox                              a Provider for a UI outside the process
@@ -23,6 +23,7 @@ package userinteraction
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/hmac"
@@ -58,33 +59,25 @@ import (
 // it and becomes the active provider of a [Registry] with [Register].
 type Provider interface {
 	// Ask asks the human req and returns their answer. It may be called
-	// concurrently, once per question, on the asking tool's goroutine. ctx
-	// carries the caller's values. It is done when the caller gives up or
-	// the registration is disposed, and Ask should then return soon,
-	// typically with ctx.Err().
+	// concurrently, on the asker's goroutine. ctx carries the caller's values.
+	// It ends when the caller gives up or the registration is disposed, and Ask
+	// should then return soon.
 	//
-	// The answer is [Option.Answer] of the picked option, [Pick] of several,
-	// or Answer{Text: typed} for the human's own words, with Via naming the
-	// UI. [Registry.Ask] completes and checks it. A refusal to answer is
-	// NewError([CodeAskDeclined], ...), and a dismissed question
-	// NewError([CodeAskCancelled], ...), with Answer{Via: ...} beside it. A
-	// provider that tells its human their answer was taken calls [Decide]
-	// first.
-	//
-	// Ask must not modify req or its options, as an http.Handler must not
-	// modify its Request.
+	// The answer is [Option.Answer], a [Pick], or Answer{Text: typed}, with Via
+	// naming the UI. A refusal is [CodeAskDeclined] and a dismissal
+	// [CodeAskCancelled], each with Answer{Via: ...}. A UI that tells its human
+	// an answer was taken calls [Decide] first. Ask must not modify req.
 	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
-// BatchProvider is a [Provider] that can show several questions at once, in
-// one dialog, form or round trip. It is optional, as io.WriterTo is for an
-// io.Writer. [Registry.AskAll] uses it when the active provider has it.
+// BatchProvider is a [Provider] that can show several questions at once.
+// [Registry.AskAll] uses it when the active provider has it.
 type BatchProvider interface {
 	Provider
 
-	// AskAll answers reqs in order, under the rules of Ask. It returns one
-	// answer per request, or the answers before the failed question and its
-	// error. It must not modify or keep reqs.
+	// AskAll answers reqs in order, under the rules of Ask: an answer each, or
+	// those before the failed question and its error. It must not modify or
+	// keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -100,27 +93,24 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 
 var _ Provider = ProviderFunc(nil)
 
-// Registry holds the single active [Provider] of one scope, such as an agent
-// session. Its zero value is ready to use, and a nil *Registry has none. It
-// is safe for concurrent use and must not be copied after first use.
+// Registry holds the active [Provider] of one scope, such as an agent session.
+// Its zero value is ready to use, and a nil *Registry has none. It is safe for
+// concurrent use.
 type Registry struct {
-	// Ended, when set, is called once for every question asked through the
-	// registry, once it ended and before Ask or AskAll returns, on the asking
-	// goroutine, with the request and the Outcome that Ask returns. An
-	// invalid request is a question that ended too. INPUT_REQUIRED is not
-	// an ending. It is a host's audit trail. It must not modify req. A panic
-	// in it propagates to the caller of Ask. Set it before the registry is
-	// used.
+	// Ended, when set, is called once for each question asked through r, when
+	// it ended, before Ask or AskAll returns. It gets the request and the
+	// Outcome Ask returns. An invalid request ends too, and INPUT_REQUIRED is
+	// no ending. It is a host's audit trail, and must not modify req. A panic
+	// in it reaches the caller. Set it before r is used.
 	Ended func(req Request, o Outcome)
 
-	// active is the registration of the active provider, or nil. Atomic so
-	// that Ask finds the provider without a registry-wide lock.
+	// active is the active provider's registration, or nil. Atomic, so that Ask
+	// takes no registry-wide lock.
 	active atomic.Pointer[registration]
 }
 
-// WithRegistry returns a copy of ctx that carries r, the scope that
-// [Register] and [Ask] use. A nil r hides any registry that ctx carries. A
-// nil ctx is taken as context.Background().
+// WithRegistry returns a copy of ctx that carries r, for [Register] and [Ask].
+// A nil r hides a registry ctx carries. A nil ctx is context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -156,20 +146,15 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return FromContext(ctx).AskAll(ctx, reqs)
 }
 
-// Register makes p the active provider of r. It returns dispose, which
-// unregisters p. It fails, leaving r as it was, with these codes.
+// Register makes p the active provider of r, and returns dispose, which
+// unregisters p. It fails, leaving r as it was, with [CodeNoRegistry] for a nil
+// r, [CodeInvalidProvider] for a nil interface, pointer or func p, and
+// [CodeDuplicateProvider] when another provider is active.
 //
-//   - [CodeNoRegistry] when r is nil.
-//   - [CodeInvalidProvider] when p is a nil interface, or a nil pointer or
-//     func of any type.
-//   - [CodeDuplicateProvider] when another provider is active.
-//
-// dispose is never nil, and does nothing after a failed Register. Its first
-// call removes p and cancels the contexts of the asks p is answering. They
-// return [CodeAskAborted], unless p still answers. p is not called again.
-// Later calls do nothing, as does a stale dispose after another Register.
-// dispose may be called from any goroutine, p.Ask included, and never waits
-// for p.
+// dispose is never nil. Its first call removes p and ends the contexts of the
+// asks p is answering. They return [CodeAskAborted] unless p answers. Later
+// calls, and a failed Register's, do nothing. dispose may be called from any
+// goroutine, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	if r == nil {
 		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
@@ -193,62 +178,62 @@ func (r *Registry) Provider() Provider {
 	return nil
 }
 
-// Ask asks req of the active provider of r and waits for the answer. It
-// takes these steps, in order.
+// Ask asks req of the active provider of r and waits for the answer.
 //
 //  1. A nil ctx is [CodeInvalidRequest], and a done one [CodeAskAborted].
 //  2. An invalid req is the error of [Request.Validate].
 //  3. No active provider is [CodeNoProvider].
-//  4. Unless its context is done already, the provider is called on the
-//     caller's goroutine, holding no lock. That context carries ctx's values,
-//     and ends with ctx or with the registration.
-//  5. A provider's error with a code ([CodeOf]) is returned as it is, with
-//     the provider's Via. Any other is [CodeProviderFailed], or
-//     [CodeAskAborted] once the context ended. That wraps ctx.Err() and
-//     context.Cause(ctx) when ctx ended, but no [context.Canceled] after a
-//     disposal.
-//  6. The answer is completed and checked as [Answer] says, and a broken
-//     rule is [CodeInvalidAnswer].
+//  4. The provider is called holding no lock.
+//  5. A provider's coded error ([CodeOf]) is returned as it is, another as
+//     [CodeProviderFailed], or [CodeAskAborted] once its ctx ended.
+//  6. The answer is completed and checked as [Answer] says, or is
+//     [CodeInvalidAnswer].
 //
-// An outcome the provider handed over with [Decide] is the one returned.
-// The provider's answer is returned even after ctx ended or a disposal. A
-// panic in the provider propagates and leaves r consistent. r.Ended, when
-// set, gets the outcome, also before such a panic when an outcome was
-// decided.
+// An answer wins over ctx's end, and one handed to [Decide] is returned. A
+// provider's panic propagates.
 func (r *Registry) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := r.call(ctx, &req, nil)
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll asks the active provider of r several questions at once, and
-// returns their answers in order. Steps 1 to 3 of [Registry.Ask] apply to
-// the whole call. No requests, or an invalid one, is [CodeInvalidRequest]
-// naming it ("questions[2]: ..."). A [BatchProvider] is asked once, and any
-// other provider one request after another. Each answer is checked against
-// its request, and [CodeInvalidAnswer] names the question. Errors map as in
-// Ask, and a disposal aborts the rest of the batch.
-//
-// On an error, AskAll returns it with the answers before it. r.Ended is
-// called for each request in order, when set. The requests after the
-// answered ones get the error.
+// AskAll asks the active provider of r several questions at once, and returns
+// their answers in order. It takes the steps of [Registry.Ask]. Errors name the
+// question ("questions[2]: ..."). A [BatchProvider] is asked once, any other
+// provider once a question. On an error, AskAll returns the answers before it.
+// r.Ended gets each request, those after the error with the error.
 func (r *Registry) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	return answersOf(r.call(ctx, nil, reqs))
+}
+
+// answersOf returns the answers of o up to its first error, and that error.
+func answersOf(o []Outcome) ([]Answer, error) {
 	var answers []Answer
-	for _, o := range r.call(ctx, nil, reqs) {
-		if o.Err != nil {
-			return answers, o.Err
+	for _, x := range o {
+		if x.Err != nil {
+			return answers, x.Err
 		}
-		answers = append(answers, o.Answer)
+		answers = append(answers, x.Answer)
 	}
 	return answers, nil
 }
 
-// call asks the active provider of r the question req, as Ask does, or
-// else reqs, as AskAll does. It returns one Outcome per request, at least
-// one, and audits them with r.Ended.
+// outcomesOf returns what a batch's provider returned as outcomes.
+func outcomesOf(answers []Answer, err error) []Outcome {
+	o := make([]Outcome, len(answers), len(answers)+1)
+	for i := range answers {
+		o[i].Answer = answers[i]
+	}
+	if err != nil {
+		o = append(o, Outcome{Err: err})
+	}
+	return o
+}
+
+// call asks req as Ask does, or else reqs as AskAll does, and audits them.
 func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ended []Outcome) {
 	var a *inflight
 	defer func() {
-		if ended == nil && a != nil { // a panic: what a UI was told is audited first
+		if ended == nil && a != nil { // a panic: audit what a UI was told
 			ended = a.decided()
 		}
 		if req != nil {
@@ -257,24 +242,25 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 			r.audit(reqs, ended, a)
 		}
 	}()
-	if err := checkCtx(ctx); err != nil {
-		return []Outcome{{Err: err}}
-	}
-	var err error
-	if req != nil {
+	err := ctxErr(ctx)
+	switch {
+	case err != nil && ctx != nil:
+		err = aborted(ctx, "asked")
+	case err != nil:
+	case req != nil:
 		err = validate(req)
-	} else {
+	default:
 		err = validateAll(reqs)
+	}
+	if err == nil {
+		a, err = r.begin(ctx)
 	}
 	if err != nil {
 		return []Outcome{{Err: err}}
 	}
-	if a, err = r.begin(ctx); err != nil {
-		return []Outcome{{Err: err}}
-	}
 	defer a.finish()
 	if req != nil {
-		a.req[0] = *req // so that the caller's request stays on its stack
+		a.req[0] = *req // the caller's req stays on its stack
 		a.ask(a.req[:], 0, false)
 		return a.done
 	}
@@ -289,9 +275,8 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	return a.done
 }
 
-// audit calls r.Ended, when set, with each request and its outcome. The
-// requests after the ended ones get the last one's error. INPUT_REQUIRED,
-// and an outcome a provider audited already (a's told), are skipped.
+// audit calls r.Ended with each request's outcome, but INPUT_REQUIRED and those
+// a provider audited.
 func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
@@ -309,16 +294,11 @@ func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
 	}
 }
 
-// registryKey is the context key of the Registry. It is unexported, so only
-// WithRegistry and FromContext reach it.
 type registryKey struct{}
 
-// noop is the dispose func of a failed Register.
 func noop() {}
 
-// isNilProvider reports whether p is a nil interface, or a nil pointer or
-// func of any type, whose methods would panic. The registry knows no
-// provider type. A provider that cannot work says so from its own Ask.
+// isNilProvider reports whether p is a nil interface, pointer or func.
 func isNilProvider(p Provider) bool {
 	if p == nil {
 		return true
@@ -330,7 +310,6 @@ func isNilProvider(p Provider) bool {
 	return false
 }
 
-// registration returns the active registration, or nil. r may be nil.
 func (r *Registry) registration() *registration {
 	if r == nil {
 		return nil
@@ -338,8 +317,7 @@ func (r *Registry) registration() *registration {
 	return r.active.Load()
 }
 
-// registration is one successful Register. It holds a provider and the asks
-// it is answering, so that disposing it can abort them.
+// registration is one successful Register.
 type registration struct {
 	registry *Registry
 	provider Provider
@@ -349,11 +327,10 @@ type registration struct {
 	disposed bool
 }
 
-// errDisposed is the cause of the context handed to a provider whose
-// registration was disposed while it was answering.
+// errDisposed is the cause of a disposed provider's context.
 var errDisposed = errors.New("provider disposed")
 
-// track records a, an ask in flight. It reports false when reg is disposed.
+// track records a, an ask in flight, unless reg is disposed.
 func (reg *registration) track(a *inflight) bool {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -367,7 +344,6 @@ func (reg *registration) track(a *inflight) bool {
 	return true
 }
 
-// untrack forgets a, an ask in flight.
 func (reg *registration) untrack(a *inflight) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
@@ -383,10 +359,7 @@ func (reg *registration) untrack(a *inflight) {
 	a.prev, a.next = nil, nil
 }
 
-// dispose unregisters reg, if it is still the active registration, and aborts
-// the asks in flight on it. Their contexts are cancelled after reg.mu is
-// released. That calls no provider, but holding no lock keeps dispose
-// deadlock-free.
+// dispose unregisters reg and aborts its asks, holding no lock while it does.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
 	reg.mu.Lock()
@@ -401,36 +374,34 @@ func (reg *registration) dispose() {
 	}
 }
 
-// An inflight is one Ask or AskAll call in flight, recorded on the
-// registration whose provider answers it.
+// An inflight is one Ask or AskAll in flight on a registration.
 type inflight struct {
 	reg        *registration
 	prev, next *inflight               // in reg.asks, guarded by reg.mu
 	caller     context.Context         // the caller's ctx
-	ctx        context.Context         // handed to the provider: ends with ctx or the registration
+	ctx        context.Context         // handed to the provider: ends with caller or a disposal
 	cancel     context.CancelCauseFunc // cancels ctx
 
 	// Written on the caller's goroutine only.
-	first providerAsk  // the provider's first call, the only one for an Ask
+	first providerAsk  // the provider's first call, an Ask's only one
 	p     *providerAsk // the provider's call in flight
-	done  []Outcome    // the decided outcomes of the questions asked so far
+	done  []Outcome    // the decided outcomes so far
 	req   [1]Request   // the request of an Ask
 }
 
-// A providerAsk is one call of the registry's provider: the context handed
-// to it, and the decision of its outcome. That decision is made when the
-// provider first asks for its seat ([Decide], [FirstOf], [WithKeep]), so
-// that an ask of a provider that needs none costs no more.
+// A providerAsk is one call of the registry's provider: its context and the
+// decision of its outcome. The decision is made only when the provider asks for
+// its seat ([Decide], [FirstOf], [WithKeep]), so an Ask that needs none costs
+// no more.
 type providerAsk struct {
 	context.Context
 	reqs  []Request // the questions of the call
 	first int       // the index of reqs[0] that errors name, or -1
-	at    int       // the index of reqs[0] in the ask's requests
 
 	mu      sync.Mutex // guards the fields below
 	d       *decision  // made at the first Value(seatKey)
 	settled []Outcome  // the outcome decided before d was made
-	told    []int      // the requests a provider audited, by their index in reqs
+	told    []int      // the requests a provider audited, by index in reqs
 
 	one [1]Outcome // the outcome of a call of one question
 }
@@ -449,13 +420,12 @@ func (p *providerAsk) Value(key any) any {
 	return &p.d.home
 }
 
-// settle decides o, the outcome the provider returned, unless it handed
-// over one that was decided, and returns the decided one.
+// settle decides o, what the provider returned, unless one was decided.
 func (p *providerAsk) settle(o []Outcome) []Outcome {
 	p.mu.Lock()
 	d := p.d
 	if d == nil {
-		p.settled = o // what a seat asked for later finds decided
+		p.settled = o // a seat made later finds it decided
 	}
 	p.mu.Unlock()
 	if d == nil {
@@ -464,27 +434,8 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	return d.settle(o)
 }
 
-// result returns the decided outcomes of p, or nil.
-func (p *providerAsk) result() []Outcome {
-	p.mu.Lock()
-	d := p.d
-	p.mu.Unlock()
-	if d == nil {
-		return nil
-	}
-	return d.result()
-}
-
-// audited reports whether the provider audited request i of the ask.
-func (p *providerAsk) audited(i int) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.told, i-p.at)
-}
-
-// begin records an ask on the caller's ctx on the active registration, or
-// returns NO_PROVIDER. A registration that is disposed before the ask is
-// recorded refuses it. Ask never waits for, or retries with, a newer one.
+// begin records an ask on the active registration. It never waits for a newer
+// one.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
@@ -499,37 +450,37 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	return a, nil
 }
 
-// finish forgets the finished ask and releases its context.
 func (a *inflight) finish() {
 	a.reg.untrack(a)
 	a.cancel(nil)
 }
 
-// decided returns the outcomes decided so far, those of the provider's call
-// in flight included.
+// decided returns the outcomes decided so far, the call in flight's too.
 func (a *inflight) decided() []Outcome {
-	if a.p == nil {
-		return a.done
+	if a.p != nil {
+		a.p.mu.Lock()
+		d := a.p.d
+		a.p.mu.Unlock()
+		if d != nil {
+			return append(a.done, d.result()...)
+		}
 	}
-	return append(a.done, a.p.result()...)
+	return a.done
 }
 
-// audited reports whether the provider audited request i of the ask.
 func (a *inflight) audited(i int) bool {
-	if i < a.first.at+len(a.first.reqs) {
-		return a.first.audited(i)
-	}
-	return false // a later call of AskAll asked one by one: never a Replay's
+	a.first.mu.Lock()
+	defer a.first.mu.Unlock()
+	return slices.Contains(a.first.told, i) // the first call starts at 0; a later one is never a Replay's
 }
 
-// call returns the providerAsk of the provider's call of reqs[from:to].
-// batch names the questions in errors.
+// call returns the providerAsk of a call of reqs[from:to].
 func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	p := &a.first
-	if a.done != nil { // a later call of AskAll asked one by one
+	if a.done != nil { // a later call of an AskAll
 		p = new(providerAsk)
 	}
-	p.Context, p.reqs, p.first, p.at = a.ctx, reqs[from:to], -1, from
+	p.Context, p.reqs, p.first = a.ctx, reqs[from:to], -1
 	if batch {
 		p.first = from
 	}
@@ -537,12 +488,10 @@ func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	return p
 }
 
-// ask asks reqs[i], valid, of the provider of a, as steps 4 to 6 of Ask say,
-// and returns its decided outcome. batch names the question in errors.
+// ask asks reqs[i] of a's provider by steps 4 to 6 of Ask.
 func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
-	// The provider is never called once its context is done. dispose cancels
-	// a.ctx under that context's lock, so a dispose that has returned is seen
-	// here. One that comes later aborts a question being asked, as any other.
+	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
+	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
 		return a.done[len(a.done)-1]
@@ -553,7 +502,7 @@ func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	if err != nil {
 		p.one[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: a.askErr(err)}
 	}
-	decided := p.settle(a.completed(p, p.one[:]))
+	decided := p.settle(checked(p.reqs, p.one[:], p.first))
 	if a.done == nil {
 		a.done = decided
 	} else {
@@ -563,39 +512,31 @@ func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
 	return decided[0]
 }
 
-// askBatch asks reqs, valid, of bp, the provider of a, in one call, and
-// returns their decided outcomes.
+// askBatch asks reqs of bp, a's provider, in one call.
 func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
 	if err := a.abortErr("asked"); err != nil {
 		return []Outcome{{Err: err}}
 	}
 	p := a.call(reqs, 0, len(reqs), true)
 	given, err := bp.AskAll(p, reqs)
-	o := make([]Outcome, len(given), len(given)+1)
-	for i := range given {
-		o[i].Answer = given[i]
-	}
 	if err != nil {
-		o = append(o, Outcome{Err: a.askErr(err)})
+		err = a.askErr(err)
 	}
-	a.done, a.p = p.settle(a.completed(p, o)), nil
+	a.done, a.p = p.settle(checked(reqs, outcomesOf(given, err), 0)), nil
 	return a.done
 }
 
-// completed returns o, the outcomes p's provider returned, completed and
-// checked by step 6. A broken rule is the INVALID_ANSWER that ends them.
-func (a *inflight) completed(p *providerAsk, o []Outcome) []Outcome {
-	done, err := complete(p.reqs, o, p.first)
+// checked returns o completed by step 6 of Ask, or ended by INVALID_ANSWER.
+func checked(reqs []Request, o []Outcome, first int) []Outcome {
+	done, err := complete(reqs, o, first)
 	if err != nil {
 		done = append(done, Outcome{Err: err})
 	}
 	return done
 }
 
-// abortErr returns the ASK_ABORTED error when the provider's context of a
-// is done, or nil. stage says what had happened to the question ("asked" or
-// "answered"). Disposal is judged from a's own two contexts. a's context is
-// done while the caller's is live only when a's registration was disposed.
+// abortErr returns ASK_ABORTED once the provider's context is done. stage says
+// what happened to the question.
 func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
@@ -606,18 +547,17 @@ func (a *inflight) abortErr(stage string) error {
 	return nil
 }
 
-// askErr returns the error Ask returns for err, the provider's error.
+// askErr returns the error Ask returns for the provider's err.
 func (a *inflight) askErr(err error) error {
 	if isTypedNil(err) {
 		return providerFailed(err)
 	}
 	switch code := CodeOf(err); {
 	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask took this ask's disposal for its caller's
-		// cancellation. This ask knows the cause.
+		// A nested ask took this disposal for its caller's end.
 		return a.abortErr("answered")
 	case code != "":
-		return err // the human's outcome, or another plugin family's
+		return err // the human's outcome, or another family's
 	}
 	if err := a.abortErr("answered"); err != nil {
 		return err
@@ -625,21 +565,16 @@ func (a *inflight) askErr(err error) error {
 	return providerFailed(err)
 }
 
-// checkCtx returns the error of Registry.Ask for a caller's ctx that it
-// cannot ask with. A nil ctx is INVALID_REQUEST, and a done one ASK_ABORTED.
-func checkCtx(ctx context.Context) error {
-	switch {
-	case ctx == nil:
+// ctxErr returns a provider's error for a nil or done ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
 		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
-	case ctx.Err() != nil:
-		return aborted(ctx, "asked")
 	}
-	return nil
+	return ctx.Err()
 }
 
-// endedBy returns the ASK_ABORTED error of a provider's context ctx that is
-// done before the question was stage ("asked" or "answered"): its
-// disposal, else the caller's end ([aborted]).
+// endedBy returns the ASK_ABORTED of ctx, a provider's context, done by a
+// disposal or as [aborted] says.
 func endedBy(ctx context.Context, stage string) error {
 	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
 		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
@@ -647,20 +582,15 @@ func endedBy(ctx context.Context, stage string) error {
 	return aborted(ctx, stage)
 }
 
-// Decide hands o, how the human answered on a provider's UI, to the one
-// place that decides the question of ctx: the ask of a [Registry] or a
-// [FirstOf] race, after the keep of any [WithKeep]. o holds an Outcome for
-// each question of the provider's ask, up to an error.
+// Decide hands o, the human's outcome on a provider's UI, to the one place that
+// decides the question of ctx: a [Registry]'s ask or a [FirstOf] race, after
+// any [WithKeep]. o holds an Outcome per question, up to an error.
 //
-// A provider that tells its human their answer was taken calls Decide
-// first, and tells them only when it returns nil. It returns the decided
-// outcomes, o as [Registry.Ask] completes it. Otherwise o was not taken:
-// [CodeNotPending] when another UI answered first or the asker stopped,
-// [CodeNotKept] when a keep failed, [CodeInvalidAnswer] for a broken rule.
-//
-// While one outcome of a question is decided, the others wait. A race
-// takes only an answer or a decline, and returns any other outcome as it is:
-// that UI drops out. Without a registry, race or keep, Decide returns o.
+// A UI tells its human an answer was taken only once Decide returned nil, with
+// the decided outcomes. Else o was not taken: [CodeNotPending] when another UI
+// answered or the asker stopped, [CodeNotKept] when a keep failed,
+// [CodeInvalidAnswer] for a broken rule. A race takes only answers or a
+// decline. Without a registry, race or keep, Decide returns o.
 func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	s := seatOf(ctx)
 	if s == nil {
@@ -668,21 +598,16 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	}
 	decided, lost, err := s.offer(slices.Clone(o))
 	if lost && ctx.Err() == nil {
-		// The race is over for this UI, and its ctx ends: with another
-		// UI's win, or with the asker. Wait for it, so that the UI tells
-		// its human how, even when ctx's end lags behind the asker's.
+		// This UI lost, and ctx ends. Wait for it, so that the UI can tell its
+		// human how, even when ctx lags behind the asker.
 		<-ctx.Done()
 	}
 	return decided, err
 }
 
-// WithKeep returns a copy of ctx, a provider's, to ask another provider
-// under: each outcome it hands to [Decide] is kept before a UI is told it
-// was taken, as a host that survives a crash needs. keep gets the outcomes
-// of the question. Meanwhile the question's other outcomes wait, and no
-// lock is held: keep may block or use the package. An error of keep is
-// [CodeNotKept], and the question stays open. With a nil keep, WithKeep
-// returns ctx.
+// WithKeep returns a copy of ctx, a provider's, under which [Decide] has keep
+// keep each outcome before a UI is told. keep runs holding no lock. Its error
+// is [CodeNotKept], and the question stays open.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -692,12 +617,12 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	}
 	d := &decision{up: seatOf(ctx), keep: keep}
 	d.home.d = d
-	return withSeat(ctx, &d.home)
+	return &seatCtx{ctx, &d.home}
 }
 
-// EndedElsewhere reports the winner's outcome when [FirstOf] withdrew the
-// ask of ctx because another UI won. For a batch it is the decline or the
-// last answer. Otherwise, and while ctx is live, it reports false.
+// EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
+// of ctx because another UI won. For a batch it is the decline or the last
+// answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	o, ok := wonElsewhere(ctx)
 	if !ok {
@@ -706,8 +631,7 @@ func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	return o[len(o)-1], true
 }
 
-// wonElsewhere returns the decided outcomes of the race whose member's ask
-// ctx is, once ctx is done and another member won.
+// wonElsewhere returns the outcomes another member won with, once ctx is done.
 func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if ctx == nil || ctx.Err() == nil {
 		return nil, false
@@ -716,8 +640,8 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if errors.As(context.Cause(ctx), &e) {
 		return e.outcomes, true
 	}
-	// A win may come as ctx ends another way, as by a deadline. The race
-	// knows its winner, once the outcome on its way, if any, is decided.
+	// ctx may end another way, as by a deadline, as another member wins. The
+	// race knows once the outcome on its way is decided.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
 			s.d.mu.Lock()
@@ -732,8 +656,7 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	return nil, false
 }
 
-// endedElsewhere is the cause of the context of a UI that FirstOf withdraws
-// because another UI won, with the winner's outcomes.
+// endedElsewhere is the cause of a member's context when another member won.
 type endedElsewhere struct {
 	outcomes []Outcome
 }
@@ -742,26 +665,25 @@ func (e *endedElsewhere) Error() string {
 	return "the question ended on another UI"
 }
 
-// A decision decides the outcome of one provider's ask: an ask of a
-// Registry, a FirstOf race, or an ask under WithKeep. An outcome on its way
-// up holds the turn of every decision from its seat to the top, and no
-// lock. So no other outcome of the question is decided meanwhile, and a
-// keep holds up its own question only.
+// A decision decides the outcome of one provider's ask: a Registry's, a FirstOf
+// race's, or one under WithKeep. An outcome on its way holds the turn of each
+// decision from its seat up to the top, and no lock. So no other outcome of the
+// question is decided meanwhile, and a keep holds up only its own question.
 type decision struct {
-	home  seat                    // the seat of a provider's ask that is no race's member
-	up    *seat                   // the seat of this decision's own ask, or nil at the top
+	home  seat                    // the seat of a provider's ask outside a race
+	up    *seat                   // the seat of this decision's own ask; nil at the top
 	reqs  []Request               // the questions; nil under a keep
 	first int                     // the index of reqs[0] that errors name, or -1
 	keep  func(o []Outcome) error // a WithKeep's keep, or nil
-	over  context.Context         // a race's ask, once done nothing is taken; nil elsewhere
-	call  *providerAsk            // a registry's call, which audits, or nil
+	over  context.Context         // a race's ask: once done, nothing is taken
+	call  *providerAsk            // a registry's call, which audits
 
-	// A race's members, withdrawn once another won; nil elsewhere.
+	// A race's members, withdrawn once another won.
 	members []context.CancelCauseFunc
 
 	mu      sync.Mutex    // guards the fields below
 	busy    bool          // an outcome holds the turn
-	free    chan struct{} // closed when the turn is given back; made by a waiter
+	free    chan struct{} // closed when the turn is given back, made by a waiter
 	decided []Outcome     // nil until decided
 	by      int           // the seat that decided
 }
@@ -772,10 +694,8 @@ type seat struct {
 	n int
 }
 
-// seatKey is the context key of the seat of a provider's ask.
 type seatKey struct{}
 
-// seatOf returns the seat of the provider's ask whose context is ctx, or nil.
 func seatOf(ctx context.Context) *seat {
 	if ctx == nil {
 		return nil
@@ -784,12 +704,6 @@ func seatOf(ctx context.Context) *seat {
 	return s
 }
 
-// withSeat returns a copy of ctx whose provider's ask has the seat s.
-func withSeat(ctx context.Context, s *seat) context.Context {
-	return &seatCtx{ctx, s}
-}
-
-// A seatCtx is the context of a provider's ask at a seat.
 type seatCtx struct {
 	context.Context
 	s *seat
@@ -802,11 +716,10 @@ func (c *seatCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// offer decides o at s, as Decide says. It takes the turn of each decision
-// on the way up, checks o against the questions, runs the keeps, and then
-// marks o decided at each, which withdraws the other members of a race.
-// lost reports that a race refused o, because another member won or the
-// race is over.
+// offer decides o at s, as Decide says. It takes the turn of each decision up
+// to the top, checks o, and runs the keeps once every turn is held. Then it
+// marks o decided at each, which withdraws a race's other members. lost reports
+// that a race refused o.
 func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
@@ -824,7 +737,7 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			checker = at.d
 		}
 		if at.d.members != nil && !wins(o) {
-			break // a UI that drops out of a race decides nothing
+			break // a UI that drops out decides nothing
 		}
 	}
 	if checker != nil {
@@ -844,19 +757,18 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 		}
 	}
 	for _, h := range held {
-		if h.d.keep == nil { // a keep decides nothing: it keeps every outcome of its ask
+		if h.d.keep == nil { // a keep decides nothing
 			h.d.set(h.n, o)
 		}
 	}
 	return o, false, nil
 }
 
-// take waits for d's turn, and takes it. It fails once d is decided, or its
-// race is over.
+// take waits for d's turn and takes it, unless d is decided or its race over.
 func (d *decision) take() error {
 	var over <-chan struct{}
 	if d.over != nil {
-		over = d.over.Done() // before d.mu: a context's Done may do anything
+		over = d.over.Done() // before d.mu: Done may do anything
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -871,7 +783,7 @@ func (d *decision) take() error {
 	return nil
 }
 
-// wait waits, with d.mu held, until the turn is free or over is closed.
+// wait waits, with d.mu held, until the turn is free or over closed.
 func (d *decision) wait(over <-chan struct{}) {
 	for d.busy {
 		if d.free == nil {
@@ -892,7 +804,6 @@ func (d *decision) wait(over <-chan struct{}) {
 	}
 }
 
-// give gives back d's turn.
 func (d *decision) give() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -903,8 +814,7 @@ func (d *decision) give() {
 	}
 }
 
-// set marks o decided at d by the seat n, and withdraws the other members
-// of a race. d's turn is held.
+// set marks o decided by seat n, and withdraws a race's other members.
 func (d *decision) set(n int, o []Outcome) {
 	d.mu.Lock()
 	d.decided, d.by = o, n
@@ -917,8 +827,7 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, the outcome a provider returned, unless another was
-// decided, and returns the decided one. It waits for an outcome in flight.
+// settle decides o, what a provider returned, unless another was decided.
 func (d *decision) settle(o []Outcome) []Outcome {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -929,16 +838,13 @@ func (d *decision) settle(o []Outcome) []Outcome {
 	return d.decided
 }
 
-// result returns the decided outcomes of d, or nil.
 func (d *decision) result() []Outcome {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.decided
 }
 
-// wins reports whether o, one UI's outcome of a question, can win a race:
-// its answers, or a decline. A typed nil is never asked for its code,
-// because its methods could panic.
+// wins reports whether o can win a race. A typed nil's methods could panic.
 func wins(o []Outcome) bool {
 	if len(o) == 0 {
 		return false
@@ -947,8 +853,7 @@ func wins(o []Outcome) bool {
 	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
 }
 
-// auditedAlready marks request i of the registry's call of ctx as audited
-// by its provider, so that Registry.Ended skips it.
+// auditedAlready marks request i of ctx's registry call as audited already.
 func auditedAlready(ctx context.Context, i int) {
 	if s := seatOf(ctx); s != nil && s.d.call != nil {
 		s.d.call.mu.Lock()
@@ -957,8 +862,6 @@ func auditedAlready(ctx context.Context, i int) {
 	}
 }
 
-// notPending returns the NOT_PENDING error of an outcome that came too late
-// for why.
 func notPending(why string) error {
 	return NewError(CodeNotPending, "not pending: "+why, nil)
 }
@@ -966,22 +869,20 @@ func notPending(why string) error {
 // ----------------------------------------------------------------------------
 // Shared by the providers
 
-// Pending is a question that waits for an outcome. A [Replay] run asked it
-// and had none recorded, or it is open in an [Inbox]. The host asks the
-// human, and records or responds with the outcome under ID.
+// Pending is a question that waits for an outcome: one a [Replay] run asked
+// without a record, or one open in an [Inbox].
 type Pending struct {
 	ID       string
 	Request  Request
-	Batch    string    // shared by the questions of one AskAll, empty for a lone Ask
-	Index    int       // the question's place in its batch, from 0
-	Count    int       // the number of questions in its batch, 0 for a lone Ask
-	Hint     string    // why the last response was refused, for the UI to lead with
-	Deadline time.Time // the asker's deadline, when its context has one (Inbox only)
+	Batch    string    // shared by the questions of one AskAll
+	Index    int       // its place in its batch, from 0
+	Count    int       // the questions in its batch, 0 for a lone Ask
+	Hint     string    // why the last response was refused
+	Deadline time.Time // the asker's deadline, if any (Inbox only)
 }
 
-// Elicitation returns [Request.Elicitation] of q's request. Its message is
-// led by the Hint, when there is one, and then by "Question 2 of 3." in a
-// batch of several, each on a line of its own.
+// Elicitation returns [Request.Elicitation] of q's request, its message led by
+// the Hint and by "Question 2 of 3." in a batch, each on a line.
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Count > 1 {
@@ -993,9 +894,7 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending. Its request is the JSON shape
-// too, so that encoding/json reads and writes it in one pass. A Request
-// field would have its JSON checked again by its methods.
+// wirePending is the JSON shape of a Pending, read and written in one pass.
 type wirePending struct {
 	ID       string      `json:"id"`
 	Request  wireRequest `json:"request"`
@@ -1009,29 +908,14 @@ type wirePending struct {
 // MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
 // "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
-	return json.Marshal(q.wire())
-}
-
-// wire returns q's JSON shape.
-func (q *Pending) wire() wirePending {
 	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
-	return w
+	return json.Marshal(w)
 }
 
-// pending returns the Pending that w is the JSON shape of.
-func (w *wirePending) pending() Pending {
-	q := Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
-	return q
-}
-
-// UnmarshalJSON decodes the JSON object of [Pending.MarshalJSON] into q,
-// replacing every field.
+// UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -1040,33 +924,19 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*q = w.pending()
+	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
+	if w.Deadline != nil {
+		q.Deadline = *w.Deadline
+	}
 	return nil
 }
 
-// ctxErr returns the error that a provider of this package returns for ctx
-// before it asks, also when called without a registry. A nil ctx is
-// INVALID_REQUEST, as Registry.Ask gives. Else it is ctx.Err().
-func ctxErr(ctx context.Context) error {
-	if ctx == nil {
-		return NewError(CodeInvalidRequest, "invalid request: context is nil", nil)
-	}
-	return ctx.Err()
-}
-
-// errStopped is the error of a call that goCall made and that ended its
-// goroutine without returning or panicking with a value: runtime.Goexit, or
-// panic(nil) under GODEBUG=panicnil=1. The Terminal's reads and writes, a
-// Form's elicit and FirstOf's members share it.
+// errStopped is what goCall gives for runtime.Goexit or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
 // goCall calls f on a goroutine of its own, so that its caller can stop
-// waiting for it. It sends what came of the call on done, which has room for
-// it, so the goroutine never blocks. It always sends, so that a panic or a
-// Goexit leaves no caller waiting. A panic is sent as called.panicked, for
-// the caller to raise again on its own goroutine. Raised on this one, it
-// would end the process. A call that did not return sends stopped, the
-// caller's fallback.
+// waiting. It always sends on done, which has room. A panic is sent, for the
+// caller to raise: raised here, it would end the process.
 func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	go func() {
 		c := called[T]{value: stopped}
@@ -1080,10 +950,26 @@ func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	}()
 }
 
-// called is what came of a call that goCall made.
+// await waits for ctx or the call of goCall in *c, and raises its panic.
+func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
+	var v called[T]
+	if *c != nil {
+		select {
+		case v = <-*c:
+			*c = nil
+		case <-ctx.Done():
+			return v.value, ctx.Err()
+		}
+	}
+	if v.panicked != nil {
+		panic(v.panicked)
+	}
+	return v.value, nil
+}
+
 type called[T any] struct {
-	value    T   // what the call returned, or goCall's stopped
-	panicked any // what the call panicked with, or nil
+	value    T   // what the call returned, or stopped
+	panicked any // what it panicked with, or nil
 }
 
 // ----------------------------------------------------------------------------
@@ -1094,18 +980,18 @@ type called[T any] struct {
 type Terminal struct {
 	in   *bufio.Reader
 	out  io.Writer
-	turn chan struct{} // holds a token while a question or a batch is asked
+	turn chan struct{} // holds a token while a question or batch is asked
 	// Guarded by turn:
 	read    chan called[line]  // the read in flight, or nil
 	written chan called[error] // the last write in flight, or nil
-	midLine bool               // the last output is a prompt that no line answered
+	midLine bool               // the last output is a prompt no line answered
 	columns int                // the width of the question shown last
 }
 
 var _ BatchProvider = (*Terminal)(nil)
 
-// NewTerminal returns a Terminal that reads replies from in, which it
-// buffers, and writes to out. A nil in has ended; a nil out discards.
+// NewTerminal returns a Terminal that reads replies from in, buffered, and
+// writes to out. A nil in has ended, and a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	if in == nil {
 		in = strings.NewReader("")
@@ -1116,17 +1002,17 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
-// Ask writes req and reads the human's reply, an answer with Via
-// "terminal". Concurrent asks take turns. Rows of req's text are led by
-// "|", as wide as $COLUMNS or the terminal.
+// Ask writes req and reads the human's reply, an answer with Via "terminal".
+// Concurrent asks take turns. Rows of req's text are led by "|", as wide as
+// $COLUMNS or the terminal.
 //
-// A reply is row numbers ("1,3", "#2") or one whole label. In a
-// MultiSelect, labels joined by commas pick several, when no label holds a
-// comma. Enter picks the recommended options. Other text is the human's own
-// answer, where allowed. A refused reply is told why.
+// A reply is row numbers ("1,3", "#2") or one whole label. In a MultiSelect,
+// labels joined by commas pick several, when no label holds a comma. Enter
+// picks the recommended options. Other text is the human's own answer, where
+// allowed. A refused reply is told why.
 //
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
-// returns ctx.Err(): run it under signal.NotifyContext for Ctrl-C.
+// returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -1159,13 +1045,12 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	return answers, nil
 }
 
-// The Terminal's limits, defaults and notices.
 const (
-	maxLine         = 1 << 20     // the longest line, in bytes, that a Terminal reads
-	defaultColumns  = 80          // the width of rows when neither $COLUMNS nor the terminal says one
-	minColumns      = 20          // the narrowest rows: the longest lead and a wide character fit
-	descriptionRows = 3           // so that descriptions cannot push the options out of sight
-	sayWait         = time.Second // how long the line that ends an ask may take to write
+	maxLine         = 1 << 20     // bytes of a line, at most
+	defaultColumns  = 80          // when neither $COLUMNS nor the terminal says
+	minColumns      = 20          // the longest lead and a wide character fit
+	descriptionRows = 3           // so descriptions push no options out of sight
+	sayWait         = time.Second // how long writing an ask's ending may take
 
 	staleNotice   = "A line typed before this question was shown was ignored."
 	timeUpNotice  = "No answer came before the deadline."
@@ -1173,7 +1058,6 @@ const (
 	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
-// acquire waits for the terminal's turn, or for ctx.
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
 		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
@@ -1189,20 +1073,17 @@ func (t *Terminal) acquire(ctx context.Context) error {
 	}
 }
 
-// release ends the turn that acquire began.
 func (t *Terminal) release() { <-t.turn }
 
-// place is a question's place in what one Ask or AskAll asks.
 type place struct {
 	index, count int
 }
 
-// ask asks req, the question at p, and returns its answer. before holds
-// the answers to the questions before it in the call. The last question's
-// answer goes to [Decide] with them first, so that only an answer that is
-// taken is returned. Else the human is told how the ask ended.
+// ask asks req, the question at p, after the answers before. The last
+// question's answer goes to [Decide] with them, so only an answer taken is
+// returned. Else the human is told how the ask ended.
 func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
-	typed := p.index // the answers typed here for the batch
+	typed := p.index // answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
 			t.ended(ctx, req, err, p, typed)
@@ -1211,25 +1092,20 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	}
 	ans, err := t.answer(ctx, req, p)
 	for err == nil && p.index == p.count-1 {
-		o := make([]Outcome, 0, len(before)+1)
-		for _, a := range before {
-			o = append(o, Outcome{Answer: a})
-		}
-		o = append(o, Outcome{Answer: ans})
-		decided, refused := Decide(ctx, o...)
+		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
 			ans = decided[len(decided)-1].Answer
 			break
 		}
-		if CodeOf(refused) != CodeNotKept { // another UI's answer came a moment before this one
+		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed++
 			if err = ctx.Err(); err == nil {
 				err = refused
 			}
 			break
 		}
-		// The host's keep (WithKeep) could not keep it, as when a write
-		// failed. The question is still open here: the human answers again.
+		// The host's keep failed. The question is still open: the human answers
+		// again.
 		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
 			ans, err = t.answer(ctx, req, p)
 		}
@@ -1241,13 +1117,13 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 	return Answer{}, err
 }
 
-// answer shows req, the question at p, and reads replies until one picks.
+// answer shows req and reads replies until one answers.
 func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
 	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
-	// Shown: a line that the read in flight has already was typed before.
+	// A line the read in flight has already was typed before the question.
 	notice := ""
 	if t.dropStale() {
 		notice = wrap(t.columns, staleNotice)
@@ -1255,7 +1131,11 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	if err := t.write(ctx, notice+"> "); err != nil {
 		return Answer{}, err
 	}
-	replies := newReplies(req)
+	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	for i, o := range req.Options {
+		key := labelKey(o.Label)
+		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
+	}
 	for {
 		l, err := t.readLine(ctx)
 		if err != nil {
@@ -1268,12 +1148,12 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 		case refusal == "":
 			ans.Via = "terminal"
 			if done, broken := resolve(req, ans); broken == nil {
-				ans = done // complete, for the Outcome that claims it
+				ans = done
 			}
 			return ans, nil
 		}
 		again := wrap(t.columns, refusal)
-		if len(req.Options) > 0 { // a free-form question's refusal says what to type
+		if len(req.Options) > 0 { // a free-form refusal says what to type
 			again += wrap(t.columns, accepts(req))
 		}
 		if err := t.write(ctx, again+"> "); err != nil {
@@ -1282,8 +1162,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	}
 }
 
-// ended tells the human how the ask of req, the question at p, ended with
-// err, typed being the answers typed here for its batch.
+// ended tells the human how the ask of req ended with err.
 func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
@@ -1293,7 +1172,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	}
 	wait, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
-	r := rows{width: columnsWide(wait, t.out)} // the width as it is now
+	r := rows{width: columnsWide(wait, t.out)}
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
@@ -1309,17 +1188,16 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	case elsewhere && typed > 1:
 		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	// Before the host's next output: after a write that ctx interrupted.
+	// Before the host's next output, after a write ctx interrupted.
 	if _, err := await(wait, &t.written); err != nil {
-		t.post(r.String()) // it follows the write stuck in the output
+		t.post(r.String()) // after the write stuck in the output
 		return
 	}
 	_ = t.write(wait, r.String())
 }
 
-// ended writes how req, or its batch, ended with o on another UI. An answer
-// is its rows, then its labels and own words quoted, in two rows at most:
-// the labels cut with an ellipsis, led by "| " unless they fit the first.
+// ended writes how req, or its batch, ended with o on another UI, in two rows
+// at most.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
 	switch {
@@ -1342,7 +1220,7 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 		picks = []Option{*a.Option}
 	}
 	for _, opt := range picks {
-		if i, ok := row[opt.Label]; ok { // an answer checked against req names its options
+		if i, ok := row[opt.Label]; ok {
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
 		quoted = append(quoted, quoteTheirs(opt.Label))
@@ -1379,7 +1257,7 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 // onUI says where via is, as "on the page". Another name shows when plain.
 func onUI(via string) string {
 	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
-		"inbox": "in the inbox", "": "on another screen"} // "": a decline, which has no Via
+		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
 	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
 	switch where, ok := known[via]; {
 	case ok:
@@ -1390,7 +1268,7 @@ func onUI(via string) string {
 	return "in " + quote(via)
 }
 
-// quoteTheirs quotes s, another UI's text, with maxMarks marks a character.
+// quoteTheirs quotes s with at most maxMarks marks a character.
 func quoteTheirs(s string) string {
 	var b strings.Builder
 	for i, marks := 0, 0; i < len(s); {
@@ -1409,7 +1287,6 @@ func quoteTheirs(s string) string {
 	return quote(b.String())
 }
 
-// timeLeft returns the line that says how long the human has, or "".
 func timeLeft(ctx context.Context) string {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -1422,21 +1299,15 @@ func timeLeft(ctx context.Context) string {
 		return fmt.Sprintf("%d %s", n, unit)
 	}
 	d := time.Until(deadline).Round(time.Second)
-	hours, minutes := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
-	left := count(hours, "hour") + " " + count(minutes, "minute")
-	switch {
-	case d < time.Minute:
-		left = count(max(d/time.Second, 1), "second")
-	case hours == 0:
-		left = count(minutes, "minute")
-	case minutes == 0:
-		left = count(hours, "hour")
+	if d < time.Minute {
+		return "Answer within " + count(max(d/time.Second, 1), "second") + "."
 	}
-	return "Answer within " + left + "."
+	m := d.Round(time.Minute)
+	left := count(m/time.Hour, "hour") + " " + count(m%time.Hour/time.Minute, "minute")
+	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
-// columnsWide returns the width of rows written to out, at least minColumns:
-// $COLUMNS, else out's as a terminal (stty reads it), else 80.
+// columnsWide returns $COLUMNS, else stty's width of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
 	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
@@ -1462,18 +1333,13 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-// render returns req, the question at p, in rows of width columns.
 func render(req *Request, width int, p place, deadline string) string {
 	r := rows{width: width}
 	if p.count > 1 {
 		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
 	}
-	if a := req.Agent; a != nil && (a.Name != "" || a.ID != "") {
-		name := a.Name
-		if name == "" {
-			name = a.ID
-		}
-		r.text("from "+name, "| ", "| ", 0)
+	if a := req.Agent; a != nil && a.Name+a.ID != "" {
+		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
@@ -1499,21 +1365,19 @@ func render(req *Request, width int, p place, deadline string) string {
 	return r.String()
 }
 
-// wrap returns s, a line of the Terminal's own, in rows of width columns.
 func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
 }
 
-// rows builds rows no wider than the terminal, each of the model's led.
 type rows struct {
 	strings.Builder
 	width int
 }
 
-// text writes s in rows broken after words, led by first, then by rest.
-// When most > 0, the last of at most most rows is cut with an ellipsis.
+// text writes s in rows led by first, then rest. With most > 0, a cut last row
+// ends in "…".
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1528,7 +1392,7 @@ func (r *rows) text(s, first, rest string, most int) {
 			end = fit(s, len(lead), r.width-1) // room for "…"
 		}
 		r.WriteString(lead)
-		for i, col := 0, len(lead); i < end; { // a tab is written as the spaces it takes
+		for i, col := 0, len(lead); i < end; { // a tab as the spaces it takes
 			w, size := cellsAt(s, i, col)
 			if s[i] == '\t' {
 				r.WriteString(strings.Repeat(" ", w))
@@ -1548,10 +1412,10 @@ func (r *rows) text(s, first, rest string, most int) {
 	}
 }
 
-// fit returns the length of the head of s that fits from column col to
-// width: to its last space that fits, else all that fits, else one.
+// fit returns the length of the head of s that fits from col to width: to a
+// space, else all, else one character.
 func fit(s string, col, width int) int {
-	space := -1 // where the last run of spaces that fits starts, after some text
+	space := -1 // where the last run of spaces that fits starts
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
 		switch {
@@ -1569,8 +1433,7 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns and length of the character at s[i], at
-// column col. A tab reaches a multiple of 8; one before U+FE0F takes two.
+// cellsAt returns the columns and length of the character at s[i], at col.
 func cellsAt(s string, i, col int) (w, size int) {
 	switch c := s[i]; {
 	case c == '\t':
@@ -1588,8 +1451,7 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return w, size
 }
 
-// cells returns the columns that c takes on a terminal, or more: marks and
-// joiners none, U+1100 and up two. Counting wider only wraps a row early.
+// cells returns c's columns, or more: counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
@@ -1600,7 +1462,6 @@ func cells(c rune) int {
 	return 1
 }
 
-// accepts returns the line that says what replies req takes.
 func accepts(req *Request) string {
 	n := len(req.Options)
 	ways := []string{"1"}
@@ -1630,17 +1491,12 @@ func accepts(req *Request) string {
 	return strings.Join(ways, ", ")
 }
 
-// write writes s after the write in flight, and waits for it or for ctx.
 func (t *Terminal) write(ctx context.Context, s string) error {
 	t.post(s)
 	failed, err := await(ctx, &t.written)
-	if err != nil {
-		return err
-	}
-	return failed
+	return cmp.Or(err, failed)
 }
 
-// post starts writing s after the write in flight, as t.written.
 func (t *Terminal) post(s string) {
 	if t.midLine {
 		s = "\n" + s
@@ -1655,7 +1511,6 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-// readLine returns the next line. A read that ctx interrupts stays in flight.
 func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
@@ -1665,28 +1520,11 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	if err != nil {
 		return line{}, err
 	}
-	t.midLine = t.midLine && l.err != nil // a line's end ends the prompt's line
+	t.midLine = t.midLine && l.err != nil
 	return l, l.err
 }
 
-// await waits for ctx or the call of goCall in *c, and raises its panic.
-func await[T any](ctx context.Context, c *chan called[T]) (T, error) {
-	var v called[T]
-	if *c != nil {
-		select {
-		case v = <-*c:
-			*c = nil
-		case <-ctx.Done():
-			return v.value, ctx.Err()
-		}
-	}
-	if v.panicked != nil {
-		panic(v.panicked)
-	}
-	return v.value, nil
-}
-
-// dropStale drops a line that the read in flight has read, if any.
+// dropStale drops a line the read in flight has read.
 func (t *Terminal) dropStale() bool {
 	select {
 	case l := <-t.read: // never, when t.read is nil
@@ -1700,7 +1538,7 @@ func (t *Terminal) dropStale() bool {
 	return false
 }
 
-// scanLine reads a line, trimmed. One over maxLine bytes is skipped.
+// scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
 func (t *Terminal) scanLine() line {
 	var buf []byte
 	tooLong := false
@@ -1726,32 +1564,19 @@ func (t *Terminal) scanLine() line {
 	}
 }
 
-// line is a line of input, or why there is none.
 type line struct {
 	text    string
 	tooLong bool
-	err     error // ASK_CANCELLED at the end of the input or on a read error
+	err     error // ASK_CANCELLED at the end of input or a read error
 }
 
-// replies reads the human's replies to one request.
 type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
-	commas bool           // some label holds a comma, so no reply joins labels with commas
+	commas bool           // a label holds a comma, so no reply joins labels
 }
 
-// newReplies returns the reader of replies to req.
-func newReplies(req *Request) *replies {
-	r := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
-	for i, o := range req.Options {
-		key := labelKey(o.Label)
-		r.byKey[key] = i
-		r.commas = r.commas || strings.Contains(key, ",")
-	}
-	return r
-}
-
-// read reads l as an answer or a refusal, in time linear in l and labels.
+// read reads l as an answer or a refusal, in linear time.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	text, opts := l.text, r.req.Options
 	var rows []int
@@ -1774,7 +1599,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 			return Answer{}, "No option is recommended: type a number.", nil
 		}
 	default:
-		key := labelKey(text) // what counts of text, for a label and for numbers alike
+		key := labelKey(text)
 		picks, label, refusal := r.pick(text, key)
 		var err error
 		if r.req.MultiSelect && picks == nil && !label && strings.Contains(key, ",") {
@@ -1800,9 +1625,8 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	return opts[rows[0]].Answer(), "", nil
 }
 
-// pick reads text, with key its labelKey, as row numbers ("#2" always), or
-// a label (of digits, when no row has its number), or neither. Numbers
-// that another row's label is too could mean two things: they are refused.
+// pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
+// neither. Numbers that are another row's label are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
 	rows, hash, problem := numbers(key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
@@ -1824,9 +1648,8 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	return nil, false, problem
 }
 
-// several reads text, with key its labelKey, part by part between commas.
-// Labels join when none holds a comma. No pick hides among own words, and
-// numbers and labels do not mix. Neither picks nor a refusal: own words.
+// several reads text, whose labelKey is key, between commas. Neither picks nor
+// a refusal: own words.
 func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
 	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
@@ -1866,7 +1689,7 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 	return picks, "", nil
 }
 
-// rowList returns the numbers of rows as a reply names them: "#1,#3".
+// rowList returns rows as a reply names them: "#1,#3".
 func rowList(rows []int) string {
 	list := make([]string, len(rows))
 	for i, row := range rows {
@@ -1875,10 +1698,9 @@ func rowList(rows []int) string {
 	return strings.Join(list, ",")
 }
 
-// numbers reads key, a labelKey, as row numbers of n options ("#2", "2."),
-// digits of any script. Other text has neither rows nor a problem.
+// numbers reads key as row numbers ("#2", "2."), in digits of any script.
 func numbers(key string, n int) (rows []int, hash bool, problem string) {
-	var ascii []byte // labelKey made fullwidth forms ASCII already
+	var ascii []byte // labelKey made fullwidth forms ASCII
 	for _, c := range key {
 		switch {
 		case c == '、':
@@ -1915,8 +1737,7 @@ func numbers(key string, n int) (rows []int, hash bool, problem string) {
 	return rows, bytes.IndexByte(ascii, '#') >= 0, problem
 }
 
-// digitValue returns the value of c, a digit of any script, or -1: each
-// run of ten in unicode.Nd starts at its zero.
+// digitValue returns the value of c, a digit of any script, or -1.
 func digitValue(c rune) int {
 	if !unicode.IsDigit(c) {
 		return -1
@@ -1928,12 +1749,10 @@ func digitValue(c rune) int {
 	return int(c-start) % 10
 }
 
-// isDigits reports whether s is one or more ASCII digits.
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// pickAll picks req's options at the indexes named, unless one is twice.
 func pickAll(req *Request, named []int) (Answer, string) {
 	picked := make([]bool, len(req.Options))
 	picks := make([]Option, 0, len(named))
@@ -1950,15 +1769,13 @@ func pickAll(req *Request, named []int) (Answer, string) {
 // ----------------------------------------------------------------------------
 // Form
 
-// ElicitFunc sends form as one form-mode elicitation/create, and returns the
-// action and content of the client's response. form is MCP's params, to
-// which an ACP host adds sessionId and toolCallId. It may be called
-// concurrently if its SDK allows.
+// ElicitFunc sends form as one elicitation/create in form mode, and returns the
+// action and content of the client's response. It may be called concurrently if
+// its SDK allows.
 type ElicitFunc func(ctx context.Context, form Elicitation) (action string, content map[string]any, err error)
 
-// Form is a [Provider] for MCP and ACP clients that render forms while the
-// tool call waits. It sends each question through the [ElicitFunc] given to
-// [NewForm]. It is safe for concurrent use when that ElicitFunc is.
+// Form is a [Provider] for MCP and ACP clients that render forms while the tool
+// call waits. It is safe for concurrent use when its [ElicitFunc] is.
 type Form struct {
 	elicit ElicitFunc
 }
@@ -1966,21 +1783,19 @@ type Form struct {
 var _ Provider = (*Form)(nil)
 
 // NewForm returns a Form that sends its forms through elicit. With a nil
-// elicit, each Ask fails with [CodeInvalidProvider].
+// elicit, Ask fails with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
 	return &Form{elicit: elicit}
 }
 
-// Ask sends req as its [Request.Elicitation] and returns the human's answer,
-// read by [ElicitationAnswer] and completed as [Registry.Ask] completes it,
-// with Via "form". An invalid req is [CodeInvalidRequest], and a nil *Form
-// or one without an ElicitFunc [CodeInvalidProvider]. Neither is sent.
+// Ask sends req as its [Request.Elicitation], and returns the answer
+// [ElicitationAnswer] reads, completed, with Via "form". An invalid req or Form
+// is not sent.
 //
-// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits.
-// An error of elicit, or of ElicitationAnswer such as a decline's, is
-// returned as it is. A response that breaks the rules of [Answer] sends the
-// form again, led by the reason, as [Pending.Elicitation] leads it. The third
-// such response is [CodeInvalidAnswer].
+// When ctx is done, Ask returns ctx.Err() at once, even while elicit waits. An
+// error of elicit or ElicitationAnswer is returned as it is. A response that
+// breaks the rules of [Answer] sends the form again, led by the reason. The
+// third is [CodeInvalidAnswer].
 func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
@@ -1991,22 +1806,28 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
 	}
-	q := Pending{Request: req} // its Hint: why the previous form's response was refused
+	q := Pending{Request: req} // its Hint: why the last response was refused
 	for n := 1; ; n++ {
-		action, content, err := f.send(ctx, q.Elicitation())
+		// On a goroutine of its own, so that ctx ends the wait even when elicit
+		// ignores it. A late response, or panic, is dropped.
+		form, done := q.Elicitation(), make(chan called[elicited], 1)
+		goCall(done, elicited{err: errStopped}, func() elicited {
+			action, content, err := f.elicit(ctx, form)
+			return elicited{action, content, err}
+		})
+		e, _ := await(ctx, &done)
 		if ctx.Err() != nil {
-			return Answer{}, ctx.Err() // the turn ended: whatever came back is moot
+			return Answer{}, ctx.Err() // whatever came back is moot
 		}
-		if err != nil {
-			return Answer{}, err
+		if e.err != nil {
+			return Answer{}, e.err
 		}
-		given, err := ElicitationAnswer(action, content)
-		// The client is at fault, not the human, so no form is sent again.
-		if err != nil {
+		given, err := ElicitationAnswer(e.action, e.content)
+		if err != nil { // the client's fault, not the human's: no form is sent again
 			return Answer{}, err
 		}
 		given.Via = "form"
-		ans, broken := resolve(&req, given) // step 6 of Registry.Ask
+		ans, broken := resolve(&req, given)
 		switch {
 		case broken == nil:
 			return ans, nil
@@ -2017,28 +1838,6 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 }
 
-// send sends form through f's elicit on a goroutine of its own, so that ctx
-// can end the wait even when elicit ignores ctx. The goroutine ends when
-// elicit returns. Its channel has room for the late response, which nobody
-// reads, and a panic after ctx ended is dropped with it.
-func (f *Form) send(ctx context.Context, form Elicitation) (string, map[string]any, error) {
-	done := make(chan called[elicited], 1)
-	goCall(done, elicited{err: errStopped}, func() elicited {
-		action, content, err := f.elicit(ctx, form)
-		return elicited{action, content, err}
-	})
-	select {
-	case e := <-done:
-		if e.panicked != nil {
-			panic(e.panicked)
-		}
-		return e.value.action, e.value.content, e.value.err
-	case <-ctx.Done():
-		return "", nil, ctx.Err()
-	}
-}
-
-// elicited is the outcome of one call of an ElicitFunc.
 type elicited struct {
 	action  string
 	content map[string]any
@@ -2048,24 +1847,21 @@ type elicited struct {
 // ----------------------------------------------------------------------------
 // Inbox
 
-// Inbox is a [Provider] for a UI outside the process, such as a web page, a
-// chat bot or an editor over a socket. Its zero value is ready to use. It
-// is safe for concurrent use and must not be copied after first use.
+// Inbox is a [Provider] for a UI outside the process, such as a web page. Its
+// zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
 	mu      sync.Mutex           // guards the fields below
-	open    list.List            // the open questions (*question), oldest first
-	byID    map[string]*question // the open questions by ID; nil when none is open
-	changed chan struct{}        // closed at the next change of open; nil while nobody asked for it
-	ended   endings              // how the last questions that left ended
+	open    list.List            // the open *questions, oldest first
+	byID    map[string]*question // the open questions by ID; nil when none is
+	changed chan struct{}        // closed at the next change; nil while nobody asked
+	ended   endings
 }
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question and waits for [Inbox.Respond] to deliver its
-// outcome. The question's ID is 128 bits from crypto/rand in lower-case hex,
-// which another session's UI cannot guess and which never repeats. When ctx
-// is done first, the question leaves Pending and Ask returns ctx.Err(). An
-// invalid req is [CodeInvalidRequest], and is not opened.
+// Ask opens req as a question, whose ID is 32 random hex digits, and waits for
+// [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
+// closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
@@ -2074,27 +1870,17 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll opens reqs at once under one Batch, each with its Index and the
-// Count of reqs, and returns their answers in order. It returns at the first
-// error in request order, once the questions before it are answered, with
-// their answers. Requests that [Registry.AskAll] refuses are
-// [CodeInvalidRequest], and none is opened.
+// AskAll opens reqs under one Batch, and returns their answers in order. At an
+// error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	var answers []Answer
-	for _, o := range b.ask(ctx, reqs, true) {
-		if o.Err != nil {
-			return answers, o.Err
-		}
-		answers = append(answers, o.Answer)
-	}
-	return answers, nil
+	return answersOf(b.ask(ctx, reqs, true))
 }
 
-// Pending returns the open questions, oldest first, a batch's in request
-// order. The result shares no memory with b.
+// Pending returns the open questions, oldest first, a batch's in order. The
+// result shares no memory with b.
 func (b *Inbox) Pending() []Pending {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2107,15 +1893,14 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id: err, or ans when err
-// is nil, as a provider returns them. An empty Via is "inbox". Respond
-// returns nil once the outcome is taken ([Decide]) and the question closed.
+// Respond delivers the outcome of the open question id: err, or else ans. An
+// empty Via is "inbox". Respond returns nil once the outcome is taken
+// ([Decide]) and the question closed.
 //
-// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an
-// outcome that a keep could not keep [CodeNotKept]. Then the question stays
-// open, and its Hint, a change of Pending, tells the human why. An id that
-// is not open (never asked, answered, given up, or answered on another UI)
-// is [CodeNotPending], and nothing changes. So the first Respond wins.
+// An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
+// a keep could not keep [CodeNotKept]. The question stays open, and its Hint
+// says why. An id that is not open is [CodeNotPending]. So the first Respond
+// wins.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2155,25 +1940,24 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 		return nil
 	}
 	decided, refused := b.decide(c, outs)
-	switch {
-	case refused == nil:
+	if refused == nil {
 		b.end(c, decided)
+		return nil
+	}
+	q.given = nil
+	switch {
 	case CodeOf(refused) == CodeNotKept:
-		q.given = nil
 		q.entry.Hint = "Your answer could not be kept. Send it again."
 		b.publish()
-	default: // another UI won, or the asker stopped
-		q.given = nil
-		if c.ctx.Err() != nil {
-			b.giveUp(c)
-		}
+	case c.ctx.Err() != nil: // the asker stopped, or another UI won
+		b.giveUp(c)
 	}
 	return refused
 }
 
 // Changed returns a channel that is closed at the next change of Pending: a
-// question opens, closes, or gets a Hint. Call Changed before Pending to miss
-// no change. A channel that nobody waits on holds no goroutine.
+// question opens, closes, or gets a Hint. Call it before Pending to miss no
+// change.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2183,11 +1967,9 @@ func (b *Inbox) Changed() <-chan struct{} {
 	return b.changed
 }
 
-// Outcome reports how question id ended, once it left Pending: the outcome
-// that [Registry.Ask] returns for it, as every UI shows it. An answer of a
-// batch is reported at once, and replaced when another UI wins the batch.
-// Outcome reports false while the question is open, and for an id that b
-// does not know. b keeps the outcomes of the last 1,000 questions that left.
+// Outcome reports how question id ended, once it left Pending: what
+// [Registry.Ask] returns for it. Another UI's win replaces a batch's answer. b
+// keeps the last 1,000 outcomes.
 func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2196,28 +1978,25 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	return o, ok
 }
 
-// A question is one request that an Inbox asks.
 type question struct {
-	entry Pending    // as Pending lists it, its Request a clone of the one asked
-	call  *inboxCall // the Ask or AskAll that opened it
-	index int        // its place in call.questions
+	entry Pending // as Pending lists it
+	call  *inboxCall
+	index int // its place in call.questions
 	// Guarded by the Inbox's mu.
-	elem  *list.Element // the question in the Inbox's open list; nil once it left
-	given *Outcome      // the outcome Respond gave it, or nil
+	elem  *list.Element // in the open list; nil once it left
+	given *Outcome      // what Respond gave it, or nil
 }
 
-// An inboxCall is one Ask or AskAll of an Inbox.
 type inboxCall struct {
 	ctx       context.Context // the asker's
 	questions []*question     // in request order
-	done      chan []Outcome  // receives the call's outcomes, once
+	done      chan []Outcome  // gets the call's outcomes, once
 	// Guarded by the Inbox's mu.
-	deciding chan struct{} // closed once the outcome on its way is decided; nil when none is
-	over     bool          // the call's outcomes went to done
+	deciding chan struct{} // closed once the outcome on its way is decided
+	over     bool          // its outcomes went to done
 }
 
-// outcomes returns the outcomes given to c's questions, and reports whether
-// they are the whole of c's: each question up to the first error has one.
+// outcomes returns c's outcomes, once each question up to an error has one.
 func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
@@ -2231,10 +2010,9 @@ func (c *inboxCall) outcomes() ([]Outcome, bool) {
 	return o, true
 }
 
-// ask opens reqs, which are valid, as one call, and returns its outcomes.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	if err := ctxErr(ctx); err != nil {
-		return []Outcome{{Err: err}} // not opened: no UI sees a question already given up
+		return []Outcome{{Err: err}} // no UI sees a question given up already
 	}
 	c, err := b.openCall(ctx, reqs, batch)
 	if err != nil {
@@ -2251,19 +2029,17 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	}
 }
 
-// openCall opens reqs as the questions of one call, consecutive in Pending,
-// under a Batch of their own when batch is set. An ID is not checked against
-// earlier ones. Two of 2^32 random 128-bit IDs are equal with a chance of
-// about 2^-65. The Batch is random too, so that it names no question.
+// openCall opens reqs. It checks no ID: two of 2^32 random ones are equal with
+// a chance of 2^-65.
 func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
-	random := make([]byte, 16*(len(reqs)+1)) // an ID per question, and the Batch
+	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
-		// Since Go 1.24 crypto/rand.Read never fails. Go 1.22 could.
+		// Go 1.22's crypto/rand.Read could fail.
 		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
 	}
 	deadline, _ := ctx.Deadline()
 	if deadline.Year() > 9999 {
-		deadline = time.Time{} // RFC 3339 has no such year, and Pending's JSON would fail
+		deadline = time.Time{} // RFC 3339 has no such year
 	}
 	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
 	for i, req := range reqs {
@@ -2287,9 +2063,7 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 	return c, nil
 }
 
-// decide hands outs, the outcomes of c, to [Decide] without b.mu, which is
-// held when decide is called and when it returns, also when a keep panics.
-// Meanwhile the other outcomes of c wait, and the rest of the Inbox goes on.
+// decide hands outs to [Decide] without b.mu, which is held before and after.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
@@ -2301,15 +2075,13 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-// wait waits until ch is closed, without b.mu, which is held.
 func (b *Inbox) wait(ch <-chan struct{}) {
 	b.mu.Unlock()
 	<-ch
 	b.mu.Lock()
 }
 
-// end closes c with its decided outcomes o. Each question reports its own,
-// and those after an error the error. b.mu is held.
+// end closes c with its decided outcomes o. b.mu is held.
 func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	for i, q := range c.questions {
 		b.leave(q, o[min(i, len(o)-1)])
@@ -2319,54 +2091,45 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 	b.publish()
 }
 
-// giveUp closes c, whose asker's ctx is done, unless an outcome was
-// decided. Each open question reports how ctx ended, and every question the
-// winner's outcome when another UI won. b.mu is held.
+// giveUp closes c, whose ctx is done, unless an outcome was decided. b.mu is
+// held.
 func (b *Inbox) giveUp(c *inboxCall) {
-	for c.deciding != nil { // an outcome on its way is the asker's
+	for c.deciding != nil { // an outcome on its way wins
 		b.wait(c.deciding)
 	}
 	if c.over {
 		return
 	}
-	if won, elsewhere := wonElsewhere(c.ctx); elsewhere {
-		for i, q := range c.questions {
+	won, elsewhere := wonElsewhere(c.ctx)
+	ended := Outcome{Err: endedBy(c.ctx, "answered")}
+	var o []Outcome // the answers before the first question without one
+	for i, q := range c.questions {
+		if q.given != nil && q.given.Err == nil && len(o) == i {
+			o = append(o, *q.given)
+		}
+		switch {
+		case elsewhere:
 			b.leave(q, won[min(i, len(won)-1)])
+		case q.elem != nil:
+			b.leave(q, ended)
 		}
-	} else {
-		ended := Outcome{Err: endedBy(c.ctx, "answered")}
-		for _, q := range c.questions {
-			if q.elem != nil {
-				b.leave(q, ended)
-			}
-		}
-	}
-	var o []Outcome // the answers given before the first question without one
-	for _, q := range c.questions {
-		if q.given == nil || q.given.Err != nil {
-			break
-		}
-		o = append(o, *q.given)
 	}
 	c.over = true
 	c.done <- append(o, Outcome{Err: c.ctx.Err()})
 	b.publish()
 }
 
-// leave closes q, if open, and records o as how it ended. b.mu is held.
 func (b *Inbox) leave(q *question, o Outcome) {
 	if q.elem != nil {
 		b.open.Remove(q.elem)
 		q.elem = nil
 		if delete(b.byID, q.entry.ID); len(b.byID) == 0 {
-			b.byID = nil // a map keeps the buckets of its largest size
+			b.byID = nil // a map keeps its largest size's buckets
 		}
 	}
 	b.ended.put(q.entry.ID, o)
 }
 
-// publish closes the Changed channel, which makes a change of the open
-// questions visible. b.mu is held.
 func (b *Inbox) publish() {
 	if b.changed != nil {
 		close(b.changed)
@@ -2374,31 +2137,22 @@ func (b *Inbox) publish() {
 	}
 }
 
-// maxEnded is the number of questions whose outcome an Inbox keeps after
-// they left: enough for a UI that was showing one to say how it ended, and
-// a bound on the memory of a long-lived Inbox.
+// maxEnded bounds the outcomes an Inbox keeps of questions that left.
 const maxEnded = 1000
 
-// endings holds how the last maxEnded questions that left an Inbox ended.
 type endings struct {
 	byID  map[string]Outcome
-	order []string // the IDs in byID, in the order they left; once full, the oldest is at next
+	order []string // byID's keys as they left; once full, the oldest at next
 	next  int
 }
 
-// put records that question id ended with o, forgetting the oldest once
-// maxEnded are kept.
 func (e *endings) put(id string, o Outcome) {
-	if _, ok := e.byID[id]; ok {
-		e.byID[id] = o
-		return
-	}
 	if e.byID == nil {
 		e.byID = make(map[string]Outcome)
 	}
-	if len(e.order) < maxEnded {
+	if _, ok := e.byID[id]; !ok && len(e.order) < maxEnded {
 		e.order = append(e.order, id)
-	} else {
+	} else if !ok {
 		delete(e.byID, e.order[e.next])
 		e.order[e.next], e.next = id, (e.next+1)%maxEnded
 	}
@@ -2413,24 +2167,17 @@ func (e *endings) put(id string, o Outcome) {
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
 //
-// Its routes are these.
+// Every route but the page needs token, as a bearer or a query's token. It is at
+// least 16 random bytes, or Handler panics. [http.Server.Shutdown] ends the
+// event streams.
 //
 //   - GET / is the page.
 //   - GET /questions is [Inbox.Pending] as JSON.
-//   - GET /events sends that JSON as a "questions" event at every change,
-//     after an "ended" event {"id", "outcome"} ([Inbox.Outcome]) for each
-//     question that left. Query open names the IDs a client shows, to learn
-//     how they ended.
-//   - POST /questions/{id} responds with an MCP elicitation result
-//     ([ElicitationAnswer]), Via "page". It is 204, or a refusal as
-//     [HarnessError] JSON: 422 for a broken rule and 503 for an answer not
-//     kept, both with "hint", and 409 when not open. A bad body is 400, 413
-//     or 415.
-//
-// Every route but the page needs token, as "Authorization: Bearer" or query
-// token, else 401. A query's token may reach an access log. Handler panics
-// for a token under 16 bytes. Make it with crypto/rand.
-// [http.Server.Shutdown] ends the event streams, and does not wait for them.
+//   - GET /events sends that as a "questions" event at each change, after an
+//     "ended" event ([Inbox.Outcome]) for each question of query open that left.
+//   - POST /questions/{id} takes an MCP elicitation result, Via "page": 204, or
+//     a [HarnessError]'s JSON: 422 (a broken rule) or 503 (not kept) with
+//     "hint", or 409 (not open). A bad body is 400, 413 or 415.
 func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
@@ -2440,8 +2187,8 @@ func (b *Inbox) Handler(token string) http.Handler {
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
-	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route serves it, and waits for changes
-	h.mux.HandleFunc("/events", getOnly)      // else the 405 of other methods allows HEAD
+	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
+	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
 	return h
 }
@@ -2449,42 +2196,39 @@ func (b *Inbox) Handler(token string) http.Handler {
 const (
 	minToken = 16      // bytes of a Handler's token, at least
 	maxBody  = 1 << 20 // bytes of a response's body, at most
-	maxOpen  = 1000    // IDs of the query parameter open that count, at most
+	maxOpen  = 1000    // IDs of the query's open that count, at most
 )
 
-// pagePattern is the page's route, the one route that needs no token.
 const pagePattern = "GET /{$}"
 
-// inboxHandler is the handler that [Inbox.Handler] returns. It and the page
-// use only what the package exports, so another UI can do all they do.
+// inboxHandler uses only exported names, so that another UI can do all it does.
 type inboxHandler struct {
 	inbox *Inbox
-	token [32]byte // the SHA-256 of the token: equal lengths, compared in constant time
-	csp   string   // the page's Content-Security-Policy
+	token [32]byte // the token's SHA-256, compared in constant time
+	csp   string
 	mux   *http.ServeMux
 
 	mu sync.Mutex // guards servers
-	// servers holds, for each server that served a stream, a channel
-	// closed when it shuts down. A server is kept after it shut down: a
-	// stream that starts then ends at once.
+	// servers holds a channel for each server that served a stream, closed when
+	// it shuts down. A stream that starts later ends at once.
 	servers map[*http.Server]chan struct{}
 }
 
-// ServeHTTP checks the token before routing, but for the page: a client
-// without it learns nothing, not even which paths exist.
+// ServeHTTP checks the token before routing, so a client without it learns no
+// paths.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
 	header.Set("Cache-Control", "no-store")
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("X-Frame-Options", "DENY")
-	if !strings.HasPrefix(r.URL.Path, "/") { // mounted with StripPrefix("/ask/"): ServeMux needs the slash
+	if !strings.HasPrefix(r.URL.Path, "/") { // StripPrefix("/ask/"): ServeMux needs the slash
 		r = r.Clone(r.Context())
 		r.URL.Path, r.URL.RawPath = "/"+r.URL.Path, ""
 	}
-	// The token keeps out other local users, other pages in the human's
-	// browser (cross-site requests, DNS rebinding) and anyone who reaches the
-	// port. So no Host check is needed.
+	// The token keeps out other local users, other sites (cross-site requests,
+	// DNS rebinding) and anyone who reaches the port. So no Host check is
+	// needed.
 	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
@@ -2493,8 +2237,6 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the token, in its Authorization
-// header or its query.
 func (h *inboxHandler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
@@ -2503,27 +2245,23 @@ func (h *inboxHandler) authorized(r *http.Request) bool {
 	return h.isToken(r.URL.Query().Get("token"))
 }
 
-// isToken reports whether given is the token, in time that does not depend
-// on where they differ, nor on given's length.
+// isToken reports whether given is the token, in time independent of given.
 func (h *inboxHandler) isToken(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
 }
 
-// getOnly answers 405 for a route that only GET may use.
 func getOnly(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Allow", http.MethodGet)
 	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
 }
 
-// servePage writes the page, under its Content-Security-Policy.
 func (h *inboxHandler) servePage(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Security-Policy", h.csp)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, inboxPage)
 }
 
-// serveQuestions writes the open questions as JSON.
 func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	data, err := json.Marshal(h.inbox.Pending())
 	if err != nil {
@@ -2534,9 +2272,8 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the events of the open questions now and at every
-// change, until the client goes away or the server shuts down. Changes that
-// come while an event is written are sent as one.
+// serveEvents writes the open questions now and at every change. Changes during
+// a write are sent as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
@@ -2545,7 +2282,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	events.WriteString("retry: 1000\n\n") // reconnect after a second, not three
 	sent := shownIDs(r.URL.Query().Get("open"))
 	for {
-		changed := h.inbox.Changed() // before Pending, so that no change is missed
+		changed := h.inbox.Changed() // before Pending, to miss no change
 		pending := h.inbox.Pending()
 		list, err := json.Marshal(pending)
 		if err != nil {
@@ -2579,9 +2316,7 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shownIDs returns the first maxOpen IDs of open, the query parameter, each
-// once. The work and the events that follow are bounded by the IDs, not by
-// how often a client repeats one.
+// shownIDs returns the first maxOpen IDs of open, each once.
 func shownIDs(open string) []string {
 	parts := strings.SplitN(open, ",", maxOpen+1)
 	if len(parts) > maxOpen {
@@ -2598,8 +2333,6 @@ func shownIDs(open string) []string {
 	return ids
 }
 
-// writeEnded writes the "ended" event of question id to events, with its
-// Outcome, or null when the Inbox does not know it.
 func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	var outcome *Outcome
 	if o, ok := h.inbox.Outcome(id); ok {
@@ -2614,9 +2347,7 @@ func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
 	}
 }
 
-// shutdown returns a channel that is closed when the server that serves r
-// shuts down, or nil when r names no server. It registers with each server
-// once.
+// shutdown returns a channel closed when r's server shuts down.
 func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
@@ -2633,8 +2364,6 @@ func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	return done
 }
 
-// serveAnswer responds to the question of r's path with the elicitation
-// result in r's body.
 func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > maxBody {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
@@ -2673,15 +2402,13 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case CodeInvalidAnswer: // the question stays open
 		writeRefusal(w, http.StatusUnprocessableEntity, refused, h.hint(id))
-	case CodeNotKept: // the question stays open: the human sends it again
+	case CodeNotKept: // the question stays open
 		writeRefusal(w, http.StatusServiceUnavailable, refused, h.hint(id))
 	default:
 		writeRefusal(w, http.StatusConflict, refused, "")
 	}
 }
 
-// hint returns the Hint of the open question id, which a refused Respond
-// set, or "".
 func (h *inboxHandler) hint(id string) string {
 	for _, p := range h.inbox.Pending() {
 		if p.ID == id {
@@ -2691,8 +2418,6 @@ func (h *inboxHandler) hint(id string) string {
 	return ""
 }
 
-// writeRefusal writes the refused Respond's error as the JSON of its
-// [HarnessError], with hint beside it when there is one.
 func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
 	var e *HarnessError
 	errors.As(refused, &e) // every refusal of Respond is one
@@ -2708,34 +2433,29 @@ func writeRefusal(w http.ResponseWriter, status int, refused error, hint string)
 // ----------------------------------------------------------------------------
 // Replay
 
-// Replay is a [Provider] for hosts that cannot keep a tool call open while
-// the human thinks. It answers from a record of outcomes, and collects the
-// other questions as pending, for the host to ask and record. [Replay.Run]
-// runs the call, until nothing is pending.
-//
-// The zero value is an empty record ready to use. A Replay is safe for
-// concurrent use, and its methods need a non-nil *Replay.
+// Replay is a [Provider] that answers from a record, for hosts that cannot keep
+// a tool call open. Its zero value is an empty record. It is safe for
+// concurrent use.
 type Replay struct {
 	mu      sync.Mutex         // guards the fields below
-	record  map[string]outcome // outcomes by question ID
-	pending []Pending          // questions of this run without an outcome, in the order asked
-	asked   map[string]int     // how many times this run asked each request, by the ID of its first ask
-	opened  bool               // pending holds the sealed questions, until the next run starts
+	record  map[string]outcome // by question ID
+	pending []Pending          // this run's questions without an outcome
+	asked   map[string]int     // this run's asks of each request, by its first ask's ID
+	opened  bool               // pending holds the sealed questions
 }
 
 var _ BatchProvider = (*Replay)(nil)
 
 // Ask answers req from the record: a recorded error, or a recorded answer
-// completed as [Registry.Ask] completes it. A question without an outcome
-// joins [Replay.Pending], and Ask returns [CodeInputRequired] at once. An
-// invalid req is [CodeInvalidRequest] and is not asked. A recorded answer
-// that breaks the rules of [Answer] is dropped and counted as refused, and
-// the question joins Pending again with a Hint that says why. The third
-// refused response is the outcome [CodeInvalidAnswer].
+// completed as [Registry.Ask] completes it. A question without one joins
+// [Replay.Pending], and Ask returns [CodeInputRequired]. A recorded answer that
+// breaks the rules of [Answer] is dropped and counted as refused, and the
+// question is pending again with a Hint that says why. The third refusal is the
+// outcome [CodeInvalidAnswer].
 //
-// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256
-// of the request's RFC 8785 canonical JSON, a newline, and the count of equal
-// requests the run asked before. Any language computes the same IDs.
+// The question's ID is the first 16 bytes, in lower-case hex, of the SHA-256 of
+// the request's RFC 8785 canonical JSON, a newline, and the count of equal
+// requests the run asked before.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := validate(&req); err != nil {
 		return Answer{}, err
@@ -2744,12 +2464,8 @@ func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll answers reqs from the record as Ask does, in order, up to the first
-// recorded error. The questions up to there without an outcome join Pending
-// at once, and AskAll returns [CodeInputRequired]. Their Batch is the ID of
-// the first of reqs, and their Index and Count their place in reqs and
-// len(reqs). Requests that [Registry.AskAll] refuses are
-// [CodeInvalidRequest], and none is asked.
+// AskAll answers reqs as Ask does, up to the first recorded error. Those
+// pending share the first one's ID as their Batch.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := validateAll(reqs); err != nil {
 		return nil, err
@@ -2758,49 +2474,33 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
 		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
 	}
-	var answers []Answer
-	for _, x := range o {
-		if x.Err != nil {
-			return answers, x.Err
-		}
-		answers = append(answers, x.Answer)
-	}
-	return answers, nil
+	return answersOf(o)
 }
 
-// Run runs call once, as one run of a tool call, and returns the questions
-// left pending. The record stays, and the last run's pending questions are
-// forgotten. In call's context, derived from ctx, p is the provider of a new
-// [Registry], so the caller's UI is never asked. That Registry's Ended is
-// the one of the registry ctx carries, if any. One Replay serves every run
-// of a call, one run at a time.
+// Run runs call once, as one run of a tool call, and returns the questions left
+// pending. In call's context, p is the provider of a new [Registry], whose
+// Ended is that of ctx's registry. One Replay serves every run of a call, one
+// run at a time.
 //
-// A call must reach the same questions in the same order on every run. It
-// must ask before it acts, since what it does before an Ask happens again on
-// every run.
+// A call must reach the same questions in the same order on every run. It must
+// ask before it acts: what it does before an Ask happens again on every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended // the host's audit sees the run's questions
+		r.Ended = caller.Ended
 	}
-	dispose, _ := r.Register(p) // cannot fail: r is new and p is not nil
+	dispose, _ := r.Register(p) // cannot fail
 	defer dispose()
 	p.mu.Lock()
-	p.startRun()
+	p.pending, p.asked, p.opened = nil, nil, false // a new run
 	p.mu.Unlock()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
 }
 
-// Pending returns the questions this run asked that had no recorded outcome
-// when asked, in the order asked. A later Record does not change it. The
-// result shares no memory with p.
-//
-// After [OpenReplay] it returns the questions pending when the state was
-// sealed: their IDs, and the Hints of refused responses. Their Requests are
-// zero until the next run asks them again. They last until that run starts,
-// with [Replay.Run] or with the first Ask or AskAll of a Replay registered
-// without Run.
+// Pending returns the questions this run asked without a recorded outcome, in
+// order, sharing no memory with p. After [OpenReplay] they are those of the
+// sealed state, until the next run starts.
 func (p *Replay) Pending() []Pending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2812,26 +2512,21 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds for a question. That is an answer, the
-// coded error in its place, or a refusal. A refusal counts the responses
-// refused so far and is no outcome yet.
+// outcome is what the record holds: an answer, an error, or a refusal.
 type outcome struct {
-	answer  Answer        // the answer; beside an error, only its Via
-	err     *HarnessError // nil for an answer or a refusal; never with a cause
-	refusal bool          // no outcome yet: only refused responses
-	refused int           // responses refused so far, from 0 to maxForms-1
-	hint    string        // why the last one was refused, in a refusal
-	audited bool          // a run gave it to its registry, which audited it
+	answer  Answer        // beside an error, only its Via
+	err     *HarnessError // never with a cause
+	refusal bool
+	refused int    // responses refused so far
+	hint    string // why the last one was refused
+	audited bool   // a run's registry audited it
 }
 
-// Record records the outcome of question id: err, or ans when err is nil,
-// with ans's Via beside an error. An error is kept as its {name, code,
-// message}, and one without a code as [CodeProviderFailed].
-// [CodeInputRequired] is no outcome, and records nothing. Record replaces an
-// earlier outcome of id, and an answer keeps its count of refused
-// responses. The next run checks ans, as [Replay.Ask] says. Map a form's
-// response with [ElicitationAnswer]. id need not be pending, and one that
-// is not valid UTF-8 is ignored.
+// Record records the outcome of question id: err, with ans's Via, or else ans.
+// An error is kept as its {name, code, message}, an uncoded one as
+// [CodeProviderFailed]. [CodeInputRequired] records nothing. Record replaces an
+// earlier outcome of id. The next run checks ans, as [Replay.Ask] says. id need
+// not be pending. One that is not valid UTF-8 is ignored.
 func (p *Replay) Record(id string, ans Answer, err error) {
 	o := outcome{answer: ans.clone()}
 	if err != nil {
@@ -2847,25 +2542,22 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 		p.record = make(map[string]outcome)
 	}
 	if o.err == nil {
-		o.refused = p.record[id].refused // an answer to a question asked again
+		o.refused = p.record[id].refused // an answer keeps the count
 	}
 	p.record[id] = o
 }
 
-// replay answers the valid requests reqs, asked under ctx, from the record,
-// as AskAll says, and returns their outcomes. The questions of a batch share
-// the ID of its first as their Batch. An outcome given to the registry of
-// ctx in an earlier run is marked as audited there, so that it audits each
-// once ([Registry.Ended]).
+// replay answers reqs from the record. It marks outcomes audited before for
+// ctx's registry.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.opened { // the first ask of a Replay registered without Run starts its run
-		p.startRun()
+	if p.opened { // the first ask of a run without Run
+		p.pending, p.asked, p.opened = nil, nil, false
 	}
 	p.pending = slices.Grow(p.pending, len(reqs))
-	var given []Outcome  // of the questions before the first without an outcome
-	var missing []string // the IDs of the questions without an outcome
+	var given []Outcome  // before the first question without one
+	var missing []string // the IDs of questions without one
 	var batch string
 	for i := range reqs {
 		req := &reqs[i]
@@ -2889,12 +2581,10 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 			}
 			continue
 		}
-		if p.record[id].audited {
-			for j := i; j < len(reqs) && (j == i || o.Err != nil); j++ {
-				auditedAlready(ctx, j) // an error stands for the questions after it too
-			}
-		}
 		entry := p.record[id]
+		for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
+			auditedAlready(ctx, j) // an error stands for those after it
+		}
 		entry.audited = true
 		p.record[id] = entry
 		if given = append(given, o); o.Err != nil {
@@ -2912,13 +2602,9 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
 }
 
-// outcome returns the recorded outcome of question id, whose request is req:
-// its answer, completed and checked as step 6 of [Registry.Ask] does, or its
-// error. A question without one is not answered, and hint says why the last
-// response to it was refused, if one was. A recorded answer that breaks the
-// rules is not an outcome. It leaves the record, which counts it as refused
-// instead. The refusal that reaches maxForms is the outcome
-// [CodeInvalidAnswer], recorded as such. p.mu is held.
+// outcome returns the recorded outcome of id, completed by step 6 of
+// [Registry.Ask], or the hint of a refusal. A broken answer becomes a refusal,
+// the last [CodeInvalidAnswer].
 func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
 	r, ok := p.record[id]
 	switch {
@@ -2943,11 +2629,10 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 	return Outcome{}, false, broken.hint
 }
 
-// id returns the ID of req, valid, one more ask of it in this run. p.mu is
-// held.
+// id returns the ID of one more ask of req in this run.
 func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
-	first := questionID(canonical, 0) // the ID of req's first ask: its key in p.asked
+	first := questionID(canonical, 0) // its key in p.asked
 	if p.asked == nil {
 		p.asked = make(map[string]int)
 	}
@@ -2959,43 +2644,29 @@ func (p *Replay) id(req *Request) string {
 	return questionID(canonical, n)
 }
 
-// questionID returns the ID of the request whose canonical JSON is
-// canonical, asked n times before in its run.
 func questionID(canonical []byte, n int) string {
-	h := sha256.New()
-	h.Write(canonical)
-	h.Write(strconv.AppendInt([]byte{'\n'}, int64(n), 10))
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0])[:16])
-}
-
-// startRun starts a new run on p. The record stays, and the asks and pending
-// questions of the previous run (or of the sealed state) are forgotten. p.mu
-// is held.
-func (p *Replay) startRun() {
-	p.pending, p.asked, p.opened = nil, nil, false
+	sum := sha256.Sum256(strconv.AppendInt(append(canonical, '\n'), int64(n), 10))
+	return hex.EncodeToString(sum[:16])
 }
 
 // ----------------------------------------------------------------------------
 // Replay: sealed state
 
-// Seal returns the record of p and the IDs of its pending questions as state
-// for a trip through a client, such as MCP's requestState. The state is
-// base64url with one '.', authenticated with HMAC-SHA256 under key. It is
-// valid for ttl, rounded up to the millisecond, and a ttl that is not
-// positive expires it at once. It is sealed, not encrypted: the client can
-// read its answers. A key shorter than 32 bytes is an uncoded error.
+// Seal returns p's record and pending IDs as state for a trip through a client,
+// such as MCP's requestState. The state is base64url with one '.',
+// authenticated with HMAC-SHA256 under key. It expires after ttl, rounded up to
+// the millisecond. It is sealed, not encrypted: the client can read its
+// answers. A key under 32 bytes is an uncoded error.
 //
-// binding identifies the call, and must be the same in every round. Build it
-// from the principal, the tool's name, and the arguments decoded and encoded
-// again with json.Marshal, which sorts keys. Only its digest is stored.
+// binding identifies the call, the same in every round: the principal, the
+// tool's name, and the arguments decoded and encoded again with json.Marshal.
+// Only its digest is stored.
 func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, error) {
 	if len(key) < minKey {
 		return "", errShortKey
 	}
 	p.mu.Lock()
-	// The record and the pending IDs under one lock, so that a Record or a
-	// run meanwhile cannot seal a state where the two disagree.
+	// One lock, so that the record and pending IDs agree.
 	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entriesLocked()}
 	for i := range p.pending {
 		s.Pending = append(s.Pending, p.pending[i].ID)
@@ -3008,16 +2679,14 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
 }
 
-// OpenReplay returns the Replay that [Replay.Seal] sealed in state, under key
-// and for binding. It holds the record, and as Pending the questions pending
-// then. An empty state is the first round, and gives an empty Replay.
+// OpenReplay returns the Replay that [Replay.Seal] sealed in state under key,
+// for binding. An empty state is the first round: an empty Replay.
 //
-// State tampered with, expired, malformed, or sealed for another binding or
-// under another key is [CodeInvalidState]. Its message tells the model to
-// call the tool again from the start. Its cause tells the host which check
-// failed. A state has only Seal's spelling, so any other byte, such as a line
-// break or padding, is malformed. A key shorter than 32 bytes is an uncoded
-// error, even for an empty state.
+// State tampered with, expired, malformed, or sealed for another binding or key
+// is [CodeInvalidState]. Its message tells the model to call the tool again,
+// and its cause tells the host why. Only Seal's spelling is valid: a line break
+// or padding is malformed. A key under 32 bytes is an uncoded error, even for
+// an empty state.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if len(key) < minKey {
 		return nil, errShortKey
@@ -3054,58 +2723,44 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	}
 	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
 	for i, id := range s.Pending {
-		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint, else ""
+		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint
 	}
 	return rp, nil
 }
 
-// sealed is the payload of sealed state, authenticated by its MAC. Seal
-// holds the record as its JSON values (a map[string]any), and OpenReplay
-// as entries, so that encoding/json reads and writes the whole payload in
-// one pass. A json.RawMessage would be read twice.
+// sealed is the payload of sealed state, read and written in one pass.
 type sealed[Record any] struct {
 	Version int      `json:"v"`
 	Expires int64    `json:"exp"`  // Unix milliseconds, see expiry
 	Binding string   `json:"bind"` // digest of the binding
 	Record  Record   `json:"record"`
-	Pending []string `json:"pending,omitempty"` // the IDs of the pending questions
+	Pending []string `json:"pending,omitempty"`
 }
 
 const (
-	sealVersion = 4  // 2: the MAC key is derived from the key (see mac); 3: refusals; 4: pending IDs alone, answers' Via
+	sealVersion = 4  // 2: mac; 3: refusals; 4: pending IDs, Via
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding encodes sealed state. Strict refuses unused bits that are
-// not zero, and spellingErr the line breaks that Strict still skips. So
-// each state has one spelling.
+// stateEncoding refuses unused bits that are not zero, and spellingErr the line
+// breaks Strict skips. So a state has one spelling.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
-// spellingErr says why state is not spelled as Seal spells it, which is
-// base64url without padding, one '.', and base64url. The decoder alone would
-// skip line breaks, even when Strict, and so give one state many spellings.
+// spellingErr says why state is not spelled base64url, '.', base64url.
 func spellingErr(state string) error {
-	dots := 0
 	for i := 0; i < len(state); i++ {
-		switch c := state[i]; {
-		case c == '.':
-			dots++
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
+		if c := state[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte(".-_", c) >= 0) {
 			return fmt.Errorf("malformed state: byte %#02x at %d", c, i)
 		}
 	}
-	if dots != 1 {
+	if dots := strings.Count(state, "."); dots != 1 {
 		return fmt.Errorf("malformed state: %d dots, want 1", dots)
 	}
 	return nil
 }
 
-// expiry returns the expiry of state sealed at now for ttl, in Unix
-// milliseconds. A positive ttl is rounded up to the next whole millisecond,
-// and OpenReplay accepts state until that millisecond is over. Cut down, the
-// expiry of a ttl under a millisecond would already be past. A ttl that is
-// not positive gives an expiry already past.
+// expiry returns the Unix millisecond after which state sealed at now is
+// expired.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
 	if ttl <= 0 {
@@ -3114,14 +2769,12 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 	return end.Add(time.Millisecond - 1).UnixMilli()
 }
 
-// errShortKey is uncoded, because it is the host's configuration error, not
-// the client's.
+// errShortKey is uncoded: it is the host's error, not the client's.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
-// mac returns the HMAC-SHA256 of sealed state's payload. Its key is derived
-// from the whole of key, under a label of its own. Raw HMAC would pad a short
-// key with zeros and hash a long one. Then a key K and K+"\x00", or a long
-// key and its SHA-256, would open each other's state.
+// mac returns the HMAC-SHA256 of payload, under a key derived from key. Raw
+// HMAC would pad a short key with zeros, so K and K+"\x00" would open each
+// other's state.
 func mac(key, payload []byte) []byte {
 	derived := sha256.New()
 	derived.Write([]byte("userinteraction seal\n"))
@@ -3131,7 +2784,6 @@ func mac(key, payload []byte) []byte {
 	return h.Sum(nil)
 }
 
-// digest returns the SHA-256 of a binding, in hex.
 func digest(binding string) string {
 	sum := sha256.Sum256([]byte(binding))
 	return hex.EncodeToString(sum[:])
@@ -3141,17 +2793,15 @@ func digest(binding string) string {
 // Replay: the record's JSON
 
 // MarshalJSON encodes the record as a JSON object from question IDs to
-// outcomes: an [Answer]'s JSON, or a [HarnessError]'s with "via", or a
-// count of refused responses {"refused", "hint"}. An answer after refused
-// responses keeps their count, and an outcome given to a run's registry is
-// "audited".
+// outcomes: an [Answer]'s JSON, a [HarnessError]'s with "via", or {"refused",
+// "hint"}. An outcome may add "refused" and "audited".
 func (p *Replay) MarshalJSON() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return json.Marshal(p.entriesLocked())
 }
 
-// entriesLocked returns the record's JSON values. p.mu is held.
+// entriesLocked returns the record's JSON values.
 func (p *Replay) entriesLocked() map[string]any {
 	entries := make(map[string]any, len(p.record))
 	for id, o := range p.record {
@@ -3178,11 +2828,9 @@ func (p *Replay) entriesLocked() map[string]any {
 	return entries
 }
 
-// UnmarshalJSON replaces the record with the one data encodes. It reads
-// strictly, as every language reads it: keys exactly and once an object,
-// none unknown, and strings valid UTF-8 without an escaped lone surrogate.
-// Call it before the run's first Ask. On an error, or for JSON null, p is
-// left as it was.
+// UnmarshalJSON replaces the record with the one data encodes, before a run's
+// first Ask. It reads strictly: each key as written and once, none unknown, and
+// valid UTF-8 without escaped lone surrogates. On an error p is unchanged.
 func (p *Replay) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -3208,7 +2856,7 @@ type entry struct {
 	Option  *Option         `json:"option"`
 	Options []*Option       `json:"options"`
 	Via     string          `json:"via"`
-	Refused json.RawMessage `json:"refused"` // raw: a count is a whole number, not null or "1"
+	Refused json.RawMessage `json:"refused"` // raw: a whole number, not null or "1"
 	Audited bool            `json:"audited"`
 	Hint    string          `json:"hint"`
 	Name    string          `json:"name"`
@@ -3216,8 +2864,8 @@ type entry struct {
 	Message string          `json:"message"`
 }
 
-// The keys of an outcome, a bit each in the sets of keys its kinds may
-// have, and those of an option.
+// The keys of an outcome, a bit each in the sets of its kinds, and those of an
+// option.
 var (
 	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
@@ -3229,11 +2877,8 @@ const (
 	refusalKeys = 0b0001010000
 )
 
-// readRecord returns the record that entries, decoded from data, valid JSON
-// whose record is at depth 0 (or 1 in sealed state), holds, or err, the
-// decoding's error. The keys are checked first (recordKeys): encoding/json
-// reads "Answer" as "answer" and lets the last of two equal keys win, where
-// other languages do neither.
+// readRecord returns the record of entries, decoded from data. Keys are checked
+// first: encoding/json reads "Answer" as "answer" and lets the last of two win.
 func readRecord(data []byte, depth int, entries map[string]entry, err error) (map[string]outcome, error) {
 	keys, kerr := recordKeys(data, depth)
 	if err = errors.Join(kerr, err); err != nil {
@@ -3245,15 +2890,14 @@ func readRecord(data []byte, depth int, entries map[string]entry, err error) (ma
 		if err != nil {
 			return nil, fmt.Errorf("userinteraction: Replay record: entry %s: %w", quote(id), err)
 		}
-		if o.err == nil || o.err.Code != CodeInputRequired { // no human's outcome
+		if o.err == nil || o.err.Code != CodeInputRequired {
 			record[id] = o
 		}
 	}
 	return record, nil
 }
 
-// outcome returns the outcome that e, whose object has the keys has, is:
-// an answer, an error or a refusal, each with only the keys of its kind.
+// outcome returns the outcome e is, with only its kind's keys.
 func (e *entry) outcome(has uint16) (outcome, error) {
 	kind := uint16(refusalKeys)
 	switch {
@@ -3293,17 +2937,13 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	return o, nil
 }
 
-// recordKeys checks the keys of data, valid JSON whose record is at depth.
-// Each key of an outcome or an option is one of its kind's, as written, and
-// none is twice in one object. Strings are valid UTF-8 without an escaped
-// lone surrogate, which Go reads as U+FFFD and JavaScript keeps. It returns
-// the keys of each outcome by ID. An object elsewhere is encoding/json's
-// error.
+// recordKeys checks data's keys and returns each outcome's. An escaped lone
+// surrogate is refused: Go reads it as U+FFFD, JavaScript keeps it.
 func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("a string is not valid UTF-8")
 	}
-	var open []byte      // the open objects and arrays, '{' or '['
+	var open []byte     // the open '{' and '['
 	var option []string // the keys of the option being read
 	keys := map[string]uint16{}
 	id := "" // the outcome being read
@@ -3320,10 +2960,7 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 				return nil, err
 			}
 			i = end - 1 // the loop's i++ comes to the byte after the string
-			for end < len(data) && (data[end] == ' ' || data[end] == '\t' || data[end] == '\r' || data[end] == '\n') {
-				end++
-			}
-			if end == len(data) || data[end] != ':' {
+			if after := bytes.TrimLeft(data[end:], " \t\r\n"); len(after) == 0 || after[0] != ':' {
 				continue // a value, not a key
 			}
 			key := string(data[start+1 : i])
@@ -3352,7 +2989,6 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 	return keys, nil
 }
 
-// entryOf names the entry id in a message about a key at depth in of it.
 func entryOf(in int, id string) string {
 	if in == 0 {
 		return ""
@@ -3360,9 +2996,8 @@ func entryOf(in int, id string) string {
 	return "entry " + quote(id) + ": "
 }
 
-// stringEnd returns the end of the string that starts at data[i], just past
-// its closing quote, and whether it holds no escape. An escaped lone
-// surrogate is an error.
+// stringEnd returns the end of the string at data[i], and whether it has no
+// escape.
 func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
 		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
@@ -3392,10 +3027,9 @@ func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 // ----------------------------------------------------------------------------
 // FirstOf
 
-// FirstOf returns a [BatchProvider] that asks every one of providers at
-// once, and takes the first answer or decline. It returns nil, which
-// [Registry.Register] refuses, when providers is empty or holds a nil one.
-// It is safe for concurrent use when each of providers is.
+// FirstOf returns a [BatchProvider] that asks all of providers at once, and
+// takes the first answer or decline. It returns nil when providers is empty or
+// holds a nil one.
 func FirstOf(providers ...Provider) Provider {
 	if len(providers) == 0 {
 		return nil
@@ -3408,24 +3042,20 @@ func FirstOf(providers ...Provider) Provider {
 	return &firstOf{providers: slices.Clone(providers)}
 }
 
-// firstOf is the provider that FirstOf returns.
 type firstOf struct {
 	providers []Provider // at least one, none nil
 }
 
 var _ BatchProvider = (*firstOf)(nil)
 
-// Ask asks req of every provider at once. The first answer that keeps the
-// rules of [Answer] wins, and so does the first [CodeAskDeclined]: it is
-// decided there ([Decide]), and the other providers are withdrawn.
-// [EndedElsewhere] of their ctx reports the winner's outcome. Any other
-// outcome drops its provider out, and when all have, the outcome of the
-// first provider is returned. When ctx ends first, every provider is
-// withdrawn, nothing is taken after, and Ask returns ctx.Err().
+// Ask asks req of every provider at once. The first valid answer or
+// [CodeAskDeclined] wins ([Decide]), and the other providers are withdrawn:
+// [EndedElsewhere] of their ctx reports the winner's outcome. Any other outcome
+// drops its provider out. When all have, the first provider's outcome is
+// returned. When ctx ends first, Ask returns ctx.Err().
 //
-// Ask returns once every provider returned, and then raises a provider's
-// panic again. An invalid req is [CodeInvalidRequest], and no provider is
-// asked. A [Replay] has no place among providers: it never waits.
+// Ask returns once every provider returned, and then raises a provider's panic
+// again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return Answer{}, err
@@ -3437,10 +3067,9 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 	return o[0].Answer, o[0].Err
 }
 
-// AskAll races whole batches, as Ask races questions: the first provider
-// to answer every question wins, or to decline one. So all answers come
-// from one UI. A provider that is not a BatchProvider is asked the batch
-// one question after another.
+// AskAll races whole batches, as Ask races questions, so all answers come from
+// one UI. A provider that is not a BatchProvider is asked one question after
+// another.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -3448,30 +3077,18 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
-	var answers []Answer
-	for _, o := range f.race(ctx, reqs, 0) {
-		if o.Err != nil {
-			return answers, o.Err
-		}
-		answers = append(answers, o.Answer)
-	}
-	return answers, nil
+	return answersOf(f.race(ctx, reqs, 0))
 }
 
-// errPanicElsewhere is the cause of the context of a UI that FirstOf
-// withdraws because another UI panicked.
 var errPanicElsewhere = errors.New("another UI panicked")
 
-// A memberOutcome is what one provider's part of a race returned.
 type memberOutcome struct {
-	index    int // the provider's place in the arguments of FirstOf
+	index    int // its place in FirstOf's arguments
 	outcomes []Outcome
 }
 
-// race asks reqs, valid, of every provider of f at once, each under a
-// context of its own derived from ctx, and returns the decided outcomes once
-// all returned. first is -1 for an Ask and 0 for an AskAll. An outcome that
-// a provider returns is decided there as one it hands to [Decide].
+// race asks reqs of every provider at once, and returns the decided outcomes
+// once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
@@ -3480,10 +3097,9 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	ctxs := make([]context.Context, len(f.providers))
 	for i := range f.providers {
 		seats[i] = seat{d, i}
-		ctxs[i], d.members[i] = context.WithCancelCause(withSeat(all, &seats[i]))
+		ctxs[i], d.members[i] = context.WithCancelCause(&seatCtx{all, &seats[i]})
 	}
-	// Buffered, so that no provider's goroutine waits to report its outcome.
-	returned := make(chan called[memberOutcome], len(f.providers))
+	returned := make(chan called[memberOutcome], len(f.providers)) // buffered: no member waits to report
 	for i, p := range f.providers {
 		stopped := memberOutcome{i, []Outcome{{Err: errStopped}}}
 		goCall(returned, stopped, func() memberOutcome { return memberOutcome{i, askMember(ctxs[i], p, reqs, first)} })
@@ -3493,13 +3109,10 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	for range f.providers {
 		c := <-returned
 		i := c.value.index
-		d.members[i](nil) // returned: its context is done with
+		d.members[i](nil) // its context is done with
 		o := c.value.outcomes
 		if wins(o) { // answers to check, or a decline
-			checked, err := complete(reqs, o, first)
-			if o = checked; err != nil {
-				o = append(o, Outcome{Err: err})
-			}
+			o = checked(reqs, o, first)
 		}
 		if i == 0 {
 			firsts = o
@@ -3511,12 +3124,12 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 				withdrawAll(errPanicElsewhere)
 			}
 		case panicked == nil && wins(o):
-			_, _, _ = seats[i].offer(o) // refused once another was decided, or ctx ended
+			_, _, _ = seats[i].offer(o) // refused once another won, or ctx ended
 		}
 	}
 	switch o := d.result(); {
 	case panicked != nil:
-		panic(panicked) // nothing is swallowed, not even after a win
+		panic(panicked) // even after a win
 	case o != nil:
 		return o
 	case ctx.Err() != nil:
@@ -3525,24 +3138,13 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	return firsts
 }
 
-// askMember asks p the questions reqs of a race, under ctx, its member's
-// context. It asks once when p is a BatchProvider and reqs an AskAll's,
-// else one question after another, each decided on its own while ctx is
-// live. It returns p's outcomes as given.
+// askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
 	if bp, ok := p.(BatchProvider); ok && first == 0 {
 		if err := ctx.Err(); err != nil {
-			return []Outcome{{Err: err}} // withdrawn before it began
+			return []Outcome{{Err: err}} // withdrawn already
 		}
-		answers, err := bp.AskAll(ctx, reqs)
-		o := make([]Outcome, len(answers), len(answers)+1)
-		for i := range answers {
-			o[i].Answer = answers[i]
-		}
-		if err != nil {
-			o = append(o, Outcome{Err: err})
-		}
-		return o
+		return outcomesOf(bp.AskAll(ctx, reqs))
 	}
 	var o []Outcome
 	for i := range reqs {
@@ -3553,14 +3155,14 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 		if first == 0 { // a Decide of one question decides no batch
 			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
 			d.home.d = d
-			qctx = withSeat(ctx, &d.home)
+			qctx = &seatCtx{ctx, &d.home}
 		}
 		ans, err := p.Ask(qctx, reqs[i])
 		if err != nil {
 			return append(o, Outcome{Answer: Answer{Via: ans.Via}, Err: err})
 		}
 		c, broken := checkOutcome(&reqs[i], Outcome{Answer: ans})
-		if broken != nil { // the batch ends at a broken answer, as the registry's would
+		if broken != nil { // as the registry's batch would
 			return append(o, Outcome{Err: invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))})
 		}
 		o = append(o, c)
@@ -3571,9 +3173,7 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 // ----------------------------------------------------------------------------
 // Inbox: the web page
 
-// pageCSP returns the page's Content-Security-Policy. It allows the page's
-// own script and style by their hashes, and requests to its own origin, and
-// nothing else. It uses hashes, not a nonce, since the page is static.
+// pageCSP allows the page's own script and style, by hash, and its origin.
 func pageCSP() string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -3583,9 +3183,8 @@ func pageCSP() string {
 		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
 
-// inboxPage is the page that [Inbox.Handler] serves at its root. It is
-// static. The questions come from its routes, read with the token in the
-// page's URL fragment, which never reaches a server or its log.
+// inboxPage is the static page of [Inbox.Handler]. The token is in the URL's
+// fragment, which never reaches a server or its log.
 const inboxPage = `<!doctype html>
 <html lang="en">
 <head>
@@ -3607,10 +3206,9 @@ const inboxPage = `<!doctype html>
 </html>
 `
 
-// pageStyle is the page's style sheet. The model's text sits in frames
-// (.text, .said) outside every control's clickable area, with line
-// feeds kept only where Validate allows them, and in boxes that scroll, so
-// that no text draws a row of the page's own or pushes one out of view.
+// pageStyle is the page's style sheet. The model's text sits in scrolling
+// frames (.text, .said) outside every clickable area, so that it can draw no
+// row of the page's own.
 const pageStyle = `
 :root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
 body { margin: 0; }
