@@ -461,7 +461,7 @@ func TestWithKeepSlowInARaceHoldsNoLock(t *testing.T) {
 	id := inbox.Pending()[0].ID
 	close(answer)
 	<-entered
-	stop() // the asker stops while the bot's answer is kept
+	stop()                   // the asker stops while the bot's answer is kept
 	for i := 0; i < 3; i++ { // the Inbox's asker wakes meanwhile: nothing it does may hold these
 		within(t, "Pending while another UI's answer is kept", func() { inbox.Pending() })
 		within(t, "Outcome while another UI's answer is kept", func() { inbox.Outcome(id) })

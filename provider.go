@@ -607,7 +607,8 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 
 // WithKeep returns a copy of ctx, a provider's, under which [Decide] has keep
 // keep each outcome before a UI is told. keep runs holding no lock. Its error
-// is [CodeNotKept], and the question stays open.
+// is [CodeNotKept], and the question stays open, unless it carries a code,
+// such as [CodeNotPending] for a question that is over here.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -752,7 +753,9 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 		if h.d.keep == nil {
 			continue
 		}
-		if err := h.d.keep(o); err != nil {
+		if err := h.d.keep(o); CodeOf(err) != "" {
+			return nil, false, err // as a keep that knows the question is over says
+		} else if err != nil {
 			return nil, false, NewError(CodeNotKept, "not kept: the host could not keep the answer, and the question is still open", err)
 		}
 	}
@@ -2092,7 +2095,7 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 }
 
 // giveUp closes c, whose ctx is done, unless an outcome was decided. b.mu is
-// held.
+// held, and released while another UI's outcome on its way is decided.
 func (b *Inbox) giveUp(c *inboxCall) {
 	for c.deciding != nil { // an outcome on its way wins
 		b.wait(c.deciding)
@@ -2100,7 +2103,15 @@ func (b *Inbox) giveUp(c *inboxCall) {
 	if c.over {
 		return
 	}
-	won, elsewhere := wonElsewhere(c.ctx)
+	b.mu.Unlock()
+	won, elsewhere := wonElsewhere(c.ctx) // waits for a keep of another UI's answer
+	b.mu.Lock()
+	for c.deciding != nil {
+		b.wait(c.deciding)
+	}
+	if c.over {
+		return
+	}
 	ended := Outcome{Err: endedBy(c.ctx, "answered")}
 	var o []Outcome // the answers before the first question without one
 	for i, q := range c.questions {
@@ -2911,7 +2922,7 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	if extra := has &^ kind; extra != 0 {
 		return outcome{}, fmt.Errorf("unknown key %s", quote(outcomeKeys[bits.TrailingZeros16(extra)]))
 	}
-	o := outcome{answer: Answer{Text: e.Answer, Option: e.Option, Via: e.Via}, audited: e.Audited, hint: e.Hint}
+	o := outcome{answer: Answer{Text: e.Answer, Option: e.Option, Via: cleanVia(e.Via)}, audited: e.Audited, hint: e.Hint}
 	for _, opt := range e.Options {
 		if opt == nil {
 			return outcome{}, errors.New("option: want a JSON object, not null")
@@ -2929,7 +2940,7 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	case kind == errorKeys && e.Code == "":
 		return outcome{}, errors.New(`an outcome's "code" is empty`)
 	case kind == errorKeys:
-		o.answer, o.err = Answer{Via: e.Via}, &HarnessError{Name: e.Name, Code: e.Code, Message: e.Message}
+		o.answer, o.err = Answer{Via: o.answer.Via}, &HarnessError{Name: e.Name, Code: e.Code, Message: e.Message}
 	case kind == refusalKeys && e.Hint == "":
 		return outcome{}, errors.New(`a refusal's "hint" is empty`)
 	}
