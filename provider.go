@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
 	"mime"
 	"net/http"
@@ -2166,6 +2167,9 @@ func (e *endings) put(id string, o Outcome) {
 	} else if !ok {
 		delete(e.byID, e.order[e.next])
 		e.order[e.next], e.next = id, (e.next+1)%maxEnded
+		if e.next == 0 { // before Go 1.24, a map that deletes and adds keeps growing
+			e.byID = maps.Clone(e.byID)
+		}
 	}
 	e.byID[id] = o
 }
