@@ -159,10 +159,8 @@ var key = func() []byte {
 	return k
 }()
 
-// serveRound serves a round of a call on protocol 2026-07-28 and later: answers come in as
-// inputResponses, open questions go out as inputRequests, the record sealed in requestState.
+// serveRound serves a round on 2026-07-28 and later, bound to the caller, the tool and the decoded arguments.
 func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, via string, tool Tool) (*mcp.CallToolResult, error) {
-	// The caller, the tool and the arguments as decoded: json.Marshal sorts keys a client may re-serialise.
 	binding, _ := json.Marshal([]any{caller(req), req.Params.Name, args})
 	rp, err := userinteraction.OpenReplay(key, string(binding), req.Params.RequestState) // "" in the first round
 	if err != nil {
