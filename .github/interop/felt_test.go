@@ -338,7 +338,7 @@ func BenchmarkFeltSeal(b *testing.B) {
 		var ask userinteraction.Replay
 		_, _ = ask.Ask(context.Background(), userinteraction.Request{Question: fmt.Sprint("Question ", i)})
 		rp.Record(ask.Pending()[0].ID, userinteraction.Answer{Text: "production",
-			Option: &userinteraction.Option{Label: "Production", Value: "production"}, Via: "bench-client"}, nil)
+			Option: &userinteraction.Option{Label: "Production", Value: "production"}, Via: "mcp:bench-client"}, nil)
 	}
 	state, err := rp.Seal(key, binding, time.Hour)
 	if err != nil {

@@ -73,6 +73,8 @@ type scenario struct {
 	noElicitation bool
 	// tool is the tool called, deploy when empty.
 	tool string
+	// client is the name the client gives itself, "interop-client" when empty.
+	client string
 	// responses answer the forms in the order shown; answers answer each
 	// form by a line of its message instead, when set.
 	responses []*mcp.ElicitResult
@@ -149,9 +151,14 @@ var scenarios = []scenario{
 	{name: "a batch it cannot show whole: no form at all",
 		on: []conn{{"2025-06-18", "memory"}}, tool: "release",
 		want: "not released: ASK_UNSUPPORTED"},
-	{name: "a batch, each answer with the client's name as its Via",
+	{name: "a batch, each answer's Via mcp: and the client's name",
 		tool: "release", answers: releaseAnswers,
-		want: "released v2 to Production, announced on mail, answered on interop-client and interop-client"},
+		want: "released v2 to Production, announced on mail, answered on mcp:interop-client and mcp:interop-client"},
+	// A client's name is a claim: one that calls itself terminal is no
+	// Terminal of the package.
+	{name: "a client that names itself terminal",
+		tool: "release", answers: releaseAnswers, client: "terminal",
+		want: "released v2 to Production, announced on mail, answered on mcp:terminal and mcp:terminal"},
 	// A stateless server keeps no session: it knows no older client's
 	// capabilities and cannot send it a request during a call.
 	{name: "an older client of a stateless server",
@@ -165,6 +172,11 @@ var scenarios = []scenario{
 // connect connects a client with opts to server on c, and returns the
 // session, or an error. ctx ends the server's side.
 func connect(ctx context.Context, t *testing.T, c conn, server *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	return connectAs(ctx, t, "interop-client", c, server, opts)
+}
+
+// connectAs connects as connect does, a client that gives itself name.
+func connectAs(ctx context.Context, t *testing.T, name string, c conn, server *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	var transport mcp.Transport
 	switch c.transport {
 	case "memory":
@@ -193,7 +205,7 @@ func connect(ctx context.Context, t *testing.T, c conn, server *mcp.Server, opts
 		cmd.Env = append(os.Environ(), "INTEROP_SERVE_STDIO=1")
 		transport = &mcp.CommandTransport{Command: cmd}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "interop-client", Version: "v0"}, opts).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, opts).
 		Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
 	if err != nil {
 		return nil, err
@@ -251,7 +263,11 @@ func call(ctx context.Context, t *testing.T, c conn, sc scenario) (string, error
 			return sc.responses[len(shown)-1], nil
 		}
 	}
-	cs, err := connect(ctx, t, c, server, opts)
+	client := sc.client
+	if client == "" {
+		client = "interop-client"
+	}
+	cs, err := connectAs(ctx, t, client, c, server, opts)
 	if err != nil {
 		return "", err
 	}

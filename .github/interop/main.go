@@ -1,7 +1,8 @@
 // Command interop is README's MCP server: the deploy tool, served through
-// README's handler to clients of every protocol version, on stdio or, with
-// -http, on streamable HTTP. README's MCP code is cut from this file, and the
-// package's tests check that it still appears here verbatim and compiles.
+// handler to clients of every protocol version, on stdio or, with -http, on
+// streamable HTTP. README shows its core, handler and serveRound, cut from
+// this file; the package's tests check that the cut still appears here
+// verbatim, and compile README's other blocks with this file.
 //
 // interop_test.go drives it with the SDK's own client on every protocol
 // version, in memory, over HTTP and over stdio, and fails when any answer
@@ -89,9 +90,9 @@ func handler(tool Tool) mcp.ToolHandler {
 		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil && len(req.Params.Arguments) > 0 {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments: " + err.Error()}
 		}
-		version, caps, via := req.ProtocolVersion(), req.ClientCapabilities(), "" // "" and nil when unknown
+		version, caps, via := req.ProtocolVersion(), req.ClientCapabilities(), "mcp" // "", nil and "mcp" when unknown
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			via = p.ClientInfo.Name // the client, as it introduced itself
+			via = "mcp:" + p.ClientInfo.Name // a claim: the name the client gave itself, under the protocol's
 		}
 		forms := version >= "2025-06-18" && caps != nil && caps.Elicitation != nil &&
 			(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil) // "elicitation": {} means forms
@@ -117,7 +118,7 @@ func handler(tool Tool) mcp.ToolHandler {
 type formAsker struct {
 	form          *userinteraction.Form
 	forms, arrays bool   // the client shows forms, and forms of several picks
-	via           string // the client's name
+	via           string // "mcp:" and the client's name
 }
 
 func (a formAsker) Ask(ctx context.Context, r userinteraction.Request) (userinteraction.Answer, error) {
@@ -158,16 +159,9 @@ var key = func() []byte {
 	return k
 }()
 
-// serveRound serves one round of a call on protocol 2026-07-28 and later: the
-// answers come in as inputResponses, the questions still open go out as
-// inputRequests, and the record travels sealed in requestState.
+// serveRound serves a round on 2026-07-28 and later, bound to the caller, the tool and the decoded arguments.
 func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, via string, tool Tool) (*mcp.CallToolResult, error) {
-	var user string // who calls, when the server authenticates its clients
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		user = req.Extra.TokenInfo.UserID
-	}
-	// The arguments as decoded: json.Marshal sorts keys a client may re-serialise.
-	binding, _ := json.Marshal([]any{user, req.Params.Name, args})
+	binding, _ := json.Marshal([]any{caller(req), req.Params.Name, args})
 	rp, err := userinteraction.OpenReplay(key, string(binding), req.Params.RequestState) // "" in the first round
 	if err != nil {
 		data, _ := json.Marshal(err) // INVALID_STATE: tampered with, expired, or another call's
@@ -195,4 +189,12 @@ func serveRound(ctx context.Context, req *mcp.CallToolRequest, args map[string]a
 		inputs[q.ID] = &mcp.ElicitParams{Mode: f.Mode, Message: f.Message, RequestedSchema: f.RequestedSchema}
 	}
 	return &mcp.CallToolResult{InputRequests: inputs, RequestState: state}, nil
+}
+
+// caller returns who calls, when the server authenticates its clients, or "".
+func caller(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		return req.Extra.TokenInfo.UserID
+	}
+	return ""
 }

@@ -32,8 +32,8 @@ END {
 		open[n] = ns[q, "Seal", "ns/open"] / ns[q, "Seal", "ns/jwt-parse"]
 	}
 	printf "felt figures, median of %d passes (a plain round: %.1f us); README's host less a hand-written one, as a share of a plain round:\n", n, median(plain, n)
-	printf "  one question:        first round %+.3f, last round %+.3f (goal <= 0.05 each)\n", median(oneAsk, n), median(oneAnswer, n)
-	printf "  AskAll of ten:       first round %+.3f, last round %+.3f (goal <= 0.10 each)\n", median(tenAsk, n), median(tenAnswer, n)
+	printf "  one question:        first round %+.3f, last round %+.3f (goal <= 0.10 each)\n", median(oneAsk, n), median(oneAnswer, n)
+	printf "  AskAll of ten:       first round %+.3f, last round %+.3f (goal <= 0.15 each)\n", median(tenAsk, n), median(tenAnswer, n)
 	printf "  NewForm / hand-written Elicit = %.3f (goal <= 1.05)\n", median(form, n)
 	printf "  Seal / jwt HS256 sign = %.3f (goal <= 1), OpenReplay / jwt parse = %.3f (goal <= 1.5)\n", median(seal, n), median(open, n)
 }
