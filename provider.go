@@ -1908,13 +1908,12 @@ func (b *Inbox) Pending() []Pending {
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	q := b.byID[id]
-	for q != nil && q.call.deciding != nil { // another outcome of its call is on its way
-		b.wait(q.call.deciding)
-		q = b.byID[id]
+	if q := b.byID[id]; q != nil {
+		b.over(q.call) // another outcome of its call is on its way
 	}
+	q := b.byID[id]
 	if q == nil {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
 	if ans.Via == "" {
 		ans.Via = "inbox"
@@ -1927,16 +1926,11 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	}
 	c := q.call
 	q.given = &o
-	outs, whole := c.outcomes()
-	if !whole && c.ctx.Err() != nil { // the asker stopped, or another UI won
-		q.given = nil
-		b.giveUp(c)
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: its asker stopped waiting, or another UI answered it", nil)
-	}
-	if !whole { // a batch waits for the questions before this one
+	outs := c.outcomes()
+	if outs == nil && c.ctx.Err() == nil { // a batch waits for the questions before this one
 		b.leave(q, o)
 		if o.Err != nil {
-			for _, later := range c.questions[q.index+1:] {
+			for _, later := range c.questions[q.entry.Index+1:] {
 				b.leave(later, o)
 			}
 		}
@@ -1983,9 +1977,8 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 }
 
 type question struct {
-	entry Pending // as Pending lists it
+	entry Pending // as Pending lists it; its Index is its place in call.questions
 	call  *inboxCall
-	index int // its place in call.questions
 	// Guarded by the Inbox's mu.
 	elem  *list.Element // in the open list; nil once it left
 	given *Outcome      // what Respond gave it, or nil
@@ -2000,18 +1993,19 @@ type inboxCall struct {
 	over     bool          // its outcomes went to done
 }
 
-// outcomes returns c's outcomes, once each question up to an error has one.
-func (c *inboxCall) outcomes() ([]Outcome, bool) {
+// outcomes returns c's outcomes, once each question up to an error has one,
+// else nil.
+func (c *inboxCall) outcomes() []Outcome {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
 		if q.given == nil {
-			return nil, false
+			return nil
 		}
 		if o = append(o, *q.given); q.given.Err != nil {
 			break
 		}
 	}
-	return o, true
+	return o
 }
 
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
@@ -2047,7 +2041,7 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 	}
 	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
 	for i, req := range reqs {
-		q := &question{call: c, index: i, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
+		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
 		if batch {
 			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
@@ -2068,7 +2062,11 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 }
 
 // decide hands outs to [Decide] without b.mu, which is held before and after.
+// No outs is a batch that lost its asker before each question had one.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
+	if outs == nil {
+		return nil, notPending("its asker stopped waiting, or another UI answered it")
+	}
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
 	defer func() {
@@ -2079,10 +2077,15 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-func (b *Inbox) wait(ch <-chan struct{}) {
-	b.mu.Unlock()
-	<-ch
-	b.mu.Lock()
+// over waits, b.mu held, until no outcome of c is on its way, and reports
+// whether c is over.
+func (b *Inbox) over(c *inboxCall) bool {
+	for ch := c.deciding; ch != nil; ch = c.deciding {
+		b.mu.Unlock()
+		<-ch
+		b.mu.Lock()
+	}
+	return c.over
 }
 
 // end closes c with its decided outcomes o. b.mu is held.
@@ -2098,19 +2101,13 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 // giveUp closes c, whose ctx is done, unless an outcome was decided. b.mu is
 // held, and released while another UI's outcome on its way is decided.
 func (b *Inbox) giveUp(c *inboxCall) {
-	for c.deciding != nil { // an outcome on its way wins
-		b.wait(c.deciding)
-	}
-	if c.over {
+	if b.over(c) { // an outcome on its way wins
 		return
 	}
 	b.mu.Unlock()
 	won, elsewhere := wonElsewhere(c.ctx) // waits for a keep of another UI's answer
 	b.mu.Lock()
-	for c.deciding != nil {
-		b.wait(c.deciding)
-	}
-	if c.over {
+	if b.over(c) {
 		return
 	}
 	ended := Outcome{Err: endedBy(c.ctx, "answered")}
@@ -2197,8 +2194,7 @@ func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
 	}
-	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(),
-		mux: http.NewServeMux(), servers: map[*http.Server]chan struct{}{}}
+	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
@@ -2222,11 +2218,9 @@ type inboxHandler struct {
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
-
-	mu sync.Mutex // guards servers
 	// servers holds a channel for each server that served a stream, closed when
 	// it shuts down. A stream that starts later ends at once.
-	servers map[*http.Server]chan struct{}
+	servers sync.Map
 }
 
 // ServeHTTP checks the token before routing, so a client without it learns no
@@ -2293,9 +2287,9 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
 	shutdown := h.shutdown(r)
-	var events bytes.Buffer
-	events.WriteString("retry: 1000\n\n") // reconnect after a second, not three
-	sent := shownIDs(r.URL.Query().Get("open"))
+	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
+	sent := strings.SplitN(r.URL.Query().Get("open"), ",", maxOpen+1)
+	sent = sent[:min(len(sent), maxOpen)] // the rest is one part, unsplit
 	for {
 		changed := h.inbox.Changed() // before Pending, to miss no change
 		pending := h.inbox.Pending()
@@ -2308,16 +2302,25 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			open[p.ID] = true
 		}
 		for _, id := range sent {
-			if id != "" && !open[id] {
-				h.writeEnded(&events, id)
+			if id == "" || open[id] {
+				continue
 			}
+			open[id] = true // one event for an ID named twice
+			ended := struct {
+				ID      string   `json:"id"`
+				Outcome *Outcome `json:"outcome"`
+			}{ID: id}
+			if o, ok := h.inbox.Outcome(id); ok {
+				ended.Outcome = &o
+			}
+			data, _ := json.Marshal(ended)
+			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
 		}
-		fmt.Fprintf(&events, "event: questions\ndata: %s\n\n", list)
-		if _, err := w.Write(events.Bytes()); err != nil || flush() != nil {
+		events = fmt.Appendf(events, "event: questions\ndata: %s\n\n", list)
+		if _, err := w.Write(events); err != nil || flush() != nil {
 			return
 		}
-		events.Reset()
-		sent = sent[:0]
+		events, sent = events[:0], sent[:0]
 		for _, p := range pending {
 			sent = append(sent, p.ID)
 		}
@@ -2331,66 +2334,26 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shownIDs returns the first maxOpen IDs of open, each once.
-func shownIDs(open string) []string {
-	parts := strings.SplitN(open, ",", maxOpen+1)
-	if len(parts) > maxOpen {
-		parts = parts[:maxOpen]
-	}
-	seen := make(map[string]bool, len(parts))
-	ids := parts[:0]
-	for _, id := range parts {
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
-	var outcome *Outcome
-	if o, ok := h.inbox.Outcome(id); ok {
-		outcome = &o
-	}
-	data, err := json.Marshal(struct {
-		ID      string   `json:"id"`
-		Outcome *Outcome `json:"outcome"`
-	}{id, outcome})
-	if err == nil {
-		fmt.Fprintf(events, "event: ended\ndata: %s\n\n", data)
-	}
-}
-
 // shutdown returns a channel closed when r's server shuts down.
 func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
 		return nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	done, ok := h.servers[srv]
-	if !ok {
-		done = make(chan struct{})
-		h.servers[srv] = done
-		srv.RegisterOnShutdown(func() { close(done) })
+	done, loaded := h.servers.LoadOrStore(srv, make(chan struct{}))
+	if !loaded {
+		srv.RegisterOnShutdown(func() { close(done.(chan struct{})) })
 	}
-	return done
+	return done.(chan struct{})
 }
 
 func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength > maxBody {
-		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
-		return
-	}
 	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
 		http.Error(w, "the body is not application/json", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	if errors.As(err, new(*http.MaxBytesError)) {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
 		return
 	}
@@ -2401,47 +2364,37 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(body, &result)
 	}
+	ans, outcome := ElicitationAnswer(result.Action, result.Content)
+	if err == nil && CodeOf(outcome) == CodeInvalidAnswer { // a client's bug, not the human's answer
+		err = outcome
+	}
 	if err != nil {
 		http.Error(w, "the body is not an elicitation result: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ans, outcome := ElicitationAnswer(result.Action, result.Content)
-	if CodeOf(outcome) == CodeInvalidAnswer { // a client's bug, not the human's answer
-		http.Error(w, "the body is not an elicitation result: "+outcome.Error(), http.StatusBadRequest)
-		return
-	}
 	ans.Via = "page"
 	id := r.PathValue("id")
-	switch refused := h.inbox.Respond(id, ans, outcome); CodeOf(refused) {
-	case "":
+	var refused *HarnessError
+	if !errors.As(h.inbox.Respond(id, ans, outcome), &refused) {
 		w.WriteHeader(http.StatusNoContent)
-	case CodeInvalidAnswer: // the question stays open
-		writeRefusal(w, http.StatusUnprocessableEntity, refused, h.hint(id))
-	case CodeNotKept: // the question stays open
-		writeRefusal(w, http.StatusServiceUnavailable, refused, h.hint(id))
-	default:
-		writeRefusal(w, http.StatusConflict, refused, "")
+		return
 	}
-}
-
-func (h *inboxHandler) hint(id string) string {
-	for _, p := range h.inbox.Pending() {
-		if p.ID == id {
-			return p.Hint
-		}
-	}
-	return ""
-}
-
-func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
-	var e *HarnessError
-	errors.As(refused, &e) // every refusal of Respond is one
-	data, _ := json.Marshal(struct {
+	reply := struct {
 		*HarnessError
 		Hint string `json:"hint,omitempty"`
-	}{e, hint})
+	}{HarnessError: refused}
+	// A broken rule, or an answer not kept: the question stays open.
+	status, open := map[string]int{CodeInvalidAnswer: http.StatusUnprocessableEntity, CodeNotKept: http.StatusServiceUnavailable}[refused.Code]
+	if open {
+		for _, p := range h.inbox.Pending() {
+			if p.ID == id {
+				reply.Hint = p.Hint
+			}
+		}
+	}
+	data, _ := json.Marshal(reply)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(cmp.Or(status, http.StatusConflict))
 	_, _ = w.Write(data)
 }
 
