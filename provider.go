@@ -1814,24 +1814,24 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	for n := 1; ; n++ {
 		// On a goroutine of its own, so that ctx ends the wait even when elicit
 		// ignores it. A late response, or panic, is dropped.
-		form, done := q.Elicitation(), make(chan called[elicited], 1)
-		goCall(done, elicited{err: errStopped}, func() elicited {
+		form, done := q.Elicitation(), make(chan called[Outcome], 1)
+		goCall(done, Outcome{Err: errStopped}, func() Outcome {
 			action, content, err := f.elicit(ctx, form)
-			return elicited{action, content, err}
+			if err != nil {
+				return Outcome{Err: err}
+			}
+			given, err := ElicitationAnswer(action, content) // its error is the client's: no form is sent again
+			return Outcome{given, err}
 		})
-		e, _ := await(ctx, &done)
+		o, _ := await(ctx, &done)
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err() // whatever came back is moot
 		}
-		if e.err != nil {
-			return Answer{}, e.err
+		if o.Err != nil {
+			return Answer{}, o.Err
 		}
-		given, err := ElicitationAnswer(e.action, e.content)
-		if err != nil { // the client's fault, not the human's: no form is sent again
-			return Answer{}, err
-		}
-		given.Via = "form"
-		ans, broken := resolve(&req, given)
+		o.Answer.Via = "form"
+		ans, broken := resolve(&req, o.Answer)
 		switch {
 		case broken == nil:
 			return ans, nil
@@ -1840,12 +1840,6 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		}
 		q.Hint = broken.hint
 	}
-}
-
-type elicited struct {
-	action  string
-	content map[string]any
-	err     error
 }
 
 // ----------------------------------------------------------------------------
@@ -2559,15 +2553,11 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 			return given
 		}
 	}
-	switch len(missing) {
-	case 0:
-		return given
-	case 1:
-		return append(given, Outcome{Err: NewError(CodeInputRequired, "input required: question "+missing[0]+
-			" has no recorded answer; the host asks it and runs the call again", nil)})
+	if len(missing) > 0 {
+		given = append(given, Outcome{Err: NewError(CodeInputRequired, fmt.Sprintf("input required: no recorded answer to %d of "+
+			"the questions, the first %s; the host asks the human and runs the call again", len(missing), missing[0]), nil)})
 	}
-	return append(given, Outcome{Err: NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
-		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
+	return given
 }
 
 // outcome returns the recorded outcome of id, completed by step 6 of
@@ -3050,35 +3040,31 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 
 var errPanicElsewhere = errors.New("another UI panicked")
 
-type memberOutcome struct {
-	index    int // its place in FirstOf's arguments
-	outcomes []Outcome
-}
-
 // race asks reqs of every provider at once, and returns the decided outcomes
 // once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
-	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, len(f.providers))}
-	seats := make([]seat, len(f.providers))
-	ctxs := make([]context.Context, len(f.providers))
+	n := len(f.providers)
+	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n)}
+	seats, ctxs, outs := make([]seat, n), make([]context.Context, n), make([][]Outcome, n)
 	for i := range f.providers {
 		seats[i] = seat{d, i}
 		ctxs[i], d.members[i] = context.WithCancelCause(&seatCtx{all, &seats[i]})
 	}
-	returned := make(chan called[memberOutcome], len(f.providers)) // buffered: no member waits to report
+	returned := make(chan called[int], n) // buffered: no member waits to report
 	for i, p := range f.providers {
-		stopped := memberOutcome{i, []Outcome{{Err: errStopped}}}
-		goCall(returned, stopped, func() memberOutcome { return memberOutcome{i, askMember(ctxs[i], p, reqs, first)} })
+		goCall(returned, i, func() int { outs[i] = askMember(ctxs[i], p, reqs, first); return i })
 	}
 	var firsts []Outcome // what providers[0] returned
 	var panicked any     // the first provider's panic
 	for range f.providers {
 		c := <-returned
-		i := c.value.index
+		i, o := c.value, outs[c.value]
 		d.members[i](nil) // its context is done with
-		o := c.value.outcomes
+		if o == nil {
+			o = []Outcome{{Err: errStopped}}
+		}
 		if wins(o) { // answers to check, or a decline
 			o = checked(reqs, o, first)
 		}
@@ -3108,16 +3094,14 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 
 // askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
-	if bp, ok := p.(BatchProvider); ok && first == 0 {
-		if err := ctx.Err(); err != nil {
-			return []Outcome{{Err: err}} // withdrawn already
-		}
-		return outcomesOf(bp.AskAll(ctx, reqs))
-	}
+	bp, batch := p.(BatchProvider)
 	var o []Outcome
 	for i := range reqs {
 		if err := ctx.Err(); err != nil {
-			return append(o, Outcome{Err: err})
+			return append(o, Outcome{Err: err}) // withdrawn already
+		}
+		if batch && first == 0 {
+			return outcomesOf(bp.AskAll(ctx, reqs))
 		}
 		qctx := ctx
 		if first == 0 { // a Decide of one question decides no batch
