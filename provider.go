@@ -1127,20 +1127,19 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
-	// A line the read in flight has already was typed before the question.
-	notice := ""
-	if t.dropStale() {
-		notice = wrap(t.columns, staleNotice)
-	}
-	if err := t.write(ctx, notice+"> "); err != nil {
-		return Answer{}, err
-	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
 	for i, o := range req.Options {
 		key := labelKey(o.Label)
 		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
 	}
+	prompt := ""
+	if t.dropStale() { // a line the read in flight has was typed before the question
+		prompt = wrap(t.columns, staleNotice)
+	}
 	for {
+		if err := t.write(ctx, prompt+"> "); err != nil {
+			return Answer{}, err
+		}
 		l, err := t.readLine(ctx)
 		if err != nil {
 			return Answer{}, err
@@ -1156,12 +1155,9 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 			}
 			return ans, nil
 		}
-		again := wrap(t.columns, refusal)
+		prompt = wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form refusal says what to type
-			again += wrap(t.columns, accepts(req))
-		}
-		if err := t.write(ctx, again+"> "); err != nil {
-			return Answer{}, err
+			prompt += wrap(t.columns, accepts(req))
 		}
 	}
 }
@@ -1204,17 +1200,17 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 // at most.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
-	switch {
-	case CodeOf(o.Err) == CodeAskDeclined && batch:
-		r.text("The questions were declined "+where+".", "", "", 0)
-	case CodeOf(o.Err) == CodeAskDeclined:
-		r.text("Declined "+where+".", "", "", 0)
-	case o.Err != nil:
-		r.text("The question ended "+where+".", "", "", 0)
-	case batch:
-		r.text("The questions were answered "+where+".", "", "", 0)
-	}
 	if o.Err != nil || batch {
+		how := "The question ended "
+		switch declined := CodeOf(o.Err) == CodeAskDeclined; {
+		case declined && batch:
+			how = "The questions were declined "
+		case declined:
+			how = "Declined "
+		case o.Err == nil:
+			how = "The questions were answered "
+		}
+		r.text(how+where+".", "", "", 0)
 		return
 	}
 	row := labelIndexes(req.Options)
@@ -1619,14 +1615,21 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 		}
 		rows = picks
 	}
-	switch {
-	case r.req.MultiSelect:
-		ans, refusal := pickAll(r.req, rows)
-		return ans, refusal, nil
-	case len(rows) > 1:
+	if len(rows) > 1 && !r.req.MultiSelect {
 		return Answer{}, "Pick one option.", nil
 	}
-	return opts[rows[0]].Answer(), "", nil
+	picked, picks := make([]bool, len(opts)), make([]Option, 0, len(rows))
+	for _, i := range rows {
+		if picked[i] {
+			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1), nil
+		}
+		picked[i] = true
+		picks = append(picks, opts[i])
+	}
+	if r.req.MultiSelect {
+		return Pick(picks...), "", nil
+	}
+	return picks[0].Answer(), "", nil
 }
 
 // pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
@@ -1755,19 +1758,6 @@ func digitValue(c rune) int {
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
-}
-
-func pickAll(req *Request, named []int) (Answer, string) {
-	picked := make([]bool, len(req.Options))
-	picks := make([]Option, 0, len(named))
-	for _, i := range named {
-		if picked[i] {
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1)
-		}
-		picked[i] = true
-		picks = append(picks, req.Options[i])
-	}
-	return Pick(picks...), ""
 }
 
 // ----------------------------------------------------------------------------
