@@ -237,20 +237,15 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 		if ended == nil && a != nil { // a panic: audit what a UI was told
 			ended = a.decided()
 		}
-		if req != nil {
-			r.audit([]Request{*req}, ended, a)
-		} else {
-			r.audit(reqs, ended, a)
-		}
+		r.audit(req, reqs, ended, a)
 	}()
 	err := ctxErr(ctx)
 	switch {
 	case err != nil && ctx != nil:
 		err = aborted(ctx, "asked")
-	case err != nil:
-	case req != nil:
+	case err == nil && req != nil:
 		err = validate(req)
-	default:
+	case err == nil:
 		err = validateAll(reqs)
 	}
 	if err == nil {
@@ -276,11 +271,14 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	return a.done
 }
 
-// audit calls r.Ended with each request's outcome, but INPUT_REQUIRED and those
-// a provider audited.
-func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
+// audit calls r.Ended with the outcome of req, or else of each of reqs, but
+// INPUT_REQUIRED and those a provider audited.
+func (r *Registry) audit(req *Request, reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
+	}
+	if req != nil {
+		reqs = []Request{*req}
 	}
 	for i := range reqs {
 		o := ended[min(i, len(ended)-1)]
