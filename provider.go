@@ -257,14 +257,13 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	defer a.finish()
 	if req != nil {
 		a.req[0] = *req // the caller's req stays on its stack
-		a.ask(a.req[:], 0, false)
-		return a.done
+		return a.ask(a.req[:], 0, 1, false)
 	}
-	if bp, ok := a.reg.provider.(BatchProvider); ok {
-		return a.askBatch(bp, reqs)
+	if _, ok := a.reg.provider.(BatchProvider); ok {
+		return a.ask(reqs, 0, len(reqs), true)
 	}
 	for i := range reqs {
-		if o := a.ask(reqs, i, true); o.Err != nil {
+		if o := a.ask(reqs, i, i+1, true); o[0].Err != nil {
 			break
 		}
 	}
@@ -487,42 +486,35 @@ func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
 	return p
 }
 
-// ask asks reqs[i] of a's provider by steps 4 to 6 of Ask.
-func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
+// ask asks reqs[from:to] of a's provider in one call, by steps 4 to 6 of Ask,
+// and returns their decided outcomes. An AskAll's BatchProvider is asked all.
+func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
-		return a.done[len(a.done)-1]
+		return a.done[len(a.done)-1:]
 	}
-	p := a.call(reqs, i, i+1, batch)
-	ans, err := a.reg.provider.Ask(p, reqs[i])
-	p.one[0] = Outcome{Answer: ans}
-	if err != nil {
-		p.one[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: a.askErr(err)}
+	p := a.call(reqs, from, to, batch)
+	o := p.one[:]
+	if bp, ok := a.reg.provider.(BatchProvider); ok && batch {
+		o = outcomesOf(bp.AskAll(p, reqs))
+	} else if ans, err := a.reg.provider.Ask(p, reqs[from]); err != nil {
+		o[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: err}
+	} else {
+		o[0] = Outcome{Answer: ans}
 	}
-	decided := p.settle(checked(p.reqs, p.one[:], p.first))
+	if n := len(o); n > 0 && o[n-1].Err != nil {
+		o[n-1].Err = a.askErr(o[n-1].Err)
+	}
+	decided := p.settle(checked(p.reqs, o, p.first))
 	if a.done == nil {
 		a.done = decided
 	} else {
 		a.done = append(a.done, decided...)
 	}
 	a.p = nil
-	return decided[0]
-}
-
-// askBatch asks reqs of bp, a's provider, in one call.
-func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
-	if err := a.abortErr("asked"); err != nil {
-		return []Outcome{{Err: err}}
-	}
-	p := a.call(reqs, 0, len(reqs), true)
-	given, err := bp.AskAll(p, reqs)
-	if err != nil {
-		err = a.askErr(err)
-	}
-	a.done, a.p = p.settle(checked(reqs, outcomesOf(given, err), 0)), nil
-	return a.done
+	return decided
 }
 
 // checked returns o completed by step 6 of Ask, or ended by INVALID_ANSWER.
