@@ -429,7 +429,8 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	if d == nil {
 		return o
 	}
-	return d.settle(o)
+	decided, _ := d.settle(o)
+	return decided
 }
 
 // begin records an ask on the active registration. It never waits for a newer
@@ -543,17 +544,13 @@ func (a *inflight) askErr(err error) error {
 	if isTypedNil(err) {
 		return providerFailed(err)
 	}
-	switch code := CodeOf(err); {
-	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask took this disposal for its caller's end.
-		return a.abortErr("answered")
-	case code != "":
-		return err // the human's outcome, or another family's
+	// A nested ask may take this disposal for its caller's end.
+	if code := CodeOf(err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
+		if abort := a.abortErr("answered"); abort != nil {
+			return abort
+		}
 	}
-	if err := a.abortErr("answered"); err != nil {
-		return err
-	}
-	return providerFailed(err)
+	return coded(err) // a coded one is the human's outcome, or another family's
 }
 
 // ctxErr returns a provider's error for a nil or done ctx.
@@ -636,13 +633,8 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	// race knows once the outcome on its way is decided.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
-			s.d.mu.Lock()
-			defer s.d.mu.Unlock()
-			s.d.wait(nil)
-			if s.d.decided == nil || s.d.by == s.n {
-				return nil, false
-			}
-			return s.d.decided, true
+			won, by := s.d.settle(nil)
+			return won, won != nil && by != s.n
 		}
 	}
 	return nil, false
@@ -821,15 +813,17 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, what a provider returned, unless another was decided.
-func (d *decision) settle(o []Outcome) []Outcome {
+// settle decides o, what a provider returned, unless another was decided,
+// once no outcome is on its way. It returns the decided outcomes and their
+// seat.
+func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.wait(nil)
 	if d.decided == nil {
 		d.decided = o
 	}
-	return d.decided
+	return d.decided, d.by
 }
 
 func (d *decision) result() []Outcome {
