@@ -2376,8 +2376,7 @@ type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // by question ID
 	pending []Pending          // this run's questions without an outcome
-	asked   map[string]int     // this run's asks of each request, by its first ask's ID
-	opened  bool               // pending holds the sealed questions
+	asked   map[string]int     // this run's asks of each request, by its first ask's ID; nil before its first
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2428,7 +2427,7 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	dispose, _ := r.Register(p) // cannot fail
 	defer dispose()
 	p.mu.Lock()
-	p.pending, p.asked, p.opened = nil, nil, false // a new run
+	p.pending, p.asked = nil, nil // a new run
 	p.mu.Unlock()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
@@ -2488,10 +2487,6 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.opened { // the first ask of a run without Run
-		p.pending, p.asked, p.opened = nil, nil, false
-	}
-	p.pending = slices.Grow(p.pending, len(reqs))
 	var given []Outcome  // before the first question without one
 	var missing []string // the IDs of questions without one
 	var batch string
@@ -2565,8 +2560,8 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // its key in p.asked
-	if p.asked == nil {
-		p.asked = make(map[string]int)
+	if p.asked == nil { // the run's first ask: the sealed questions are no longer pending
+		p.asked, p.pending = make(map[string]int), nil
 	}
 	n := p.asked[first]
 	p.asked[first] = n + 1
@@ -2653,7 +2648,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if err != nil {
 		return nil, invalidState(err)
 	}
-	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
+	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending))}
 	for i, id := range s.Pending {
 		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint
 	}
