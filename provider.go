@@ -1009,7 +1009,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, err
 	}
 	defer t.release()
-	return t.ask(ctx, &req, place{count: 1}, nil)
+	return t.ask(ctx, &req, nil, 1)
 }
 
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
@@ -1024,7 +1024,7 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	defer t.release()
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
-		ans, err := t.ask(ctx, &reqs[i], place{index: i, count: len(reqs)}, answers)
+		ans, err := t.ask(ctx, &reqs[i], answers, len(reqs))
 		if err != nil {
 			return answers, err
 		}
@@ -1063,23 +1063,19 @@ func (t *Terminal) acquire(ctx context.Context) error {
 
 func (t *Terminal) release() { <-t.turn }
 
-type place struct {
-	index, count int
-}
-
-// ask asks req, the question at p, after the answers before. The last
-// question's answer goes to [Decide] with them, so only an answer taken is
-// returned. Else the human is told how the ask ended.
-func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
-	typed := p.index // answers typed here for the batch
+// ask asks req, the question after the answers before in a batch of n. The
+// last question's answer goes to [Decide] with them, so only an answer taken
+// is returned. Else the human is told how the ask ended.
+func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int) (Answer, error) {
+	i, typed := len(before), len(before) // typed: the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
-			t.ended(ctx, req, err, p, typed)
+			t.ended(ctx, req, err, n > 1, typed)
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, p)
-	for err == nil && p.index == p.count-1 {
+	ans, err := t.answer(ctx, req, i, n)
+	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
 			ans = decided[len(decided)-1].Answer
@@ -1095,20 +1091,20 @@ func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answ
 		// The host's keep failed. The question is still open: the human answers
 		// again.
 		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
-			ans, err = t.answer(ctx, req, p)
+			ans, err = t.answer(ctx, req, i, n)
 		}
 	}
 	if err == nil {
 		return ans, nil
 	}
-	t.ended(ctx, req, err, p, typed)
+	t.ended(ctx, req, err, n > 1, typed)
 	return Answer{}, err
 }
 
 // answer shows req and reads replies until one answers.
-func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
+func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
+	if err := t.write(ctx, render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
@@ -1147,7 +1143,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 }
 
 // ended tells the human how the ask of req ended with err.
-func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
+func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch bool, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
 			_ = t.write(ctx, "") // the host's output starts on a fresh line
@@ -1160,7 +1156,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
-		r.ended(o, req, p.count > 1)
+		r.ended(o, req, batch)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.text(timeUpNotice, "", "", 0)
 	default:
@@ -1317,10 +1313,11 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-func render(req *Request, width int, p place, deadline string) string {
+// render writes req, question i of n, in rows as wide as width.
+func render(req *Request, width, i, n int, deadline string) string {
 	r := rows{width: width}
-	if p.count > 1 {
-		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
+	if n > 1 {
+		r.text(fmt.Sprintf("Question %d of %d", i+1, n), "", "", 0)
 	}
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
 		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
@@ -1331,8 +1328,8 @@ func render(req *Request, width int, p place, deadline string) string {
 	for _, l := range strings.Split(req.Question, "\n") {
 		r.text(l, "| ", "| ", 0)
 	}
-	for i, o := range req.Options {
-		number := "  " + strconv.Itoa(i+1) + ". "
+	for row, o := range req.Options {
+		number := "  " + strconv.Itoa(row+1) + ". "
 		if o.Recommended {
 			number = "* " + number[2:]
 		}
@@ -2984,9 +2981,6 @@ var _ BatchProvider = (*firstOf)(nil)
 // Ask returns once every provider returned, and then raises a provider's panic
 // again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := ctxErr(ctx); err != nil {
-		return Answer{}, err
-	}
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
@@ -2998,9 +2992,6 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 // one UI. A provider that is not a BatchProvider is asked one question after
 // another.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := ctxErr(ctx); err != nil {
-		return nil, err
-	}
 	if err := validateAll(reqs); err != nil {
 		return nil, err
 	}
@@ -3012,6 +3003,9 @@ var errPanicElsewhere = errors.New("another UI panicked")
 // race asks reqs of every provider at once, and returns the decided outcomes
 // once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
+	if err := ctxErr(ctx); err != nil {
+		return []Outcome{{Err: err}}
+	}
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
 	n := len(f.providers)
