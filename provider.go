@@ -1396,17 +1396,13 @@ func (r *rows) text(s, first, rest string, most int) {
 // fit returns the length of the head of s that fits from col to width: to a
 // space, else all, else one character.
 func fit(s string, col, width int) int {
-	space := -1 // where the last run of spaces that fits starts
+	space := 0 // where the last run of spaces that fits starts, after the first character
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
-		switch {
-		case col+w > width && space > 0:
-			return space
-		case col+w > width && i > 0:
-			return i
-		case col+w > width:
-			return size
-		case (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t':
+		if col+w > width {
+			return cmp.Or(space, i, size)
+		}
+		if (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 			space = i
 		}
 		col, i = col+w, i+size
@@ -1416,17 +1412,11 @@ func fit(s string, col, width int) int {
 
 // cellsAt returns the columns and length of the character at s[i], at col.
 func cellsAt(s string, i, col int) (w, size int) {
-	switch c := s[i]; {
-	case c == '\t':
+	if s[i] == '\t' {
 		return 8 - col%8, 1
-	case c < utf8.RuneSelf:
-		w, size = 1, 1
-	default:
-		var r rune
-		r, size = utf8.DecodeRuneInString(s[i:])
-		w = cells(r)
 	}
-	if w == 1 && strings.HasPrefix(s[i+size:], "\ufe0f") {
+	c, size := utf8.DecodeRuneInString(s[i:])
+	if w = cells(c); w == 1 && strings.HasPrefix(s[i+size:], "\ufe0f") {
 		w = 2
 	}
 	return w, size
@@ -1435,6 +1425,8 @@ func cellsAt(s string, i, col int) (w, size int) {
 // cells returns c's columns, or more: counting wider only wraps a row early.
 func cells(c rune) int {
 	switch {
+	case c < 0x300: // no mark or wide character comes before U+0300
+		return 1
 	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
 		return 0
 	case c >= 0x1100:
