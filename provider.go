@@ -1446,14 +1446,8 @@ func accepts(req *Request) string {
 	case n > 1:
 		ways[0] = fmt.Sprintf("1-%d", n)
 	}
-	var recommended []string
-	for i, o := range req.Options {
-		if o.Recommended {
-			recommended = append(recommended, strconv.Itoa(i+1))
-		}
-	}
-	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+strings.Join(recommended, ","))
+	if rows := recommended(req.Options); rows != nil {
+		ways = append(ways, "Enter for "+strings.ReplaceAll(rowList(rows), "#", ""))
 	}
 	if req.CustomAllowed() {
 		ways = append(ways, "type your own answer")
@@ -1563,12 +1557,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	case len(opts) == 0:
 		return Answer{Text: text}, "", nil
 	case text == "":
-		for i, o := range opts {
-			if o.Recommended {
-				rows = append(rows, i)
-			}
-		}
-		if rows == nil {
+		if rows = recommended(opts); rows == nil {
 			return Answer{}, "No option is recommended: type a number.", nil
 		}
 	default:
@@ -1599,10 +1588,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 		picked[i] = true
 		picks = append(picks, opts[i])
 	}
-	if r.req.MultiSelect {
-		return Pick(picks...), "", nil
-	}
-	return picks[0].Answer(), "", nil
+	return Pick(picks...), "", nil // completed by resolve, one pick as an Option
 }
 
 // pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
@@ -1667,6 +1653,15 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
 	}
 	return picks, "", nil
+}
+
+func recommended(opts []Option) (rows []int) {
+	for i, o := range opts {
+		if o.Recommended {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }
 
 // rowList returns rows as a reply names them: "#1,#3".
