@@ -1002,7 +1002,7 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
 // returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	if err := t.acquire(ctx); err != nil {
@@ -1015,7 +1015,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
 // When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
+	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
 	}
 	if err := t.acquire(ctx); err != nil {
@@ -1049,9 +1049,6 @@ const (
 func (t *Terminal) acquire(ctx context.Context) error {
 	if t.turn == nil {
 		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
-	}
-	if err := ctxErr(ctx); err != nil {
-		return err
 	}
 	select {
 	case t.turn <- struct{}{}:
@@ -1762,10 +1759,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
 	}
-	if err := req.Validate(); err != nil {
-		return Answer{}, err
-	}
-	if err := ctxErr(ctx); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	q := Pending{Request: req} // its Hint: why the last response was refused
@@ -1775,18 +1769,12 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		form, done := q.Elicitation(), make(chan called[Outcome], 1)
 		goCall(done, Outcome{Err: errStopped}, func() Outcome {
 			action, content, err := f.elicit(ctx, form)
-			if err != nil {
-				return Outcome{Err: err}
-			}
-			given, err := ElicitationAnswer(action, content) // its error is the client's: no form is sent again
-			return Outcome{given, err}
+			given, invalid := ElicitationAnswer(action, content) // the client's error: no form is sent again
+			return Outcome{given, cmp.Or(err, invalid)}
 		})
 		o, _ := await(ctx, &done)
-		if ctx.Err() != nil {
-			return Answer{}, ctx.Err() // whatever came back is moot
-		}
-		if o.Err != nil {
-			return Answer{}, o.Err
+		if err := cmp.Or(ctx.Err(), o.Err); err != nil {
+			return Answer{}, err // once ctx is done, whatever came back is moot
 		}
 		o.Answer.Via = "form"
 		ans, broken := resolve(&req, o.Answer)
@@ -1819,7 +1807,7 @@ var _ BatchProvider = (*Inbox)(nil)
 // [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
 // closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return Answer{}, err
 	}
 	o := b.ask(ctx, []Request{req}, false)
@@ -1829,7 +1817,7 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
+	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
 	}
 	return answersOf(b.ask(ctx, reqs, true))
@@ -1961,9 +1949,6 @@ func (c *inboxCall) outcomes() []Outcome {
 }
 
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
-	if err := ctxErr(ctx); err != nil {
-		return []Outcome{{Err: err}} // no UI sees a question given up already
-	}
 	c, err := b.openCall(ctx, reqs, batch)
 	if err != nil {
 		return []Outcome{{Err: err}}
@@ -2968,7 +2953,7 @@ var _ BatchProvider = (*firstOf)(nil)
 // Ask returns once every provider returned, and then raises a provider's panic
 // again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	o := f.race(ctx, []Request{req}, -1)
@@ -2979,7 +2964,7 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 // one UI. A provider that is not a BatchProvider is asked one question after
 // another.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
+	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
 	}
 	return answersOf(f.race(ctx, reqs, 0))
@@ -2990,9 +2975,6 @@ var errPanicElsewhere = errors.New("another UI panicked")
 // race asks reqs of every provider at once, and returns the decided outcomes
 // once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
-	if err := ctxErr(ctx); err != nil {
-		return []Outcome{{Err: err}}
-	}
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
 	n := len(f.providers)
