@@ -296,16 +296,9 @@ type registryKey struct{}
 
 func noop() {}
 
-// isNilProvider reports whether p is a nil interface, pointer or func.
 func isNilProvider(p Provider) bool {
-	if p == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(p); v.Kind() {
-	case reflect.Pointer, reflect.Func:
-		return v.IsNil()
-	}
-	return false
+	v := reflect.ValueOf(p)
+	return p == nil || (v.Kind() == reflect.Pointer || v.Kind() == reflect.Func) && v.IsNil()
 }
 
 func (r *Registry) registration() *registration {
