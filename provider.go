@@ -2914,13 +2914,8 @@ func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 // takes the first answer or decline. It returns nil when providers is empty or
 // holds a nil one.
 func FirstOf(providers ...Provider) Provider {
-	if len(providers) == 0 {
+	if len(providers) == 0 || slices.ContainsFunc(providers, isNilProvider) {
 		return nil
-	}
-	for _, p := range providers {
-		if isNilProvider(p) {
-			return nil
-		}
 	}
 	return &firstOf{providers: slices.Clone(providers)}
 }
@@ -3032,11 +3027,9 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 		if err != nil {
 			return append(o, Outcome{Answer: Answer{Via: ans.Via}, Err: err})
 		}
-		c, broken := checkOutcome(&reqs[i], Outcome{Answer: ans})
-		if broken != nil { // as the registry's batch would
-			return append(o, Outcome{Err: invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))})
+		if o = append(o, checked(reqs[i:i+1], []Outcome{{Answer: ans}}, i)...); o[len(o)-1].Err != nil {
+			return o // as the registry's batch would
 		}
-		o = append(o, c)
 	}
 	return o
 }
