@@ -2403,14 +2403,14 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds: an answer, an error, or a refusal.
+// outcome is what the record holds: an answer, an error, or a refusal, which
+// alone has a hint.
 type outcome struct {
 	answer  Answer        // beside an error, only its Via
 	err     *HarnessError // never with a cause
-	refusal bool
-	refused int    // responses refused so far
-	hint    string // why the last one was refused
-	audited bool   // a run's registry audited it
+	refused int           // responses refused so far
+	hint    string        // why the last one was refused
+	audited bool          // a run's registry audited it
 }
 
 // Record records the outcome of question id: err, with ans's Via, or else ans.
@@ -2495,7 +2495,7 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 		return Outcome{}, false, ""
 	case r.err != nil:
 		return Outcome{Answer: r.answer, Err: r.err.asError()}, true, ""
-	case r.refusal:
+	case r.hint != "": // a refusal
 		return Outcome{}, false, r.hint
 	}
 	ans, broken := resolve(req, r.answer)
@@ -2508,7 +2508,7 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 		p.record[id] = r
 		return Outcome{Err: r.err.asError()}, true, ""
 	}
-	p.record[id] = outcome{refusal: true, refused: r.refused + 1, hint: broken.hint}
+	p.record[id] = outcome{refused: r.refused + 1, hint: broken.hint}
 	return Outcome{}, false, broken.hint
 }
 
@@ -2516,8 +2516,8 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // its key in p.asked
-	if p.asked == nil { // the run's first ask: the sealed questions are no longer pending
-		p.asked, p.pending = make(map[string]int), nil
+	if p.asked == nil {
+		p.asked, p.pending = make(map[string]int), nil // a run's first ask: no sealed question stands
 	}
 	n := p.asked[first]
 	p.asked[first] = n + 1
@@ -2695,7 +2695,7 @@ func (p *Replay) entriesLocked() map[string]any {
 				Via     string `json:"via,omitempty"`
 				Audited bool   `json:"audited,omitempty"`
 			}{o.err, o.answer.Via, o.audited}
-		case o.refusal:
+		case o.hint != "":
 			entries[id] = struct {
 				Refused int    `json:"refused"`
 				Hint    string `json:"hint"`
@@ -2816,7 +2816,6 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	case kind == refusalKeys && e.Hint == "":
 		return outcome{}, errors.New(`a refusal's "hint" is empty`)
 	}
-	o.refusal = kind == refusalKeys
 	return o, nil
 }
 
