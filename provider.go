@@ -335,21 +335,6 @@ func (reg *registration) track(a *inflight) bool {
 	return true
 }
 
-func (reg *registration) untrack(a *inflight) {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	switch {
-	case a.prev != nil:
-		a.prev.next = a.next
-	case reg.asks == a:
-		reg.asks = a.next
-	}
-	if a.next != nil {
-		a.next.prev = a.prev
-	}
-	a.prev, a.next = nil, nil
-}
-
 // dispose unregisters reg and aborts its asks, holding no lock while it does.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
@@ -442,8 +427,21 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	return a, nil
 }
 
+// finish untracks a, and cancels its ctx.
 func (a *inflight) finish() {
-	a.reg.untrack(a)
+	reg := a.reg
+	reg.mu.Lock()
+	switch {
+	case a.prev != nil:
+		a.prev.next = a.next
+	case reg.asks == a:
+		reg.asks = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	}
+	a.prev, a.next = nil, nil
+	reg.mu.Unlock()
 	a.cancel(nil)
 }
 
@@ -466,20 +464,6 @@ func (a *inflight) audited(i int) bool {
 	return slices.Contains(a.first.told, i) // the first call starts at 0; a later one is never a Replay's
 }
 
-// call returns the providerAsk of a call of reqs[from:to].
-func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
-	p := &a.first
-	if a.done != nil { // a later call of an AskAll
-		p = new(providerAsk)
-	}
-	p.Context, p.reqs, p.first = a.ctx, reqs[from:to], -1
-	if batch {
-		p.first = from
-	}
-	a.p = p
-	return p
-}
-
 // ask asks reqs[from:to] of a's provider in one call, by steps 4 to 6 of Ask,
 // and returns their decided outcomes. An AskAll's BatchProvider is asked all.
 func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
@@ -489,7 +473,14 @@ func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 		a.done = append(a.done, Outcome{Err: err})
 		return a.done[len(a.done)-1:]
 	}
-	p := a.call(reqs, from, to, batch)
+	p := &a.first
+	if a.done != nil { // a later call of an AskAll
+		p = new(providerAsk)
+	}
+	p.Context, p.reqs, p.first, a.p = a.ctx, reqs[from:to], -1, p
+	if batch {
+		p.first = from
+	}
 	o := p.one[:]
 	if bp, ok := a.reg.provider.(BatchProvider); ok && batch {
 		o = outcomesOf(bp.AskAll(p, reqs))
@@ -1941,29 +1932,13 @@ func (c *inboxCall) outcomes() []Outcome {
 	return o
 }
 
+// ask opens reqs and waits for their outcomes. It checks no ID: two of 2^32
+// random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
-	c, err := b.openCall(ctx, reqs, batch)
-	if err != nil {
-		return []Outcome{{Err: err}}
-	}
-	select {
-	case o := <-c.done:
-		return o
-	case <-ctx.Done():
-		b.mu.Lock()
-		b.giveUp(c)
-		b.mu.Unlock()
-		return <-c.done
-	}
-}
-
-// openCall opens reqs. It checks no ID: two of 2^32 random ones are equal with
-// a chance of 2^-65.
-func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
 		// Go 1.22's crypto/rand.Read could fail.
-		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
+		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}}
 	}
 	deadline, _ := ctx.Deadline()
 	if deadline.Year() > 9999 {
@@ -1979,7 +1954,6 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 		c.questions[i] = q
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.byID == nil {
 		b.byID = make(map[string]*question)
 	}
@@ -1988,7 +1962,16 @@ func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inbo
 		q.elem = b.open.PushBack(q)
 	}
 	b.publish()
-	return c, nil
+	b.mu.Unlock()
+	select {
+	case o := <-c.done:
+		return o
+	case <-ctx.Done():
+		b.mu.Lock()
+		b.giveUp(c)
+		b.mu.Unlock()
+		return <-c.done
+	}
 }
 
 // decide hands outs to [Decide] without b.mu, which is held before and after.
