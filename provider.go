@@ -1094,8 +1094,14 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, 
 		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
 	}
 	prompt := ""
-	if t.dropStale() { // a line the read in flight has was typed before the question
-		prompt = wrap(t.columns, staleNotice)
+	select {
+	case l := <-t.read: // a line the read in flight has was typed before the question; never, when t.read is nil
+		if l.value.err == nil && l.panicked == nil {
+			t.read, prompt = nil, wrap(t.columns, staleNotice)
+		} else {
+			t.read <- l // an end of input or a panic, which the next read meets
+		}
+	default:
 	}
 	for {
 		if err := t.write(ctx, prompt+"> "); err != nil {
@@ -1470,20 +1476,6 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 	}
 	t.midLine = t.midLine && l.err != nil
 	return l, l.err
-}
-
-// dropStale drops a line the read in flight has read.
-func (t *Terminal) dropStale() bool {
-	select {
-	case l := <-t.read: // never, when t.read is nil
-		if l.value.err == nil && l.panicked == nil {
-			t.read = nil
-			return true
-		}
-		t.read <- l
-	default:
-	}
-	return false
 }
 
 // scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
