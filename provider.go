@@ -1470,12 +1470,9 @@ func (t *Terminal) readLine(ctx context.Context) (line, error) {
 		t.read = make(chan called[line], 1)
 		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
-	l, err := await(ctx, &t.read)
-	if err != nil {
-		return line{}, err
-	}
-	t.midLine = t.midLine && l.err != nil
-	return l, l.err
+	l, err := await(ctx, &t.read) // l is the zero line when ctx ended first
+	t.midLine = t.midLine && (err != nil || l.err != nil)
+	return l, cmp.Or(err, l.err)
 }
 
 // scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
