@@ -3018,18 +3018,16 @@ func pageCSP() string {
 		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
 
-// inboxPage is the static page of [Inbox.Handler]. The token is in the URL's
-// fragment, which never reaches a server or its log.
+// inboxPage is the static page of [Inbox.Handler], without the tags HTML
+// implies (head, body). The token is in the URL's fragment, which never
+// reaches a server or its log.
 const inboxPage = `<!doctype html>
 <html lang="en">
-<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>Questions</title>
 <style>` + pageStyle + `</style>
-</head>
-<body>
 <main>
 <h1>Questions from your agent</h1>
 <p id="status" role="status">Connecting…</p>
@@ -3037,8 +3035,6 @@ const inboxPage = `<!doctype html>
 <section id="ended" hidden><h2>Closed</h2></section>
 </main>
 <script>` + pageScript + `</script>
-</body>
-</html>
 `
 
 // pageStyle is the page's style sheet. The model's text sits in scrolling
@@ -3089,7 +3085,7 @@ const statusLine = document.getElementById("status"), box = document.getElementB
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0;
+let token = "", source = null, retry = 0, still = 0; // still: until when no control moved, which the browser scenarios wait for
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3102,9 +3098,8 @@ function render(list) {
   const open = new Set(list.map(q => q.id));
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
   for (const q of list) {
-    const card = cards.get(q.id);
-    if (!card) show(q);
-    else if (q.hint && !card.sending) refuse(card, q.hint);
+    const card = cards.get(q.id) || show(q);
+    if (q.hint && !card.sending) refuse(card, q.hint);
   }
   tick(); // once a render, not once a question: the work of a render follows the list
   const n = list.length;
@@ -3169,7 +3164,7 @@ function show(q) {
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
   cards.set(q.id, card);
   parent.append(form);
-  if (q.hint) refuse(card, q.hint);
+  return card;
 }
 
 function picks(form, checked) {
