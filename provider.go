@@ -695,22 +695,18 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			h.d.give()
 		}
 	}()
-	var checker *decision // the first decision that knows the questions
 	for at := s; at != nil; at = at.d.up {
 		if err := at.d.take(); err != nil {
 			return nil, at.d.members != nil, err
 		}
 		held = append(held, at)
-		if checker == nil && at.d.reqs != nil {
-			checker = at.d
+		if at.d.reqs != nil { // not a keep's; above the first, completing changes nothing
+			if o, err = complete(at.d.reqs, o, at.d.first); err != nil {
+				return nil, false, err
+			}
 		}
 		if at.d.members != nil && !wins(o) {
 			break // a UI that drops out decides nothing
-		}
-	}
-	if checker != nil {
-		if o, err = complete(checker.reqs, o, checker.first); err != nil {
-			return nil, false, err
 		}
 	}
 	if !wins(o) && held[len(held)-1].d.members != nil {
@@ -2202,12 +2198,9 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			open[id] = true // one event for an ID named twice
-			ended := struct {
-				ID      string   `json:"id"`
-				Outcome *Outcome `json:"outcome"`
-			}{ID: id}
+			ended := map[string]any{"id": id, "outcome": nil} // null when the Inbox forgot it
 			if o, ok := h.inbox.Outcome(id); ok {
-				ended.Outcome = &o
+				ended["outcome"] = o
 			}
 			data, _ := json.Marshal(ended)
 			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
