@@ -590,7 +590,7 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	}
 	d := &decision{up: seatOf(ctx), keep: keep}
 	d.home.d = d
-	return &seatCtx{ctx, &d.home}
+	return withSeat(ctx, &d.home)
 }
 
 // EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
@@ -672,16 +672,8 @@ func seatOf(ctx context.Context) *seat {
 	return s
 }
 
-type seatCtx struct {
-	context.Context
-	s *seat
-}
-
-func (c *seatCtx) Value(key any) any {
-	if key == (seatKey{}) {
-		return c.s
-	}
-	return c.Context.Value(key)
+func withSeat(ctx context.Context, s *seat) context.Context {
+	return context.WithValue(ctx, seatKey{}, s)
 }
 
 // offer decides o at s, as Decide says. It takes the turn of each decision up
@@ -2928,7 +2920,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	seats, ctxs, outs := make([]seat, n), make([]context.Context, n), make([][]Outcome, n)
 	for i := range f.providers {
 		seats[i] = seat{d, i}
-		ctxs[i], d.members[i] = context.WithCancelCause(&seatCtx{all, &seats[i]})
+		ctxs[i], d.members[i] = context.WithCancelCause(withSeat(all, &seats[i]))
 	}
 	returned := make(chan called[int], n) // buffered: no member waits to report
 	for i, p := range f.providers {
@@ -2985,7 +2977,7 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 		if first == 0 { // a Decide of one question decides no batch
 			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
 			d.home.d = d
-			qctx = &seatCtx{ctx, &d.home}
+			qctx = withSeat(ctx, &d.home)
 		}
 		ans, err := p.Ask(qctx, reqs[i])
 		if err != nil {

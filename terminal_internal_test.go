@@ -181,7 +181,7 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 			winner := []Outcome{{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}
 			race := &decision{members: []context.CancelCauseFunc{withdraw, func(error) {}}}
 			race.over = aMomentBefore{context.Background(), new(sync.Once), func() { race.set(1, winner) }}
-			ctx = &seatCtx{ctx, &seat{d: race}}
+			ctx = withSeat(ctx, &seat{d: race})
 			if err := tt.asked(term, ctx); err != context.Canceled {
 				t.Fatalf("Terminal's ask = %v, want context.Canceled", err)
 			}
