@@ -105,9 +105,7 @@ type Registry struct {
 	// in it reaches the caller. Set it before r is used.
 	Ended func(req Request, o Outcome)
 
-	// active is the active provider's registration, or nil. Atomic, so that Ask
-	// takes no registry-wide lock.
-	active atomic.Pointer[registration]
+	active atomic.Pointer[registration] // nil when none; atomic, so Ask takes no registry-wide lock
 }
 
 // WithRegistry returns a copy of ctx that carries r, for [Register] and [Ask].
@@ -218,7 +216,6 @@ func answersOf(o []Outcome) ([]Answer, error) {
 	return answers, nil
 }
 
-// outcomesOf returns what a batch's provider returned as outcomes.
 func outcomesOf(answers []Answer, err error) []Outcome {
 	o := make([]Outcome, len(answers), len(answers)+1)
 	for i := range answers {
@@ -318,7 +315,6 @@ type registration struct {
 	disposed bool
 }
 
-// errDisposed is the cause of a disposed provider's context.
 var errDisposed = errors.New("provider disposed")
 
 // track records a, an ask in flight, unless reg is disposed.
@@ -411,8 +407,7 @@ func (p *providerAsk) settle(o []Outcome) []Outcome {
 	return decided
 }
 
-// begin records an ask on the active registration. It never waits for a newer
-// one.
+// begin records an ask on the active registration, and never waits for a newer.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
@@ -511,8 +506,7 @@ func checked(reqs []Request, o []Outcome, first int) []Outcome {
 	return done
 }
 
-// abortErr returns ASK_ABORTED once the provider's context is done. stage says
-// what happened to the question.
+// abortErr returns ASK_ABORTED once the provider's context is done, for stage.
 func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
@@ -545,8 +539,7 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// endedBy returns the ASK_ABORTED of ctx, a provider's context, done by a
-// disposal or as [aborted] says.
+// endedBy returns the ASK_ABORTED of a disposal, else as [aborted] says.
 func endedBy(ctx context.Context, stage string) error {
 	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
 		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
@@ -570,9 +563,7 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	}
 	decided, lost, err := s.offer(slices.Clone(o))
 	if lost && ctx.Err() == nil {
-		// This UI lost, and ctx ends. Wait for it, so that the UI can tell its
-		// human how, even when ctx lags behind the asker.
-		<-ctx.Done()
+		<-ctx.Done() // this UI lost: once ctx, which may lag, ends, it can tell its human how
 	}
 	return decided, err
 }
@@ -613,8 +604,7 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if errors.As(context.Cause(ctx), &e) {
 		return e.outcomes, true
 	}
-	// ctx may end another way, as by a deadline, as another member wins. The
-	// race knows once the outcome on its way is decided.
+	// ctx may end another way, such as by a deadline, as another member wins.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
 			won, by := s.d.settle(nil)
@@ -785,9 +775,8 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, what a provider returned, unless another was decided,
-// once no outcome is on its way. It returns the decided outcomes and their
-// seat.
+// settle decides o, unless another was, once no outcome is on its way. It
+// returns the decided outcomes and their seat.
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -1057,8 +1046,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 			}
 			break
 		}
-		// The host's keep failed. The question is still open: the human answers
-		// again.
+		// The host's keep failed. The question is open: the human answers again.
 		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
 			ans, err = t.answer(ctx, req, i, n)
 		}
@@ -1151,8 +1139,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	_ = t.write(wait, r.String())
 }
 
-// ended writes how req, or its batch, ended with o on another UI, in two rows
-// at most.
+// ended writes in two rows at most how req, or its batch, ended with o elsewhere.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
 	if o.Err != nil || batch {
@@ -1894,8 +1881,7 @@ type inboxCall struct {
 	over     bool          // its outcomes went to done
 }
 
-// outcomes returns c's outcomes, once each question up to an error has one,
-// else nil.
+// outcomes returns c's outcomes once each question up to an error has one, else nil.
 func (c *inboxCall) outcomes() []Outcome {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
@@ -1967,8 +1953,7 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-// over waits, b.mu held, until no outcome of c is on its way, and reports
-// whether c is over.
+// over reports whether c is over, once no outcome of c is on its way. b.mu is held.
 func (b *Inbox) over(c *inboxCall) bool {
 	for ch := c.deciding; ch != nil; ch = c.deciding {
 		b.mu.Unlock()
@@ -2168,8 +2153,7 @@ func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the open questions now and at every change. Changes during
-// a write are sent as one.
+// serveEvents writes the open questions now and at each change, those during a write as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
@@ -2189,8 +2173,8 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if id == "" || open[id] {
 				continue
 			}
-			open[id] = true // one event for an ID named twice
-			ended := map[string]any{"id": id, "outcome": nil} // null when the Inbox forgot it
+			open[id] = true // one event for an ID named twice; null when the Inbox forgot it
+			ended := map[string]any{"id": id, "outcome": nil}
 			if o, ok := h.inbox.Outcome(id); ok {
 				ended["outcome"] = o
 			}
@@ -2599,8 +2583,7 @@ func spellingErr(state string) error {
 	return nil
 }
 
-// expiry returns the Unix millisecond after which state sealed at now is
-// expired.
+// expiry returns the Unix millisecond after which state sealed at now expires.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
 	if ttl <= 0 {
@@ -2835,8 +2818,7 @@ func entryOf(in int, id string) string {
 	return "entry " + quote(id) + ": "
 }
 
-// stringEnd returns the end of the string at data[i], and whether it has no
-// escape.
+// stringEnd returns the end of the string at data[i], and whether it is unescaped.
 func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
 		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
