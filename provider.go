@@ -2908,29 +2908,20 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 	for i, p := range f.providers {
 		goCall(returned, i, func() int { outs[i] = askMember(ctxs[i], p, reqs, first); return i })
 	}
-	var firsts []Outcome // what providers[0] returned
-	var panicked any     // the first provider's panic
+	var panicked any // the first provider's panic
 	for range f.providers {
 		c := <-returned
-		i, o := c.value, outs[c.value]
+		i := c.value
 		d.members[i](nil) // its context is done with
-		if o == nil {
-			o = []Outcome{{Err: errStopped}}
-		}
-		if wins(o) { // answers to check, or a decline
-			o = checked(reqs, o, first)
-		}
-		if i == 0 {
-			firsts = o
+		if outs[i] == nil {
+			outs[i] = []Outcome{{Err: errStopped}}
 		}
 		switch {
-		case c.panicked != nil:
-			if panicked == nil {
-				panicked = c.panicked
-				withdrawAll(errPanicElsewhere)
-			}
-		case panicked == nil && wins(o):
-			_, _, _ = seats[i].offer(o) // refused once another won, or ctx ended
+		case c.panicked != nil && panicked == nil:
+			panicked = c.panicked
+			withdrawAll(errPanicElsewhere)
+		case panicked == nil && wins(outs[i]): // answers, checked by offer, or a decline
+			_, _, _ = seats[i].offer(outs[i]) // refused once another won, ctx ended, or a rule broke
 		}
 	}
 	switch o := d.result(); {
@@ -2940,8 +2931,10 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 		return o
 	case ctx.Err() != nil:
 		return []Outcome{{Err: ctx.Err()}}
+	case wins(outs[0]): // an answer that broke a rule
+		return checked(reqs, outs[0], first)
 	}
-	return firsts
+	return outs[0]
 }
 
 // askMember asks p reqs, in one call when it can, else each decided on its own.
