@@ -447,7 +447,8 @@ func (a *inflight) decided() []Outcome {
 		d := a.p.d
 		a.p.mu.Unlock()
 		if d != nil {
-			return append(a.done, d.result()...)
+			decided, _ := d.settle(nil) // once the outcome on its way, if any, is decided
+			return append(a.done, decided...)
 		}
 	}
 	return a.done
@@ -776,7 +777,7 @@ func (d *decision) set(n int, o []Outcome) {
 }
 
 // settle decides o, unless another was, once no outcome is on its way. It
-// returns the decided outcomes and their seat.
+// returns the decided outcomes and their seat. A nil o decides nothing.
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -785,12 +786,6 @@ func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 		d.decided = o
 	}
 	return d.decided, d.by
-}
-
-func (d *decision) result() []Outcome {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.decided
 }
 
 // wins reports whether o can win a race. A typed nil's methods could panic.
@@ -2444,10 +2439,9 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 		return Outcome{Answer: ans}, true, ""
 	}
 	if r.refused+1 >= maxForms {
-		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
-		r = outcome{err: codedError(invalidAnswer(why))}
-		p.record[id] = r
-		return Outcome{Err: r.err.asError()}, true, ""
+		err := invalidAnswer(fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms))
+		p.record[id] = outcome{err: codedError(err)}
+		return Outcome{Err: err}, true, ""
 	}
 	p.record[id] = outcome{refused: r.refused + 1, hint: broken.hint}
 	return Outcome{}, false, broken.hint
@@ -2496,10 +2490,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 		s.Pending = append(s.Pending, p.pending[i].ID)
 	}
 	p.mu.Unlock()
-	payload, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
+	payload, _ := json.Marshal(s) // of strings, numbers and bools: it cannot fail
 	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
 }
 
@@ -2924,7 +2915,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 			_, _, _ = seats[i].offer(outs[i]) // refused once another won, ctx ended, or a rule broke
 		}
 	}
-	switch o := d.result(); {
+	switch o, _ := d.settle(nil); { // once an outcome on its way is decided
 	case panicked != nil:
 		panic(panicked) // even after a win
 	case o != nil:
