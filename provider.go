@@ -111,10 +111,7 @@ type Registry struct {
 // WithRegistry returns a copy of ctx that carries r, for [Register] and [Ask].
 // A nil r hides a registry ctx carries. A nil ctx is context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, registryKey{}, r)
+	return context.WithValue(cmp.Or(ctx, context.Background()), registryKey{}, r)
 }
 
 // FromContext returns the Registry that ctx carries, or nil when it carries
@@ -574,10 +571,7 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 // is [CodeNotKept], and the question stays open, unless it carries a code,
 // such as [CodeNotPending] for a question that is over here.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if keep == nil {
+	if ctx = cmp.Or(ctx, context.Background()); keep == nil {
 		return ctx
 	}
 	d := &decision{up: seatOf(ctx), keep: keep}
@@ -937,12 +931,7 @@ var _ BatchProvider = (*Terminal)(nil)
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
 // writes to out. A nil in has ended, and a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
-	if in == nil {
-		in = strings.NewReader("")
-	}
-	if out == nil {
-		out = io.Discard
-	}
+	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
@@ -958,10 +947,7 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
 // returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
-		return Answer{}, err
-	}
-	if err := t.acquire(ctx); err != nil {
+	if err := t.acquire(ctx, req.Validate()); err != nil {
 		return Answer{}, err
 	}
 	defer t.release()
@@ -971,10 +957,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
 // When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
-		return nil, err
-	}
-	if err := t.acquire(ctx); err != nil {
+	if err := t.acquire(ctx, validateAll(reqs)); err != nil {
 		return nil, err
 	}
 	defer t.release()
@@ -1002,9 +985,14 @@ const (
 	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
-func (t *Terminal) acquire(ctx context.Context) error {
-	if t.turn == nil {
-		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
+// acquire takes t's turn for the questions, unless they are invalid, t is not
+// made by NewTerminal, or ctx is nil or ends first.
+func (t *Terminal) acquire(ctx context.Context, invalid error) error {
+	if t.turn == nil && invalid == nil {
+		invalid = NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
+	}
+	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil {
+		return err
 	}
 	select {
 	case t.turn <- struct{}{}:
@@ -1798,9 +1786,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	if q == nil {
 		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
-	if ans.Via == "" {
-		ans.Via = "inbox"
-	}
+	ans.Via = cmp.Or(ans.Via, "inbox")
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
 	if broken != nil {
 		q.entry.Hint = broken.hint
