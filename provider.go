@@ -522,11 +522,9 @@ func (a *inflight) askErr(err error) error {
 	}
 	// A nested ask may take this disposal for its caller's end.
 	if code := CodeOf(err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
-		if abort := a.abortErr("answered"); abort != nil {
-			return abort
-		}
+		return cmp.Or(a.abortErr("answered"), coded(err))
 	}
-	return coded(err) // a coded one is the human's outcome, or another family's
+	return err // the human's outcome, or another family's
 }
 
 // ctxErr returns a provider's error for a nil or done ctx.
@@ -1023,10 +1021,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 			break
 		}
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
-			typed++
-			if err = ctx.Err(); err == nil {
-				err = refused
-			}
+			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
 			break
 		}
 		// The host's keep failed. The question is open: the human answers again.
