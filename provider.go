@@ -1017,15 +1017,11 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
-			ans = decided[len(decided)-1].Answer
-			break
+			return decided[len(decided)-1].Answer, nil
 		}
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
-			break
-		}
-		// The host's keep failed. The question is open: the human answers again.
-		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
+		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
 			ans, err = t.answer(ctx, req, i, n)
 		}
 	}
