@@ -389,21 +389,6 @@ func (p *providerAsk) Value(key any) any {
 	return &p.d.home
 }
 
-// settle decides o, what the provider returned, unless one was decided.
-func (p *providerAsk) settle(o []Outcome) []Outcome {
-	p.mu.Lock()
-	d := p.d
-	if d == nil {
-		p.settled = o // a seat made later finds it decided
-	}
-	p.mu.Unlock()
-	if d == nil {
-		return o
-	}
-	decided, _ := d.settle(o)
-	return decided
-}
-
 // begin records an ask on the active registration, and never waits for a newer.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
@@ -485,7 +470,16 @@ func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	if n := len(o); n > 0 && o[n-1].Err != nil {
 		o[n-1].Err = a.askErr(o[n-1].Err)
 	}
-	decided := p.settle(checked(p.reqs, o, p.first))
+	decided := checked(p.reqs, o, p.first) // decided, unless another was
+	p.mu.Lock()
+	d := p.d
+	if d == nil {
+		p.settled = decided // a seat made later finds it decided
+	}
+	p.mu.Unlock()
+	if d != nil {
+		decided, _ = d.settle(decided)
+	}
 	if a.done == nil {
 		a.done = decided
 	} else {
