@@ -1340,29 +1340,19 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns and length of the character at s[i], at col.
+// cellsAt returns the columns and length of the character at s[i], at col: as
+// a terminal draws it, or more, as counting wider only wraps a row early.
 func cellsAt(s string, i, col int) (w, size int) {
-	if s[i] == '\t' {
-		return 8 - col%8, 1
-	}
 	c, size := utf8.DecodeRuneInString(s[i:])
-	if w = cells(c); w == 1 && strings.HasPrefix(s[i+size:], "\ufe0f") {
-		w = 2
-	}
-	return w, size
-}
-
-// cells returns c's columns, or more: counting wider only wraps a row early.
-func cells(c rune) int {
 	switch {
-	case c < 0x300: // no mark or wide character comes before U+0300
-		return 1
-	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
-		return 0
-	case c >= 0x1100:
-		return 2
+	case c == '\t':
+		return 8 - col%8, 1
+	case c >= 0x300 && (unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c)): // no mark comes before U+0300
+		return 0, size
+	case c >= 0x1100 || strings.HasPrefix(s[i+size:], "\ufe0f"): // wide, or asking for its emoji form
+		return 2, size
 	}
-	return 1
+	return 1, size
 }
 
 func accepts(req *Request) string {
