@@ -1772,10 +1772,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	q.given = &o
 	outs := c.outcomes()
 	if outs == nil && c.ctx.Err() == nil { // a batch waits for the questions before this one
-		b.leave(q, o)
-		if o.Err != nil {
-			for _, later := range c.questions[q.entry.Index+1:] {
-				b.leave(later, o)
+		for _, left := range c.questions[q.entry.Index:] {
+			if left == q || o.Err != nil { // an error ends the questions after it too
+				b.leave(left, o)
 			}
 		}
 		b.publish()
@@ -2129,10 +2128,13 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if id == "" || open[id] {
 				continue
 			}
-			open[id] = true // one event for an ID named twice; null when the Inbox forgot it
-			ended := map[string]any{"id": id, "outcome": nil}
+			open[id] = true // one event for an ID named twice
+			ended := struct {
+				ID      string   `json:"id"`
+				Outcome *Outcome `json:"outcome"` // null when the Inbox forgot it
+			}{ID: id}
 			if o, ok := h.inbox.Outcome(id); ok {
-				ended["outcome"] = o
+				ended.Outcome = &o
 			}
 			data, _ := json.Marshal(ended)
 			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
