@@ -871,9 +871,7 @@ func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	go func() {
 		c := called[T]{value: stopped}
 		defer func() {
-			if v := recover(); v != nil {
-				c.panicked = v
-			}
+			c.panicked = recover()
 			done <- c
 		}()
 		c.value = f()
@@ -2844,8 +2842,6 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	return answersOf(f.race(ctx, reqs, 0))
 }
 
-var errPanicElsewhere = errors.New("another UI panicked")
-
 // race asks reqs of every provider at once, and returns the decided outcomes
 // once all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
@@ -2873,7 +2869,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 		switch {
 		case c.panicked != nil && panicked == nil:
 			panicked = c.panicked
-			withdrawAll(errPanicElsewhere)
+			withdrawAll(errors.New("another UI panicked"))
 		case panicked == nil && wins(outs[i]): // answers, checked by offer, or a decline
 			_, _, _ = seats[i].offer(outs[i]) // refused once another won, ctx ended, or a rule broke
 		}
