@@ -2343,36 +2343,32 @@ func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Out
 	var given []Outcome  // before the first question without one
 	var missing []string // the IDs of questions without one
 	var batch string
+asks:
 	for i := range reqs {
-		req := &reqs[i]
-		id := p.id(req)
+		id := p.id(&reqs[i])
 		if batched && i == 0 {
 			batch = id
 		}
-		o, answered, hint := p.outcome(id, req)
-		if !answered {
+		switch o, answered, hint := p.outcome(id, &reqs[i]); {
+		case !answered:
 			missing = append(missing, id)
-			q := Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint}
+			q := Pending{ID: id, Request: reqs[i].clone(), Batch: batch, Hint: hint}
 			if batched {
 				q.Index, q.Count = i, len(reqs)
 			}
 			p.pending = append(p.pending, q)
-			continue
-		}
-		if len(missing) > 0 {
-			if o.Err != nil {
-				break // the human's outcome ends the batch
+		case len(missing) == 0:
+			entry := p.record[id]
+			for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
+				auditedAlready(ctx, j) // an error stands for those after it
 			}
-			continue
-		}
-		entry := p.record[id]
-		for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
-			auditedAlready(ctx, j) // an error stands for those after it
-		}
-		entry.audited = true
-		p.record[id] = entry
-		if given = append(given, o); o.Err != nil {
-			return given
+			entry.audited = true
+			p.record[id] = entry
+			if given = append(given, o); o.Err != nil {
+				return given
+			}
+		case o.Err != nil:
+			break asks // the human's outcome ends the batch
 		}
 	}
 	if len(missing) > 0 {
