@@ -1285,8 +1285,7 @@ type rows struct {
 	width int
 }
 
-// text writes s in rows led by first, then rest. With most > 0, a cut last row
-// ends in "…".
+// text writes s in rows led by first, then rest; most > 0 cuts the last of most with "…".
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1515,8 +1514,7 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	return nil, false, problem
 }
 
-// several reads text, whose labelKey is key, between commas. Neither picks nor
-// a refusal: own words.
+// several reads text, whose labelKey is key, between commas; nothing is own words.
 func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
 	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
@@ -2050,8 +2048,7 @@ type inboxHandler struct {
 	servers sync.Map
 }
 
-// ServeHTTP checks the token before routing, so a client without it learns no
-// paths.
+// ServeHTTP checks the token before routing: a client without it learns no path.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
@@ -2335,8 +2332,7 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// replay answers reqs from the record. It marks outcomes audited before for
-// ctx's registry.
+// replay answers reqs from the record, and tells ctx's registry which were audited before.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -2635,8 +2631,7 @@ type entry struct {
 	Message string          `json:"message"`
 }
 
-// The keys of an outcome, a bit each in the sets of its kinds, and those of an
-// option.
+// The keys of an outcome, a bit each in its kinds' sets, and those of an option.
 var (
 	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
@@ -2838,8 +2833,8 @@ func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) 
 	return answersOf(f.race(ctx, reqs, 0))
 }
 
-// race asks reqs of every provider at once, and returns the decided outcomes
-// once all returned. first is -1 for an Ask and 0 for an AskAll.
+// race asks reqs of every provider at once, and returns the decided outcomes once
+// all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
