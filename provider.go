@@ -615,16 +615,14 @@ func (e *endedElsewhere) Error() string {
 // decision from its seat up to the top, and no lock. So no other outcome of the
 // question is decided meanwhile, and a keep holds up only its own question.
 type decision struct {
-	home  seat                    // the seat of a provider's ask outside a race
-	up    *seat                   // the seat of this decision's own ask; nil at the top
-	reqs  []Request               // the questions; nil under a keep
-	first int                     // the index of reqs[0] that errors name, or -1
-	keep  func(o []Outcome) error // a WithKeep's keep, or nil
-	over  context.Context         // a race's ask: once done, nothing is taken
-	call  *providerAsk            // a registry's call, which audits
-
-	// A race's members, withdrawn once another won.
-	members []context.CancelCauseFunc
+	home    seat                      // the seat of a provider's ask outside a race
+	up      *seat                     // the seat of this decision's own ask; nil at the top
+	reqs    []Request                 // the questions; nil under a keep
+	first   int                       // the index of reqs[0] that errors name, or -1
+	keep    func(o []Outcome) error   // a WithKeep's keep, or nil
+	over    context.Context           // a race's ask: once done, nothing is taken
+	call    *providerAsk              // a registry's call, which audits
+	members []context.CancelCauseFunc // a race's, withdrawn once another won
 
 	mu      sync.Mutex    // guards the fields below
 	busy    bool          // an outcome holds the turn
@@ -2043,8 +2041,8 @@ type inboxHandler struct {
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
-	// servers holds a channel for each server that served a stream, closed when
-	// it shuts down. A stream that starts later ends at once.
+	// A channel per server that served a stream, closed at its shutdown, which
+	// ends its streams then and later.
 	servers sync.Map
 }
 
