@@ -76,9 +76,8 @@ type Provider interface {
 type BatchProvider interface {
 	Provider
 
-	// AskAll answers reqs in order, under the rules of Ask: an answer each, or
-	// those before the failed question and its error. It must not modify or
-	// keep reqs.
+	// AskAll answers reqs in order, under Ask's rules: an answer each, or those
+	// before the failed one and its error. It must not modify or keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -165,8 +164,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
-// Provider returns the active provider of r, or nil when there is none or r
-// is nil.
+// Provider returns the active provider of r, or nil when none is or r is nil.
 func (r *Registry) Provider() Provider {
 	if reg := r.registration(); reg != nil {
 		return reg.provider
@@ -358,10 +356,9 @@ type inflight struct {
 	req   [1]Request   // the request of an Ask
 }
 
-// A providerAsk is one call of the registry's provider: its context and the
-// decision of its outcome. The decision is made only when the provider asks for
-// its seat ([Decide], [FirstOf], [WithKeep]), so an Ask that needs none costs
-// no more.
+// A providerAsk is one call of the registry's provider: its context and its
+// outcome's decision, made only when the provider asks for its seat ([Decide],
+// [FirstOf], [WithKeep]), so that an Ask that needs none costs no more.
 type providerAsk struct {
 	context.Context
 	reqs  []Request // the questions of the call
@@ -571,9 +568,8 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	return withSeat(ctx, &d.home)
 }
 
-// EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
-// of ctx because another UI won. For a batch it is the decline or the last
-// answer.
+// EndedElsewhere reports the winner's outcome once [FirstOf] withdrew the ask
+// of ctx because another UI won: for a batch, the decline or the last answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	o, ok := wonElsewhere(ctx)
 	if !ok {
@@ -1742,9 +1738,8 @@ func (b *Inbox) Pending() []Pending {
 // ([Decide]) and the question closed.
 //
 // An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
-// a keep could not keep [CodeNotKept]. The question stays open, and its Hint
-// says why. An id that is not open is [CodeNotPending]. So the first Respond
-// wins.
+// a keep could not keep [CodeNotKept]: the question stays open, its Hint says
+// why. An id that is not open is [CodeNotPending], so the first Respond wins.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1790,9 +1785,8 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	return refused
 }
 
-// Changed returns a channel that is closed at the next change of Pending: a
-// question opens, closes, or gets a Hint. Call it before Pending to miss no
-// change.
+// Changed returns a channel closed at the next change of Pending: a question
+// opens, closes, or gets a Hint. Call it before Pending to miss no change.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2058,8 +2052,7 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.URL.Path, r.URL.RawPath = "/"+r.URL.Path, ""
 	}
 	// The token keeps out other local users, other sites (cross-site requests,
-	// DNS rebinding) and anyone who reaches the port. So no Host check is
-	// needed.
+	// DNS rebinding) and anyone who reaches the port: no Host check is needed.
 	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
@@ -2537,9 +2530,8 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 // errShortKey is uncoded: it is the host's error, not the client's.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
-// mac returns the HMAC-SHA256 of payload, under a key derived from key. Raw
-// HMAC would pad a short key with zeros, so K and K+"\x00" would open each
-// other's state.
+// mac returns the HMAC-SHA256 of payload under a key derived from key: raw HMAC
+// pads a short key with zeros, so K and K+"\x00" would open each other's state.
 func mac(key, payload []byte) []byte {
 	derived := sha256.New()
 	derived.Write([]byte("userinteraction seal\n"))
@@ -2822,8 +2814,7 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll races whole batches, as Ask races questions, so all answers come from
-// one UI. A provider that is not a BatchProvider is asked one question after
-// another.
+// one UI. It asks a provider that is no BatchProvider a question at a time.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
