@@ -1842,8 +1842,7 @@ func (c *inboxCall) outcomes() []Outcome {
 // random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
-	if _, err := rand.Read(random); err != nil {
-		// Go 1.22's crypto/rand.Read could fail.
+	if _, err := rand.Read(random); err != nil { // as Go 1.22's could
 		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}}
 	}
 	deadline, _ := ctx.Deadline()
@@ -2195,10 +2194,9 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	// A broken rule, or an answer not kept: the question stays open.
 	status, open := map[string]int{CodeInvalidAnswer: http.StatusUnprocessableEntity, CodeNotKept: http.StatusServiceUnavailable}[refused.Code]
 	if open {
-		for _, p := range h.inbox.Pending() {
-			if p.ID == id {
-				reply.Hint = p.Hint
-			}
+		pending := h.inbox.Pending()
+		if i := slices.IndexFunc(pending, func(p Pending) bool { return p.ID == id }); i >= 0 {
+			reply.Hint = pending[i].Hint
 		}
 	}
 	data, _ := json.Marshal(reply)
