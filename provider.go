@@ -2062,10 +2062,7 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *inboxHandler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
-		return true
-	}
-	return h.isToken(r.URL.Query().Get("token"))
+	return strings.EqualFold(scheme, "Bearer") && h.isToken(given) || h.isToken(r.URL.Query().Get("token"))
 }
 
 // isToken reports whether given is the token, in time independent of given.
