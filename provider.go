@@ -421,16 +421,11 @@ func (a *inflight) finish() {
 
 // decided returns the outcomes decided so far, the call in flight's too.
 func (a *inflight) decided() []Outcome {
-	if a.p != nil {
-		a.p.mu.Lock()
-		d := a.p.d
-		a.p.mu.Unlock()
-		if d != nil {
-			decided, _ := d.settle(nil) // once the outcome on its way, if any, is decided
-			return append(a.done, decided...)
-		}
+	if a.p == nil {
+		return a.done
 	}
-	return a.done
+	decided, _ := seatOf(a.p).d.settle(nil) // once the outcome on its way, if any, is decided
+	return append(a.done, decided...)
 }
 
 func (a *inflight) audited(i int) bool {
