@@ -1038,11 +1038,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, 
 		if err := t.write(ctx, prompt+"> "); err != nil {
 			return Answer{}, err
 		}
-		l, err := t.readLine(ctx)
-		if err != nil {
-			return Answer{}, err
-		}
-		ans, refusal, err := replies.read(ctx, l)
+		ans, refusal, err := replies.read(ctx, t.readLine(ctx))
 		switch {
 		case err != nil:
 			return Answer{}, err
@@ -1384,14 +1380,15 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-func (t *Terminal) readLine(ctx context.Context) (line, error) {
+func (t *Terminal) readLine(ctx context.Context) line {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
 		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
 	l, err := await(ctx, &t.read) // l is the zero line when ctx ended first
 	t.midLine = t.midLine && (err != nil || l.err != nil)
-	return l, cmp.Or(err, l.err)
+	l.err = cmp.Or(err, l.err)
+	return l
 }
 
 // scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
@@ -1423,7 +1420,7 @@ func (t *Terminal) scanLine() line {
 type line struct {
 	text    string
 	tooLong bool
-	err     error // ASK_CANCELLED at the end of input or a read error
+	err     error // ASK_CANCELLED at the end of input or a read error, or ctx's
 }
 
 type replies struct {
@@ -1437,6 +1434,8 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	text, opts := l.text, r.req.Options
 	var rows []int
 	switch {
+	case l.err != nil:
+		return Answer{}, "", l.err
 	case l.tooLong:
 		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
