@@ -836,12 +836,9 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
 	var w wirePending
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+	if err := json.Unmarshal(data, &w); err != nil || isNull(data) {
+		return err // null changes nothing
 	}
 	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
 	if w.Deadline != nil {
@@ -3154,9 +3151,8 @@ function tick() {
   }
 }
 
-// connect follows the event stream, naming the questions shown, so that
-// the stream tells how those that closed meanwhile ended. It reconnects
-// itself, a second after an error, once a check says the token is right.
+// connect follows the event stream, naming the questions shown, so that the stream tells how those that
+// closed meanwhile ended. It reconnects itself, a second after an error, once a check says the token is right.
 function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
