@@ -1833,8 +1833,8 @@ func (c *inboxCall) outcomes() []Outcome {
 // random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
-	if _, err := rand.Read(random); err != nil { // as Go 1.22's could
-		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}}
+	if _, err := rand.Read(random); err != nil {
+		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}} // as Go 1.22's could
 	}
 	deadline, _ := ctx.Deadline()
 	if deadline.Year() > 9999 {
