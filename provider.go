@@ -926,7 +926,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if err := t.acquire(ctx, req.Validate()); err != nil {
 		return Answer{}, err
 	}
-	defer t.release()
+	defer func() { <-t.turn }() // the turn given back
 	return t.ask(ctx, &req, nil, 1)
 }
 
@@ -936,7 +936,7 @@ func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 	if err := t.acquire(ctx, validateAll(reqs)); err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer func() { <-t.turn }() // the turn given back
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
 		ans, err := t.ask(ctx, &reqs[i], answers, len(reqs))
@@ -977,8 +977,6 @@ func (t *Terminal) acquire(ctx context.Context, invalid error) error {
 		return ctx.Err()
 	}
 }
-
-func (t *Terminal) release() { <-t.turn }
 
 // ask asks req, the question after the answers before in a batch of n. The
 // last question's answer goes to [Decide] with them, so only an answer taken
@@ -1752,9 +1750,10 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	q.given = &o
 	outs := c.outcomes()
 	if outs == nil && c.ctx.Err() == nil { // a batch waits for the questions before this one
-		for _, left := range c.questions[q.entry.Index:] {
-			if left == q || o.Err != nil { // an error ends the questions after it too
-				b.leave(left, o)
+		b.leave(q, o)
+		if o.Err != nil { // an error ends the questions after it too
+			for _, later := range c.questions[q.entry.Index+1:] {
+				b.leave(later, o)
 			}
 		}
 		b.publish()
@@ -2274,8 +2273,7 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds: an answer, an error, or a refusal, which
-// alone has a hint.
+// outcome is what the record holds: an answer, an error, or a refusal, which has a hint.
 type outcome struct {
 	answer  Answer        // beside an error, only its Via
 	err     *HarnessError // never with a cause
