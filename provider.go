@@ -76,9 +76,8 @@ type Provider interface {
 type BatchProvider interface {
 	Provider
 
-	// AskAll answers reqs in order, under the rules of Ask: an answer each, or
-	// those before the failed question and its error. It must not modify or
-	// keep reqs.
+	// AskAll answers reqs in order, under Ask's rules: an answer each, or those
+	// before the failed one and its error. It must not modify or keep reqs.
 	AskAll(ctx context.Context, reqs []Request) ([]Answer, error)
 }
 
@@ -105,18 +104,13 @@ type Registry struct {
 	// in it reaches the caller. Set it before r is used.
 	Ended func(req Request, o Outcome)
 
-	// active is the active provider's registration, or nil. Atomic, so that Ask
-	// takes no registry-wide lock.
-	active atomic.Pointer[registration]
+	active atomic.Pointer[registration] // nil when none; atomic, so Ask takes no registry-wide lock
 }
 
 // WithRegistry returns a copy of ctx that carries r, for [Register] and [Ask].
 // A nil r hides a registry ctx carries. A nil ctx is context.Background().
 func WithRegistry(ctx context.Context, r *Registry) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, registryKey{}, r)
+	return context.WithValue(cmp.Or(ctx, context.Background()), registryKey{}, r)
 }
 
 // FromContext returns the Registry that ctx carries, or nil when it carries
@@ -170,8 +164,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
-// Provider returns the active provider of r, or nil when there is none or r
-// is nil.
+// Provider returns the active provider of r, or nil when none is or r is nil.
 func (r *Registry) Provider() Provider {
 	if reg := r.registration(); reg != nil {
 		return reg.provider
@@ -218,7 +211,6 @@ func answersOf(o []Outcome) ([]Answer, error) {
 	return answers, nil
 }
 
-// outcomesOf returns what a batch's provider returned as outcomes.
 func outcomesOf(answers []Answer, err error) []Outcome {
 	o := make([]Outcome, len(answers), len(answers)+1)
 	for i := range answers {
@@ -237,20 +229,15 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 		if ended == nil && a != nil { // a panic: audit what a UI was told
 			ended = a.decided()
 		}
-		if req != nil {
-			r.audit([]Request{*req}, ended, a)
-		} else {
-			r.audit(reqs, ended, a)
-		}
+		r.audit(req, reqs, ended, a)
 	}()
 	err := ctxErr(ctx)
 	switch {
 	case err != nil && ctx != nil:
 		err = aborted(ctx, "asked")
-	case err != nil:
-	case req != nil:
+	case err == nil && req != nil:
 		err = validate(req)
-	default:
+	case err == nil:
 		err = validateAll(reqs)
 	}
 	if err == nil {
@@ -262,25 +249,27 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	defer a.finish()
 	if req != nil {
 		a.req[0] = *req // the caller's req stays on its stack
-		a.ask(a.req[:], 0, false)
-		return a.done
+		return a.ask(a.req[:], 0, 1, false)
 	}
-	if bp, ok := a.reg.provider.(BatchProvider); ok {
-		return a.askBatch(bp, reqs)
+	if _, ok := a.reg.provider.(BatchProvider); ok {
+		return a.ask(reqs, 0, len(reqs), true)
 	}
 	for i := range reqs {
-		if o := a.ask(reqs, i, true); o.Err != nil {
+		if o := a.ask(reqs, i, i+1, true); o[0].Err != nil {
 			break
 		}
 	}
 	return a.done
 }
 
-// audit calls r.Ended with each request's outcome, but INPUT_REQUIRED and those
-// a provider audited.
-func (r *Registry) audit(reqs []Request, ended []Outcome, a *inflight) {
+// audit calls r.Ended with the outcome of req, or else of each of reqs, but
+// INPUT_REQUIRED and those a provider audited.
+func (r *Registry) audit(req *Request, reqs []Request, ended []Outcome, a *inflight) {
 	if r == nil || r.Ended == nil || len(ended) == 0 {
 		return
+	}
+	if req != nil {
+		reqs = []Request{*req}
 	}
 	for i := range reqs {
 		o := ended[min(i, len(ended)-1)]
@@ -299,16 +288,9 @@ type registryKey struct{}
 
 func noop() {}
 
-// isNilProvider reports whether p is a nil interface, pointer or func.
 func isNilProvider(p Provider) bool {
-	if p == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(p); v.Kind() {
-	case reflect.Pointer, reflect.Func:
-		return v.IsNil()
-	}
-	return false
+	v := reflect.ValueOf(p)
+	return p == nil || (v.Kind() == reflect.Pointer || v.Kind() == reflect.Func) && v.IsNil()
 }
 
 func (r *Registry) registration() *registration {
@@ -328,7 +310,6 @@ type registration struct {
 	disposed bool
 }
 
-// errDisposed is the cause of a disposed provider's context.
 var errDisposed = errors.New("provider disposed")
 
 // track records a, an ask in flight, unless reg is disposed.
@@ -343,21 +324,6 @@ func (reg *registration) track(a *inflight) bool {
 	}
 	reg.asks = a
 	return true
-}
-
-func (reg *registration) untrack(a *inflight) {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	switch {
-	case a.prev != nil:
-		a.prev.next = a.next
-	case reg.asks == a:
-		reg.asks = a.next
-	}
-	if a.next != nil {
-		a.next.prev = a.prev
-	}
-	a.prev, a.next = nil, nil
 }
 
 // dispose unregisters reg and aborts its asks, holding no lock while it does.
@@ -390,10 +356,9 @@ type inflight struct {
 	req   [1]Request   // the request of an Ask
 }
 
-// A providerAsk is one call of the registry's provider: its context and the
-// decision of its outcome. The decision is made only when the provider asks for
-// its seat ([Decide], [FirstOf], [WithKeep]), so an Ask that needs none costs
-// no more.
+// A providerAsk is one call of the registry's provider: its context and its
+// outcome's decision, made only when the provider asks for its seat ([Decide],
+// [FirstOf], [WithKeep]), so that an Ask that needs none costs no more.
 type providerAsk struct {
 	context.Context
 	reqs  []Request // the questions of the call
@@ -421,22 +386,7 @@ func (p *providerAsk) Value(key any) any {
 	return &p.d.home
 }
 
-// settle decides o, what the provider returned, unless one was decided.
-func (p *providerAsk) settle(o []Outcome) []Outcome {
-	p.mu.Lock()
-	d := p.d
-	if d == nil {
-		p.settled = o // a seat made later finds it decided
-	}
-	p.mu.Unlock()
-	if d == nil {
-		return o
-	}
-	return d.settle(o)
-}
-
-// begin records an ask on the active registration. It never waits for a newer
-// one.
+// begin records an ask on the active registration, and never waits for a newer.
 func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	reg := r.registration()
 	if reg == nil {
@@ -451,22 +401,31 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	return a, nil
 }
 
+// finish untracks a, and cancels its ctx.
 func (a *inflight) finish() {
-	a.reg.untrack(a)
+	reg := a.reg
+	reg.mu.Lock()
+	switch {
+	case a.prev != nil:
+		a.prev.next = a.next
+	case reg.asks == a:
+		reg.asks = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	}
+	a.prev, a.next = nil, nil
+	reg.mu.Unlock()
 	a.cancel(nil)
 }
 
 // decided returns the outcomes decided so far, the call in flight's too.
 func (a *inflight) decided() []Outcome {
-	if a.p != nil {
-		a.p.mu.Lock()
-		d := a.p.d
-		a.p.mu.Unlock()
-		if d != nil {
-			return append(a.done, d.result()...)
-		}
+	if a.p == nil {
+		return a.done
 	}
-	return a.done
+	decided, _ := seatOf(a.p).d.settle(nil) // once the outcome on its way, if any, is decided
+	return append(a.done, decided...)
 }
 
 func (a *inflight) audited(i int) bool {
@@ -475,56 +434,51 @@ func (a *inflight) audited(i int) bool {
 	return slices.Contains(a.first.told, i) // the first call starts at 0; a later one is never a Replay's
 }
 
-// call returns the providerAsk of a call of reqs[from:to].
-func (a *inflight) call(reqs []Request, from, to int, batch bool) *providerAsk {
-	p := &a.first
-	if a.done != nil { // a later call of an AskAll
-		p = new(providerAsk)
-	}
-	p.Context, p.reqs, p.first = a.ctx, reqs[from:to], -1
-	if batch {
-		p.first = from
-	}
-	a.p = p
-	return p
-}
-
-// ask asks reqs[i] of a's provider by steps 4 to 6 of Ask.
-func (a *inflight) ask(reqs []Request, i int, batch bool) Outcome {
+// ask asks reqs[from:to] of a's provider in one call, by steps 4 to 6 of Ask,
+// and returns their decided outcomes. An AskAll's BatchProvider is asked all.
+func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
-		return a.done[len(a.done)-1]
+		return a.done[len(a.done)-1:]
 	}
-	p := a.call(reqs, i, i+1, batch)
-	ans, err := a.reg.provider.Ask(p, reqs[i])
-	p.one[0] = Outcome{Answer: ans}
-	if err != nil {
-		p.one[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: a.askErr(err)}
+	p := &a.first
+	if a.done != nil { // a later call of an AskAll
+		p = new(providerAsk)
 	}
-	decided := p.settle(checked(p.reqs, p.one[:], p.first))
+	p.Context, p.reqs, p.first, a.p = a.ctx, reqs[from:to], -1, p
+	if batch {
+		p.first = from
+	}
+	o := p.one[:]
+	if bp, ok := a.reg.provider.(BatchProvider); ok && batch {
+		o = outcomesOf(bp.AskAll(p, reqs))
+	} else if ans, err := a.reg.provider.Ask(p, reqs[from]); err != nil {
+		o[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: err}
+	} else {
+		o[0] = Outcome{Answer: ans}
+	}
+	if n := len(o); n > 0 && o[n-1].Err != nil {
+		o[n-1].Err = a.askErr(o[n-1].Err)
+	}
+	decided := checked(p.reqs, o, p.first) // decided, unless another was
+	p.mu.Lock()
+	d := p.d
+	if d == nil {
+		p.settled = decided // a seat made later finds it decided
+	}
+	p.mu.Unlock()
+	if d != nil {
+		decided, _ = d.settle(decided)
+	}
 	if a.done == nil {
 		a.done = decided
 	} else {
 		a.done = append(a.done, decided...)
 	}
 	a.p = nil
-	return decided[0]
-}
-
-// askBatch asks reqs of bp, a's provider, in one call.
-func (a *inflight) askBatch(bp BatchProvider, reqs []Request) []Outcome {
-	if err := a.abortErr("asked"); err != nil {
-		return []Outcome{{Err: err}}
-	}
-	p := a.call(reqs, 0, len(reqs), true)
-	given, err := bp.AskAll(p, reqs)
-	if err != nil {
-		err = a.askErr(err)
-	}
-	a.done, a.p = p.settle(checked(reqs, outcomesOf(given, err), 0)), nil
-	return a.done
+	return decided
 }
 
 // checked returns o completed by step 6 of Ask, or ended by INVALID_ANSWER.
@@ -536,8 +490,7 @@ func checked(reqs []Request, o []Outcome, first int) []Outcome {
 	return done
 }
 
-// abortErr returns ASK_ABORTED once the provider's context is done. stage says
-// what happened to the question.
+// abortErr returns ASK_ABORTED once the provider's context is done, for stage.
 func (a *inflight) abortErr(stage string) error {
 	switch {
 	case a.caller.Err() != nil:
@@ -553,17 +506,11 @@ func (a *inflight) askErr(err error) error {
 	if isTypedNil(err) {
 		return providerFailed(err)
 	}
-	switch code := CodeOf(err); {
-	case code == CodeAskAborted && a.caller.Err() == nil && a.ctx.Err() != nil:
-		// A nested ask took this disposal for its caller's end.
-		return a.abortErr("answered")
-	case code != "":
-		return err // the human's outcome, or another family's
+	// A nested ask may take this disposal for its caller's end.
+	if code := CodeOf(err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
+		return cmp.Or(a.abortErr("answered"), coded(err))
 	}
-	if err := a.abortErr("answered"); err != nil {
-		return err
-	}
-	return providerFailed(err)
+	return err // the human's outcome, or another family's
 }
 
 // ctxErr returns a provider's error for a nil or done ctx.
@@ -574,8 +521,7 @@ func ctxErr(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// endedBy returns the ASK_ABORTED of ctx, a provider's context, done by a
-// disposal or as [aborted] says.
+// endedBy returns the ASK_ABORTED of a disposal, else as [aborted] says.
 func endedBy(ctx context.Context, stage string) error {
 	if cause := context.Cause(ctx); ctx.Err() == context.Canceled && errors.Is(cause, errDisposed) {
 		return NewError(CodeAskAborted, "ask aborted: the provider was disposed before the question was "+stage, cause)
@@ -599,9 +545,7 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 	}
 	decided, lost, err := s.offer(slices.Clone(o))
 	if lost && ctx.Err() == nil {
-		// This UI lost, and ctx ends. Wait for it, so that the UI can tell its
-		// human how, even when ctx lags behind the asker.
-		<-ctx.Done()
+		<-ctx.Done() // this UI lost: once ctx, which may lag, ends, it can tell its human how
 	}
 	return decided, err
 }
@@ -611,20 +555,16 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 // is [CodeNotKept], and the question stays open, unless it carries a code,
 // such as [CodeNotPending] for a question that is over here.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if keep == nil {
+	if ctx = cmp.Or(ctx, context.Background()); keep == nil {
 		return ctx
 	}
 	d := &decision{up: seatOf(ctx), keep: keep}
 	d.home.d = d
-	return &seatCtx{ctx, &d.home}
+	return withSeat(ctx, &d.home)
 }
 
-// EndedElsewhere reports the winner's outcome, once [FirstOf] withdrew the ask
-// of ctx because another UI won. For a batch it is the decline or the last
-// answer.
+// EndedElsewhere reports the winner's outcome once [FirstOf] withdrew the ask
+// of ctx because another UI won: for a batch, the decline or the last answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
 	o, ok := wonElsewhere(ctx)
 	if !ok {
@@ -642,17 +582,11 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 	if errors.As(context.Cause(ctx), &e) {
 		return e.outcomes, true
 	}
-	// ctx may end another way, as by a deadline, as another member wins. The
-	// race knows once the outcome on its way is decided.
+	// ctx may end another way, such as by a deadline, as another member wins.
 	for s := seatOf(ctx); s != nil; s = s.d.up {
 		if s.d.members != nil {
-			s.d.mu.Lock()
-			defer s.d.mu.Unlock()
-			s.d.wait(nil)
-			if s.d.decided == nil || s.d.by == s.n {
-				return nil, false
-			}
-			return s.d.decided, true
+			won, by := s.d.settle(nil)
+			return won, won != nil && by != s.n
 		}
 	}
 	return nil, false
@@ -672,16 +606,14 @@ func (e *endedElsewhere) Error() string {
 // decision from its seat up to the top, and no lock. So no other outcome of the
 // question is decided meanwhile, and a keep holds up only its own question.
 type decision struct {
-	home  seat                    // the seat of a provider's ask outside a race
-	up    *seat                   // the seat of this decision's own ask; nil at the top
-	reqs  []Request               // the questions; nil under a keep
-	first int                     // the index of reqs[0] that errors name, or -1
-	keep  func(o []Outcome) error // a WithKeep's keep, or nil
-	over  context.Context         // a race's ask: once done, nothing is taken
-	call  *providerAsk            // a registry's call, which audits
-
-	// A race's members, withdrawn once another won.
-	members []context.CancelCauseFunc
+	home    seat                      // the seat of a provider's ask outside a race
+	up      *seat                     // the seat of this decision's own ask; nil at the top
+	reqs    []Request                 // the questions; nil under a keep
+	first   int                       // the index of reqs[0] that errors name, or -1
+	keep    func(o []Outcome) error   // a WithKeep's keep, or nil
+	over    context.Context           // a race's ask: once done, nothing is taken
+	call    *providerAsk              // a registry's call, which audits
+	members []context.CancelCauseFunc // a race's, withdrawn once another won
 
 	mu      sync.Mutex    // guards the fields below
 	busy    bool          // an outcome holds the turn
@@ -706,16 +638,8 @@ func seatOf(ctx context.Context) *seat {
 	return s
 }
 
-type seatCtx struct {
-	context.Context
-	s *seat
-}
-
-func (c *seatCtx) Value(key any) any {
-	if key == (seatKey{}) {
-		return c.s
-	}
-	return c.Context.Value(key)
+func withSeat(ctx context.Context, s *seat) context.Context {
+	return context.WithValue(ctx, seatKey{}, s)
 }
 
 // offer decides o at s, as Decide says. It takes the turn of each decision up
@@ -729,22 +653,18 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			h.d.give()
 		}
 	}()
-	var checker *decision // the first decision that knows the questions
 	for at := s; at != nil; at = at.d.up {
 		if err := at.d.take(); err != nil {
 			return nil, at.d.members != nil, err
 		}
 		held = append(held, at)
-		if checker == nil && at.d.reqs != nil {
-			checker = at.d
+		if at.d.reqs != nil { // not a keep's; above the first, completing changes nothing
+			if o, err = complete(at.d.reqs, o, at.d.first); err != nil {
+				return nil, false, err
+			}
 		}
 		if at.d.members != nil && !wins(o) {
 			break // a UI that drops out decides nothing
-		}
-	}
-	if checker != nil {
-		if o, err = complete(checker.reqs, o, checker.first); err != nil {
-			return nil, false, err
 		}
 	}
 	if !wins(o) && held[len(held)-1].d.members != nil {
@@ -831,21 +751,16 @@ func (d *decision) set(n int, o []Outcome) {
 	}
 }
 
-// settle decides o, what a provider returned, unless another was decided.
-func (d *decision) settle(o []Outcome) []Outcome {
+// settle decides o, unless another was, once no outcome is on its way. It
+// returns the decided outcomes and their seat. A nil o decides nothing.
+func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.wait(nil)
 	if d.decided == nil {
 		d.decided = o
 	}
-	return d.decided
-}
-
-func (d *decision) result() []Outcome {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.decided
+	return d.decided, d.by
 }
 
 // wins reports whether o can win a race. A typed nil's methods could panic.
@@ -921,12 +836,9 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
 	var w wirePending
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+	if err := json.Unmarshal(data, &w); err != nil || isNull(data) {
+		return err // null changes nothing
 	}
 	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
 	if w.Deadline != nil {
@@ -945,9 +857,7 @@ func goCall[T any](done chan<- called[T], stopped T, f func() T) {
 	go func() {
 		c := called[T]{value: stopped}
 		defer func() {
-			if v := recover(); v != nil {
-				c.panicked = v
-			}
+			c.panicked = recover()
 			done <- c
 		}()
 		c.value = f()
@@ -997,12 +907,7 @@ var _ BatchProvider = (*Terminal)(nil)
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
 // writes to out. A nil in has ended, and a nil out discards.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
-	if in == nil {
-		in = strings.NewReader("")
-	}
-	if out == nil {
-		out = io.Discard
-	}
+	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
 }
 
@@ -1018,29 +923,23 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
 // returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := t.acquire(ctx, req.Validate()); err != nil {
 		return Answer{}, err
 	}
-	if err := t.acquire(ctx); err != nil {
-		return Answer{}, err
-	}
-	defer t.release()
-	return t.ask(ctx, &req, place{count: 1}, nil)
+	defer func() { <-t.turn }() // the turn given back
+	return t.ask(ctx, &req, nil, 1)
 }
 
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
 // When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
+	if err := t.acquire(ctx, validateAll(reqs)); err != nil {
 		return nil, err
 	}
-	if err := t.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer t.release()
+	defer func() { <-t.turn }() // the turn given back
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
-		ans, err := t.ask(ctx, &reqs[i], place{index: i, count: len(reqs)}, answers)
+		ans, err := t.ask(ctx, &reqs[i], answers, len(reqs))
 		if err != nil {
 			return answers, err
 		}
@@ -1062,11 +961,13 @@ const (
 	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
-func (t *Terminal) acquire(ctx context.Context) error {
-	if t.turn == nil {
-		return NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
+// acquire takes t's turn for the questions, unless they are invalid, t is not
+// made by NewTerminal, or ctx is nil or ends first.
+func (t *Terminal) acquire(ctx context.Context, invalid error) error {
+	if t.turn == nil && invalid == nil {
+		invalid = NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
 	}
-	if err := ctxErr(ctx); err != nil {
+	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil {
 		return err
 	}
 	select {
@@ -1077,62 +978,40 @@ func (t *Terminal) acquire(ctx context.Context) error {
 	}
 }
 
-func (t *Terminal) release() { <-t.turn }
-
-type place struct {
-	index, count int
-}
-
-// ask asks req, the question at p, after the answers before. The last
-// question's answer goes to [Decide] with them, so only an answer taken is
-// returned. Else the human is told how the ask ended.
-func (t *Terminal) ask(ctx context.Context, req *Request, p place, before []Answer) (Answer, error) {
-	typed := p.index // answers typed here for the batch
+// ask asks req, the question after the answers before in a batch of n. The
+// last question's answer goes to [Decide] with them, so only an answer taken
+// is returned. Else the human is told how the ask ended.
+func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int) (Answer, error) {
+	i, typed := len(before), len(before) // typed: the answers typed here for the batch
 	if err := ctx.Err(); err != nil {
 		if typed > 0 { // else nothing was shown
-			t.ended(ctx, req, err, p, typed)
+			t.ended(ctx, req, err, n > 1, typed)
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, p)
-	for err == nil && p.index == p.count-1 {
+	ans, err := t.answer(ctx, req, i, n)
+	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
-			ans = decided[len(decided)-1].Answer
-			break
+			return decided[len(decided)-1].Answer, nil
 		}
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
-			typed++
-			if err = ctx.Err(); err == nil {
-				err = refused
-			}
-			break
-		}
-		// The host's keep failed. The question is still open: the human answers
-		// again.
-		if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil {
-			ans, err = t.answer(ctx, req, p)
+			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
+		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
+			ans, err = t.answer(ctx, req, i, n)
 		}
 	}
 	if err == nil {
 		return ans, nil
 	}
-	t.ended(ctx, req, err, p, typed)
+	t.ended(ctx, req, err, n > 1, typed)
 	return Answer{}, err
 }
 
 // answer shows req and reads replies until one answers.
-func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, error) {
+func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, render(req, t.columns, p, timeLeft(ctx))); err != nil {
-		return Answer{}, err
-	}
-	// A line the read in flight has already was typed before the question.
-	notice := ""
-	if t.dropStale() {
-		notice = wrap(t.columns, staleNotice)
-	}
-	if err := t.write(ctx, notice+"> "); err != nil {
+	if err := t.write(ctx, render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
@@ -1140,12 +1019,21 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 		key := labelKey(o.Label)
 		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
 	}
+	prompt := ""
+	select {
+	case l := <-t.read: // a line the read in flight has was typed before the question; never, when t.read is nil
+		if l.value.err == nil && l.panicked == nil {
+			t.read, prompt = nil, wrap(t.columns, staleNotice)
+		} else {
+			t.read <- l // an end of input or a panic, which the next read meets
+		}
+	default:
+	}
 	for {
-		l, err := t.readLine(ctx)
-		if err != nil {
+		if err := t.write(ctx, prompt+"> "); err != nil {
 			return Answer{}, err
 		}
-		ans, refusal, err := replies.read(ctx, l)
+		ans, refusal, err := replies.read(ctx, t.readLine(ctx))
 		switch {
 		case err != nil:
 			return Answer{}, err
@@ -1156,18 +1044,15 @@ func (t *Terminal) answer(ctx context.Context, req *Request, p place) (Answer, e
 			}
 			return ans, nil
 		}
-		again := wrap(t.columns, refusal)
+		prompt = wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form refusal says what to type
-			again += wrap(t.columns, accepts(req))
-		}
-		if err := t.write(ctx, again+"> "); err != nil {
-			return Answer{}, err
+			prompt += wrap(t.columns, accepts(req))
 		}
 	}
 }
 
 // ended tells the human how the ask of req ended with err.
-func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, typed int) {
+func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch bool, typed int) {
 	if ctx.Err() == nil {
 		if CodeOf(err) == CodeAskCancelled && t.midLine {
 			_ = t.write(ctx, "") // the host's output starts on a fresh line
@@ -1180,7 +1065,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
-		r.ended(o, req, p.count > 1)
+		r.ended(o, req, batch)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		r.text(timeUpNotice, "", "", 0)
 	default:
@@ -1200,21 +1085,20 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, p place, 
 	_ = t.write(wait, r.String())
 }
 
-// ended writes how req, or its batch, ended with o on another UI, in two rows
-// at most.
+// ended writes in two rows at most how req, or its batch, ended with o elsewhere.
 func (r *rows) ended(o Outcome, req *Request, batch bool) {
 	where, a := onUI(o.Answer.Via), o.Answer
-	switch {
-	case CodeOf(o.Err) == CodeAskDeclined && batch:
-		r.text("The questions were declined "+where+".", "", "", 0)
-	case CodeOf(o.Err) == CodeAskDeclined:
-		r.text("Declined "+where+".", "", "", 0)
-	case o.Err != nil:
-		r.text("The question ended "+where+".", "", "", 0)
-	case batch:
-		r.text("The questions were answered "+where+".", "", "", 0)
-	}
 	if o.Err != nil || batch {
+		how := "The question ended "
+		switch declined := CodeOf(o.Err) == CodeAskDeclined; {
+		case declined && batch:
+			how = "The questions were declined "
+		case declined:
+			how = "Declined "
+		case o.Err == nil:
+			how = "The questions were answered "
+		}
+		r.text(how+where+".", "", "", 0)
 		return
 	}
 	row := labelIndexes(req.Options)
@@ -1337,10 +1221,11 @@ func sizeColumns(size string) int {
 	return columns
 }
 
-func render(req *Request, width int, p place, deadline string) string {
+// render writes req, question i of n, in rows as wide as width.
+func render(req *Request, width, i, n int, deadline string) string {
 	r := rows{width: width}
-	if p.count > 1 {
-		r.text(fmt.Sprintf("Question %d of %d", p.index+1, p.count), "", "", 0)
+	if n > 1 {
+		r.text(fmt.Sprintf("Question %d of %d", i+1, n), "", "", 0)
 	}
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
 		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
@@ -1351,8 +1236,8 @@ func render(req *Request, width int, p place, deadline string) string {
 	for _, l := range strings.Split(req.Question, "\n") {
 		r.text(l, "| ", "| ", 0)
 	}
-	for i, o := range req.Options {
-		number := "  " + strconv.Itoa(i+1) + ". "
+	for row, o := range req.Options {
+		number := "  " + strconv.Itoa(row+1) + ". "
 		if o.Recommended {
 			number = "* " + number[2:]
 		}
@@ -1380,8 +1265,7 @@ type rows struct {
 	width int
 }
 
-// text writes s in rows led by first, then rest. With most > 0, a cut last row
-// ends in "…".
+// text writes s in rows led by first, then rest; most > 0 cuts the last of most with "…".
 func (r *rows) text(s, first, rest string, most int) {
 	if s == "" {
 		r.WriteString(strings.TrimRight(first, " ") + "\n")
@@ -1419,17 +1303,13 @@ func (r *rows) text(s, first, rest string, most int) {
 // fit returns the length of the head of s that fits from col to width: to a
 // space, else all, else one character.
 func fit(s string, col, width int) int {
-	space := -1 // where the last run of spaces that fits starts
+	space := 0 // where the last run of spaces that fits starts, after the first character
 	for i := 0; i < len(s); {
 		w, size := cellsAt(s, i, col)
-		switch {
-		case col+w > width && space > 0:
-			return space
-		case col+w > width && i > 0:
-			return i
-		case col+w > width:
-			return size
-		case (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t':
+		if col+w > width {
+			return cmp.Or(space, i, size)
+		}
+		if (s[i] == ' ' || s[i] == '\t') && i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 			space = i
 		}
 		col, i = col+w, i+size
@@ -1437,33 +1317,19 @@ func fit(s string, col, width int) int {
 	return len(s)
 }
 
-// cellsAt returns the columns and length of the character at s[i], at col.
+// cellsAt returns the columns and length of the character at s[i], at col: as
+// a terminal draws it, or more, as counting wider only wraps a row early.
 func cellsAt(s string, i, col int) (w, size int) {
-	switch c := s[i]; {
+	c, size := utf8.DecodeRuneInString(s[i:])
+	switch {
 	case c == '\t':
 		return 8 - col%8, 1
-	case c < utf8.RuneSelf:
-		w, size = 1, 1
-	default:
-		var r rune
-		r, size = utf8.DecodeRuneInString(s[i:])
-		w = cells(r)
+	case c >= 0x300 && (unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c)): // no mark comes before U+0300
+		return 0, size
+	case c >= 0x1100 || strings.HasPrefix(s[i+size:], "\ufe0f"): // wide, or asking for its emoji form
+		return 2, size
 	}
-	if w == 1 && strings.HasPrefix(s[i+size:], "\ufe0f") {
-		w = 2
-	}
-	return w, size
-}
-
-// cells returns c's columns, or more: counting wider only wraps a row early.
-func cells(c rune) int {
-	switch {
-	case unicode.In(c, unicode.Mn, unicode.Me) || isJoiner(c):
-		return 0
-	case c >= 0x1100:
-		return 2
-	}
-	return 1
+	return 1, size
 }
 
 func accepts(req *Request) string {
@@ -1477,14 +1343,8 @@ func accepts(req *Request) string {
 	case n > 1:
 		ways[0] = fmt.Sprintf("1-%d", n)
 	}
-	var recommended []string
-	for i, o := range req.Options {
-		if o.Recommended {
-			recommended = append(recommended, strconv.Itoa(i+1))
-		}
-	}
-	if len(recommended) > 0 {
-		ways = append(ways, "Enter for "+strings.Join(recommended, ","))
+	if rows := recommended(req.Options); rows != nil {
+		ways = append(ways, "Enter for "+strings.ReplaceAll(rowList(rows), "#", ""))
 	}
 	if req.CustomAllowed() {
 		ways = append(ways, "type your own answer")
@@ -1515,31 +1375,15 @@ func (t *Terminal) post(s string) {
 	})
 }
 
-func (t *Terminal) readLine(ctx context.Context) (line, error) {
+func (t *Terminal) readLine(ctx context.Context) line {
 	if t.read == nil {
 		t.read = make(chan called[line], 1)
 		goCall(t.read, line{err: NewError(CodeAskCancelled, "the terminal's input failed", errStopped)}, t.scanLine)
 	}
-	l, err := await(ctx, &t.read)
-	if err != nil {
-		return line{}, err
-	}
-	t.midLine = t.midLine && l.err != nil
-	return l, l.err
-}
-
-// dropStale drops a line the read in flight has read.
-func (t *Terminal) dropStale() bool {
-	select {
-	case l := <-t.read: // never, when t.read is nil
-		if l.value.err == nil && l.panicked == nil {
-			t.read = nil
-			return true
-		}
-		t.read <- l
-	default:
-	}
-	return false
+	l, err := await(ctx, &t.read) // l is the zero line when ctx ended first
+	t.midLine = t.midLine && (err != nil || l.err != nil)
+	l.err = cmp.Or(err, l.err)
+	return l
 }
 
 // scanLine reads a line, trimmed. One over maxLine bytes reads as tooLong.
@@ -1571,7 +1415,7 @@ func (t *Terminal) scanLine() line {
 type line struct {
 	text    string
 	tooLong bool
-	err     error // ASK_CANCELLED at the end of input or a read error
+	err     error // ASK_CANCELLED at the end of input or a read error, or ctx's
 }
 
 type replies struct {
@@ -1585,6 +1429,8 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	text, opts := l.text, r.req.Options
 	var rows []int
 	switch {
+	case l.err != nil:
+		return Answer{}, "", l.err
 	case l.tooLong:
 		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
@@ -1594,12 +1440,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 	case len(opts) == 0:
 		return Answer{Text: text}, "", nil
 	case text == "":
-		for i, o := range opts {
-			if o.Recommended {
-				rows = append(rows, i)
-			}
-		}
-		if rows == nil {
+		if rows = recommended(opts); rows == nil {
 			return Answer{}, "No option is recommended: type a number.", nil
 		}
 	default:
@@ -1619,14 +1460,18 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 		}
 		rows = picks
 	}
-	switch {
-	case r.req.MultiSelect:
-		ans, refusal := pickAll(r.req, rows)
-		return ans, refusal, nil
-	case len(rows) > 1:
+	if len(rows) > 1 && !r.req.MultiSelect {
 		return Answer{}, "Pick one option.", nil
 	}
-	return opts[rows[0]].Answer(), "", nil
+	picked, picks := make([]bool, len(opts)), make([]Option, 0, len(rows))
+	for _, i := range rows {
+		if picked[i] {
+			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1), nil
+		}
+		picked[i] = true
+		picks = append(picks, opts[i])
+	}
+	return Pick(picks...), "", nil // completed by resolve, one pick as an Option
 }
 
 // pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
@@ -1652,8 +1497,7 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	return nil, false, problem
 }
 
-// several reads text, whose labelKey is key, between commas. Neither picks nor
-// a refusal: own words.
+// several reads text, whose labelKey is key, between commas; nothing is own words.
 func (r *replies) several(ctx context.Context, text, key string) ([]int, string, error) {
 	var picks []int
 	numbered, labelled, other := false, false, "" // other: the first part that picks nothing
@@ -1691,6 +1535,15 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
 	}
 	return picks, "", nil
+}
+
+func recommended(opts []Option) (rows []int) {
+	for i, o := range opts {
+		if o.Recommended {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }
 
 // rowList returns rows as a reply names them: "#1,#3".
@@ -1757,19 +1610,6 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-func pickAll(req *Request, named []int) (Answer, string) {
-	picked := make([]bool, len(req.Options))
-	picks := make([]Option, 0, len(named))
-	for _, i := range named {
-		if picked[i] {
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1)
-		}
-		picked[i] = true
-		picks = append(picks, req.Options[i])
-	}
-	return Pick(picks...), ""
-}
-
 // ----------------------------------------------------------------------------
 // Form
 
@@ -1804,34 +1644,25 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
 	}
-	if err := req.Validate(); err != nil {
-		return Answer{}, err
-	}
-	if err := ctxErr(ctx); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	q := Pending{Request: req} // its Hint: why the last response was refused
 	for n := 1; ; n++ {
 		// On a goroutine of its own, so that ctx ends the wait even when elicit
 		// ignores it. A late response, or panic, is dropped.
-		form, done := q.Elicitation(), make(chan called[elicited], 1)
-		goCall(done, elicited{err: errStopped}, func() elicited {
+		form, done := q.Elicitation(), make(chan called[Outcome], 1)
+		goCall(done, Outcome{Err: errStopped}, func() Outcome {
 			action, content, err := f.elicit(ctx, form)
-			return elicited{action, content, err}
+			given, invalid := ElicitationAnswer(action, content) // the client's error: no form is sent again
+			return Outcome{given, cmp.Or(err, invalid)}
 		})
-		e, _ := await(ctx, &done)
-		if ctx.Err() != nil {
-			return Answer{}, ctx.Err() // whatever came back is moot
+		o, _ := await(ctx, &done)
+		if err := cmp.Or(ctx.Err(), o.Err); err != nil {
+			return Answer{}, err // once ctx is done, whatever came back is moot
 		}
-		if e.err != nil {
-			return Answer{}, e.err
-		}
-		given, err := ElicitationAnswer(e.action, e.content)
-		if err != nil { // the client's fault, not the human's: no form is sent again
-			return Answer{}, err
-		}
-		given.Via = "form"
-		ans, broken := resolve(&req, given)
+		o.Answer.Via = "form"
+		ans, broken := resolve(&req, o.Answer)
 		switch {
 		case broken == nil:
 			return ans, nil
@@ -1840,12 +1671,6 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 		}
 		q.Hint = broken.hint
 	}
-}
-
-type elicited struct {
-	action  string
-	content map[string]any
-	err     error
 }
 
 // ----------------------------------------------------------------------------
@@ -1867,7 +1692,7 @@ var _ BatchProvider = (*Inbox)(nil)
 // [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
 // closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return Answer{}, err
 	}
 	o := b.ask(ctx, []Request{req}, false)
@@ -1877,7 +1702,7 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
+	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
 	}
 	return answersOf(b.ask(ctx, reqs, true))
@@ -1902,23 +1727,19 @@ func (b *Inbox) Pending() []Pending {
 // ([Decide]) and the question closed.
 //
 // An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
-// a keep could not keep [CodeNotKept]. The question stays open, and its Hint
-// says why. An id that is not open is [CodeNotPending]. So the first Respond
-// wins.
+// a keep could not keep [CodeNotKept]: the question stays open, its Hint says
+// why. An id that is not open is [CodeNotPending], so the first Respond wins.
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if q := b.byID[id]; q != nil {
+		b.over(q.call) // another outcome of its call is on its way
+	}
 	q := b.byID[id]
-	for q != nil && q.call.deciding != nil { // another outcome of its call is on its way
-		b.wait(q.call.deciding)
-		q = b.byID[id]
-	}
 	if q == nil {
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: never asked, already answered, or given up", nil)
+		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
-	if ans.Via == "" {
-		ans.Via = "inbox"
-	}
+	ans.Via = cmp.Or(ans.Via, "inbox")
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
 	if broken != nil {
 		q.entry.Hint = broken.hint
@@ -1927,16 +1748,11 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	}
 	c := q.call
 	q.given = &o
-	outs, whole := c.outcomes()
-	if !whole && c.ctx.Err() != nil { // the asker stopped, or another UI won
-		q.given = nil
-		b.giveUp(c)
-		return NewError(CodeNotPending, "question "+quote(id)+" is not pending: its asker stopped waiting, or another UI answered it", nil)
-	}
-	if !whole { // a batch waits for the questions before this one
+	outs := c.outcomes()
+	if outs == nil && c.ctx.Err() == nil { // a batch waits for the questions before this one
 		b.leave(q, o)
-		if o.Err != nil {
-			for _, later := range c.questions[q.index+1:] {
+		if o.Err != nil { // an error ends the questions after it too
+			for _, later := range c.questions[q.entry.Index+1:] {
 				b.leave(later, o)
 			}
 		}
@@ -1959,9 +1775,8 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	return refused
 }
 
-// Changed returns a channel that is closed at the next change of Pending: a
-// question opens, closes, or gets a Hint. Call it before Pending to miss no
-// change.
+// Changed returns a channel closed at the next change of Pending: a question
+// opens, closes, or gets a Hint. Call it before Pending to miss no change.
 func (b *Inbox) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1983,9 +1798,8 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 }
 
 type question struct {
-	entry Pending // as Pending lists it
+	entry Pending // as Pending lists it; its Index is its place in call.questions
 	call  *inboxCall
-	index int // its place in call.questions
 	// Guarded by the Inbox's mu.
 	elem  *list.Element // in the open list; nil once it left
 	given *Outcome      // what Respond gave it, or nil
@@ -2000,28 +1814,50 @@ type inboxCall struct {
 	over     bool          // its outcomes went to done
 }
 
-// outcomes returns c's outcomes, once each question up to an error has one.
-func (c *inboxCall) outcomes() ([]Outcome, bool) {
+// outcomes returns c's outcomes once each question up to an error has one, else nil.
+func (c *inboxCall) outcomes() []Outcome {
 	o := make([]Outcome, 0, len(c.questions))
 	for _, q := range c.questions {
 		if q.given == nil {
-			return nil, false
+			return nil
 		}
 		if o = append(o, *q.given); q.given.Err != nil {
 			break
 		}
 	}
-	return o, true
+	return o
 }
 
+// ask opens reqs and waits for their outcomes. It checks no ID: two of 2^32
+// random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
-	if err := ctxErr(ctx); err != nil {
-		return []Outcome{{Err: err}} // no UI sees a question given up already
+	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
+	if _, err := rand.Read(random); err != nil {
+		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}} // as Go 1.22's could
 	}
-	c, err := b.openCall(ctx, reqs, batch)
-	if err != nil {
-		return []Outcome{{Err: err}}
+	deadline, _ := ctx.Deadline()
+	if deadline.Year() > 9999 {
+		deadline = time.Time{} // RFC 3339 has no such year
 	}
+	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
+	for i, req := range reqs {
+		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
+		if batch {
+			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
+			q.entry.Index, q.entry.Count = i, len(reqs)
+		}
+		c.questions[i] = q
+	}
+	b.mu.Lock()
+	if b.byID == nil {
+		b.byID = make(map[string]*question)
+	}
+	for _, q := range c.questions {
+		b.byID[q.entry.ID] = q
+		q.elem = b.open.PushBack(q)
+	}
+	b.publish()
+	b.mu.Unlock()
 	select {
 	case o := <-c.done:
 		return o
@@ -2033,42 +1869,12 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 	}
 }
 
-// openCall opens reqs. It checks no ID: two of 2^32 random ones are equal with
-// a chance of 2^-65.
-func (b *Inbox) openCall(ctx context.Context, reqs []Request, batch bool) (*inboxCall, error) {
-	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
-	if _, err := rand.Read(random); err != nil {
-		// Go 1.22's crypto/rand.Read could fail.
-		return nil, fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)
-	}
-	deadline, _ := ctx.Deadline()
-	if deadline.Year() > 9999 {
-		deadline = time.Time{} // RFC 3339 has no such year
-	}
-	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
-	for i, req := range reqs {
-		q := &question{call: c, index: i, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
-		if batch {
-			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
-			q.entry.Index, q.entry.Count = i, len(reqs)
-		}
-		c.questions[i] = q
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.byID == nil {
-		b.byID = make(map[string]*question)
-	}
-	for _, q := range c.questions {
-		b.byID[q.entry.ID] = q
-		q.elem = b.open.PushBack(q)
-	}
-	b.publish()
-	return c, nil
-}
-
 // decide hands outs to [Decide] without b.mu, which is held before and after.
+// No outs is a batch that lost its asker before each question had one.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
+	if outs == nil {
+		return nil, notPending("its asker stopped waiting, or another UI answered it")
+	}
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
 	defer func() {
@@ -2079,10 +1885,14 @@ func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
 	return Decide(c.ctx, outs...)
 }
 
-func (b *Inbox) wait(ch <-chan struct{}) {
-	b.mu.Unlock()
-	<-ch
-	b.mu.Lock()
+// over reports whether c is over, once no outcome of c is on its way. b.mu is held.
+func (b *Inbox) over(c *inboxCall) bool {
+	for ch := c.deciding; ch != nil; ch = c.deciding {
+		b.mu.Unlock()
+		<-ch
+		b.mu.Lock()
+	}
+	return c.over
 }
 
 // end closes c with its decided outcomes o. b.mu is held.
@@ -2098,19 +1908,13 @@ func (b *Inbox) end(c *inboxCall, o []Outcome) {
 // giveUp closes c, whose ctx is done, unless an outcome was decided. b.mu is
 // held, and released while another UI's outcome on its way is decided.
 func (b *Inbox) giveUp(c *inboxCall) {
-	for c.deciding != nil { // an outcome on its way wins
-		b.wait(c.deciding)
-	}
-	if c.over {
+	if b.over(c) { // an outcome on its way wins
 		return
 	}
 	b.mu.Unlock()
 	won, elsewhere := wonElsewhere(c.ctx) // waits for a keep of another UI's answer
 	b.mu.Lock()
-	for c.deciding != nil {
-		b.wait(c.deciding)
-	}
-	if c.over {
+	if b.over(c) {
 		return
 	}
 	ended := Outcome{Err: endedBy(c.ctx, "answered")}
@@ -2197,8 +2001,7 @@ func (b *Inbox) Handler(token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
 	}
-	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(),
-		mux: http.NewServeMux(), servers: map[*http.Server]chan struct{}{}}
+	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
@@ -2209,12 +2012,11 @@ func (b *Inbox) Handler(token string) http.Handler {
 }
 
 const (
-	minToken = 16      // bytes of a Handler's token, at least
-	maxBody  = 1 << 20 // bytes of a response's body, at most
-	maxOpen  = 1000    // IDs of the query's open that count, at most
+	minToken    = 16      // bytes of a Handler's token, at least
+	maxBody     = 1 << 20 // bytes of a response's body, at most
+	maxOpen     = 1000    // IDs of the query's open that count, at most
+	pagePattern = "GET /{$}"
 )
-
-const pagePattern = "GET /{$}"
 
 // inboxHandler uses only exported names, so that another UI can do all it does.
 type inboxHandler struct {
@@ -2222,15 +2024,12 @@ type inboxHandler struct {
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
-
-	mu sync.Mutex // guards servers
-	// servers holds a channel for each server that served a stream, closed when
-	// it shuts down. A stream that starts later ends at once.
-	servers map[*http.Server]chan struct{}
+	// A channel per server that served a stream, closed at its shutdown, which
+	// ends its streams then and later.
+	servers sync.Map
 }
 
-// ServeHTTP checks the token before routing, so a client without it learns no
-// paths.
+// ServeHTTP checks the token before routing: a client without it learns no path.
 func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
@@ -2242,8 +2041,7 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.URL.Path, r.URL.RawPath = "/"+r.URL.Path, ""
 	}
 	// The token keeps out other local users, other sites (cross-site requests,
-	// DNS rebinding) and anyone who reaches the port. So no Host check is
-	// needed.
+	// DNS rebinding) and anyone who reaches the port: no Host check is needed.
 	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
@@ -2254,10 +2052,7 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *inboxHandler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if strings.EqualFold(scheme, "Bearer") && h.isToken(given) {
-		return true
-	}
-	return h.isToken(r.URL.Query().Get("token"))
+	return strings.EqualFold(scheme, "Bearer") && h.isToken(given) || h.isToken(r.URL.Query().Get("token"))
 }
 
 // isToken reports whether given is the token, in time independent of given.
@@ -2277,47 +2072,50 @@ func (h *inboxHandler) servePage(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, inboxPage)
 }
 
+// serveQuestions writes Pending as JSON, which cannot fail: an Inbox keeps
+// deadlines in the years RFC 3339 has.
 func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
-	data, err := json.Marshal(h.inbox.Pending())
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
+	data, _ := json.Marshal(h.inbox.Pending())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the open questions now and at every change. Changes during
-// a write are sent as one.
+// serveEvents writes the open questions now and at each change, those during a write as one.
 func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
 	shutdown := h.shutdown(r)
-	var events bytes.Buffer
-	events.WriteString("retry: 1000\n\n") // reconnect after a second, not three
-	sent := shownIDs(r.URL.Query().Get("open"))
+	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
+	sent := strings.SplitN(r.URL.Query().Get("open"), ",", maxOpen+1)
+	sent = sent[:min(len(sent), maxOpen)] // the rest is one part, unsplit
 	for {
 		changed := h.inbox.Changed() // before Pending, to miss no change
 		pending := h.inbox.Pending()
-		list, err := json.Marshal(pending)
-		if err != nil {
-			return
-		}
+		list, _ := json.Marshal(pending) // as serveQuestions says
 		open := make(map[string]bool, len(pending))
 		for _, p := range pending {
 			open[p.ID] = true
 		}
 		for _, id := range sent {
-			if id != "" && !open[id] {
-				h.writeEnded(&events, id)
+			if id == "" || open[id] {
+				continue
 			}
+			open[id] = true // one event for an ID named twice
+			ended := struct {
+				ID      string   `json:"id"`
+				Outcome *Outcome `json:"outcome"` // null when the Inbox forgot it
+			}{ID: id}
+			if o, ok := h.inbox.Outcome(id); ok {
+				ended.Outcome = &o
+			}
+			data, _ := json.Marshal(ended)
+			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
 		}
-		fmt.Fprintf(&events, "event: questions\ndata: %s\n\n", list)
-		if _, err := w.Write(events.Bytes()); err != nil || flush() != nil {
+		events = fmt.Appendf(events, "event: questions\ndata: %s\n\n", list)
+		if _, err := w.Write(events); err != nil || flush() != nil {
 			return
 		}
-		events.Reset()
-		sent = sent[:0]
+		events, sent = events[:0], sent[:0]
 		for _, p := range pending {
 			sent = append(sent, p.ID)
 		}
@@ -2331,66 +2129,26 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shownIDs returns the first maxOpen IDs of open, each once.
-func shownIDs(open string) []string {
-	parts := strings.SplitN(open, ",", maxOpen+1)
-	if len(parts) > maxOpen {
-		parts = parts[:maxOpen]
-	}
-	seen := make(map[string]bool, len(parts))
-	ids := parts[:0]
-	for _, id := range parts {
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-func (h *inboxHandler) writeEnded(events *bytes.Buffer, id string) {
-	var outcome *Outcome
-	if o, ok := h.inbox.Outcome(id); ok {
-		outcome = &o
-	}
-	data, err := json.Marshal(struct {
-		ID      string   `json:"id"`
-		Outcome *Outcome `json:"outcome"`
-	}{id, outcome})
-	if err == nil {
-		fmt.Fprintf(events, "event: ended\ndata: %s\n\n", data)
-	}
-}
-
 // shutdown returns a channel closed when r's server shuts down.
 func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
 		return nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	done, ok := h.servers[srv]
-	if !ok {
-		done = make(chan struct{})
-		h.servers[srv] = done
-		srv.RegisterOnShutdown(func() { close(done) })
+	done, loaded := h.servers.LoadOrStore(srv, make(chan struct{}))
+	if !loaded {
+		srv.RegisterOnShutdown(func() { close(done.(chan struct{})) })
 	}
-	return done
+	return done.(chan struct{})
 }
 
 func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength > maxBody {
-		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
-		return
-	}
 	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
 		http.Error(w, "the body is not application/json", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	if errors.As(err, new(*http.MaxBytesError)) {
 		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
 		return
 	}
@@ -2401,47 +2159,36 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(body, &result)
 	}
+	ans, outcome := ElicitationAnswer(result.Action, result.Content)
+	if err == nil && CodeOf(outcome) == CodeInvalidAnswer { // a client's bug, not the human's answer
+		err = outcome
+	}
 	if err != nil {
 		http.Error(w, "the body is not an elicitation result: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ans, outcome := ElicitationAnswer(result.Action, result.Content)
-	if CodeOf(outcome) == CodeInvalidAnswer { // a client's bug, not the human's answer
-		http.Error(w, "the body is not an elicitation result: "+outcome.Error(), http.StatusBadRequest)
-		return
-	}
 	ans.Via = "page"
 	id := r.PathValue("id")
-	switch refused := h.inbox.Respond(id, ans, outcome); CodeOf(refused) {
-	case "":
+	var refused *HarnessError
+	if !errors.As(h.inbox.Respond(id, ans, outcome), &refused) {
 		w.WriteHeader(http.StatusNoContent)
-	case CodeInvalidAnswer: // the question stays open
-		writeRefusal(w, http.StatusUnprocessableEntity, refused, h.hint(id))
-	case CodeNotKept: // the question stays open
-		writeRefusal(w, http.StatusServiceUnavailable, refused, h.hint(id))
-	default:
-		writeRefusal(w, http.StatusConflict, refused, "")
+		return
 	}
-}
-
-func (h *inboxHandler) hint(id string) string {
-	for _, p := range h.inbox.Pending() {
-		if p.ID == id {
-			return p.Hint
-		}
-	}
-	return ""
-}
-
-func writeRefusal(w http.ResponseWriter, status int, refused error, hint string) {
-	var e *HarnessError
-	errors.As(refused, &e) // every refusal of Respond is one
-	data, _ := json.Marshal(struct {
+	reply := struct {
 		*HarnessError
 		Hint string `json:"hint,omitempty"`
-	}{e, hint})
+	}{HarnessError: refused}
+	// A broken rule, or an answer not kept: the question stays open.
+	status, open := map[string]int{CodeInvalidAnswer: http.StatusUnprocessableEntity, CodeNotKept: http.StatusServiceUnavailable}[refused.Code]
+	if open {
+		pending := h.inbox.Pending()
+		if i := slices.IndexFunc(pending, func(p Pending) bool { return p.ID == id }); i >= 0 {
+			reply.Hint = pending[i].Hint
+		}
+	}
+	data, _ := json.Marshal(reply)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(cmp.Or(status, http.StatusConflict))
 	_, _ = w.Write(data)
 }
 
@@ -2455,8 +2202,7 @@ type Replay struct {
 	mu      sync.Mutex         // guards the fields below
 	record  map[string]outcome // by question ID
 	pending []Pending          // this run's questions without an outcome
-	asked   map[string]int     // this run's asks of each request, by its first ask's ID
-	opened  bool               // pending holds the sealed questions
+	asked   map[string]int     // this run's asks of each request, by its first ask's ID; nil before its first
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2507,7 +2253,7 @@ func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pend
 	dispose, _ := r.Register(p) // cannot fail
 	defer dispose()
 	p.mu.Lock()
-	p.pending, p.asked, p.opened = nil, nil, false // a new run
+	p.pending, p.asked = nil, nil // a new run
 	p.mu.Unlock()
 	call(WithRegistry(ctx, r))
 	return p.Pending()
@@ -2527,14 +2273,13 @@ func (p *Replay) Pending() []Pending {
 	return out
 }
 
-// outcome is what the record holds: an answer, an error, or a refusal.
+// outcome is what the record holds: an answer, an error, or a refusal, which has a hint.
 type outcome struct {
 	answer  Answer        // beside an error, only its Via
 	err     *HarnessError // never with a cause
-	refusal bool
-	refused int    // responses refused so far
-	hint    string // why the last one was refused
-	audited bool   // a run's registry audited it
+	refused int           // responses refused so far
+	hint    string        // why the last one was refused
+	audited bool          // a run's registry audited it
 }
 
 // Record records the outcome of question id: err, with ans's Via, or else ans.
@@ -2562,59 +2307,46 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// replay answers reqs from the record. It marks outcomes audited before for
-// ctx's registry.
+// replay answers reqs from the record, and tells ctx's registry which were audited before.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.opened { // the first ask of a run without Run
-		p.pending, p.asked, p.opened = nil, nil, false
-	}
-	p.pending = slices.Grow(p.pending, len(reqs))
 	var given []Outcome  // before the first question without one
 	var missing []string // the IDs of questions without one
 	var batch string
+asks:
 	for i := range reqs {
-		req := &reqs[i]
-		id := p.id(req)
+		id := p.id(&reqs[i])
 		if batched && i == 0 {
 			batch = id
 		}
-		o, answered, hint := p.outcome(id, req)
-		if !answered {
+		switch o, answered, hint := p.outcome(id, &reqs[i]); {
+		case !answered:
 			missing = append(missing, id)
-			q := Pending{ID: id, Request: req.clone(), Batch: batch, Hint: hint}
+			q := Pending{ID: id, Request: reqs[i].clone(), Batch: batch, Hint: hint}
 			if batched {
 				q.Index, q.Count = i, len(reqs)
 			}
 			p.pending = append(p.pending, q)
-			continue
-		}
-		if len(missing) > 0 {
-			if o.Err != nil {
-				break // the human's outcome ends the batch
+		case len(missing) == 0:
+			entry := p.record[id]
+			for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
+				auditedAlready(ctx, j) // an error stands for those after it
 			}
-			continue
-		}
-		entry := p.record[id]
-		for j := i; entry.audited && j < len(reqs) && (j == i || o.Err != nil); j++ {
-			auditedAlready(ctx, j) // an error stands for those after it
-		}
-		entry.audited = true
-		p.record[id] = entry
-		if given = append(given, o); o.Err != nil {
-			return given
+			entry.audited = true
+			p.record[id] = entry
+			if given = append(given, o); o.Err != nil {
+				return given
+			}
+		case o.Err != nil:
+			break asks // the human's outcome ends the batch
 		}
 	}
-	switch len(missing) {
-	case 0:
-		return given
-	case 1:
-		return append(given, Outcome{Err: NewError(CodeInputRequired, "input required: question "+missing[0]+
-			" has no recorded answer; the host asks it and runs the call again", nil)})
+	if len(missing) > 0 {
+		given = append(given, Outcome{Err: NewError(CodeInputRequired, fmt.Sprintf("input required: no recorded answer to %d of "+
+			"the questions, the first %s; the host asks the human and runs the call again", len(missing), missing[0]), nil)})
 	}
-	return append(given, Outcome{Err: NewError(CodeInputRequired, fmt.Sprintf("input required: %d questions, the first %s, have no recorded answer; "+
-		"the host asks them and runs the call again", len(missing), missing[0]), nil)})
+	return given
 }
 
 // outcome returns the recorded outcome of id, completed by step 6 of
@@ -2627,7 +2359,7 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 		return Outcome{}, false, ""
 	case r.err != nil:
 		return Outcome{Answer: r.answer, Err: r.err.asError()}, true, ""
-	case r.refusal:
+	case r.hint != "": // a refusal
 		return Outcome{}, false, r.hint
 	}
 	ans, broken := resolve(req, r.answer)
@@ -2635,12 +2367,11 @@ func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hin
 		return Outcome{Answer: ans}, true, ""
 	}
 	if r.refused+1 >= maxForms {
-		why := fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms)
-		r = outcome{err: codedError(invalidAnswer(why))}
-		p.record[id] = r
-		return Outcome{Err: r.err.asError()}, true, ""
+		err := invalidAnswer(fmt.Sprintf("%s (the last of %d refused responses)", broken.why, maxForms))
+		p.record[id] = outcome{err: codedError(err)}
+		return Outcome{Err: err}, true, ""
 	}
-	p.record[id] = outcome{refusal: true, refused: r.refused + 1, hint: broken.hint}
+	p.record[id] = outcome{refused: r.refused + 1, hint: broken.hint}
 	return Outcome{}, false, broken.hint
 }
 
@@ -2649,7 +2380,7 @@ func (p *Replay) id(req *Request) string {
 	canonical := appendCanonical(nil, req)
 	first := questionID(canonical, 0) // its key in p.asked
 	if p.asked == nil {
-		p.asked = make(map[string]int)
+		p.asked, p.pending = make(map[string]int), nil // a run's first ask: no sealed question stands
 	}
 	n := p.asked[first]
 	p.asked[first] = n + 1
@@ -2687,10 +2418,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 		s.Pending = append(s.Pending, p.pending[i].ID)
 	}
 	p.mu.Unlock()
-	payload, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
+	payload, _ := json.Marshal(s) // of strings, numbers and bools: it cannot fail
 	return stateEncoding.EncodeToString(payload) + "." + stateEncoding.EncodeToString(mac(key, payload)), nil
 }
 
@@ -2736,7 +2464,7 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	if err != nil {
 		return nil, invalidState(err)
 	}
-	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending)), opened: true}
+	rp := &Replay{record: record, pending: make([]Pending, len(s.Pending))}
 	for i, id := range s.Pending {
 		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint
 	}
@@ -2774,8 +2502,7 @@ func spellingErr(state string) error {
 	return nil
 }
 
-// expiry returns the Unix millisecond after which state sealed at now is
-// expired.
+// expiry returns the Unix millisecond after which state sealed at now expires.
 func expiry(now time.Time, ttl time.Duration) int64 {
 	end := now.Add(ttl)
 	if ttl <= 0 {
@@ -2787,9 +2514,8 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 // errShortKey is uncoded: it is the host's error, not the client's.
 var errShortKey = errors.New("userinteraction: the sealing key is shorter than 32 bytes")
 
-// mac returns the HMAC-SHA256 of payload, under a key derived from key. Raw
-// HMAC would pad a short key with zeros, so K and K+"\x00" would open each
-// other's state.
+// mac returns the HMAC-SHA256 of payload under a key derived from key: raw HMAC
+// pads a short key with zeros, so K and K+"\x00" would open each other's state.
 func mac(key, payload []byte) []byte {
 	derived := sha256.New()
 	derived.Write([]byte("userinteraction seal\n"))
@@ -2827,7 +2553,7 @@ func (p *Replay) entriesLocked() map[string]any {
 				Via     string `json:"via,omitempty"`
 				Audited bool   `json:"audited,omitempty"`
 			}{o.err, o.answer.Via, o.audited}
-		case o.refusal:
+		case o.hint != "":
 			entries[id] = struct {
 				Refused int    `json:"refused"`
 				Hint    string `json:"hint"`
@@ -2879,8 +2605,7 @@ type entry struct {
 	Message string          `json:"message"`
 }
 
-// The keys of an outcome, a bit each in the sets of its kinds, and those of an
-// option.
+// The keys of an outcome, a bit each in its kinds' sets, and those of an option.
 var (
 	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
@@ -2948,7 +2673,6 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	case kind == refusalKeys && e.Hint == "":
 		return outcome{}, errors.New(`a refusal's "hint" is empty`)
 	}
-	o.refusal = kind == refusalKeys
 	return o, nil
 }
 
@@ -3011,8 +2735,7 @@ func entryOf(in int, id string) string {
 	return "entry " + quote(id) + ": "
 }
 
-// stringEnd returns the end of the string at data[i], and whether it has no
-// escape.
+// stringEnd returns the end of the string at data[i], and whether it is unescaped.
 func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 	escape := func(k int) uint64 { // the code unit that data[k:] escapes, or 0
 		if !bytes.HasPrefix(data[k:], []byte(`\u`)) {
@@ -3046,13 +2769,8 @@ func stringEnd(data []byte, i int) (end int, plain bool, err error) {
 // takes the first answer or decline. It returns nil when providers is empty or
 // holds a nil one.
 func FirstOf(providers ...Provider) Provider {
-	if len(providers) == 0 {
+	if len(providers) == 0 || slices.ContainsFunc(providers, isNilProvider) {
 		return nil
-	}
-	for _, p := range providers {
-		if isNilProvider(p) {
-			return nil
-		}
 	}
 	return &firstOf{providers: slices.Clone(providers)}
 }
@@ -3072,10 +2790,7 @@ var _ BatchProvider = (*firstOf)(nil)
 // Ask returns once every provider returned, and then raises a provider's panic
 // again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := ctxErr(ctx); err != nil {
-		return Answer{}, err
-	}
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	o := f.race(ctx, []Request{req}, -1)
@@ -3083,104 +2798,83 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll races whole batches, as Ask races questions, so all answers come from
-// one UI. A provider that is not a BatchProvider is asked one question after
-// another.
+// one UI. It asks a provider that is no BatchProvider a question at a time.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := ctxErr(ctx); err != nil {
-		return nil, err
-	}
-	if err := validateAll(reqs); err != nil {
+	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
 	}
 	return answersOf(f.race(ctx, reqs, 0))
 }
 
-var errPanicElsewhere = errors.New("another UI panicked")
-
-type memberOutcome struct {
-	index    int // its place in FirstOf's arguments
-	outcomes []Outcome
-}
-
-// race asks reqs of every provider at once, and returns the decided outcomes
-// once all returned. first is -1 for an Ask and 0 for an AskAll.
+// race asks reqs of every provider at once, and returns the decided outcomes once
+// all returned. first is -1 for an Ask and 0 for an AskAll.
 func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
-	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, len(f.providers))}
-	seats := make([]seat, len(f.providers))
-	ctxs := make([]context.Context, len(f.providers))
+	n := len(f.providers)
+	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n)}
+	seats, ctxs, outs := make([]seat, n), make([]context.Context, n), make([][]Outcome, n)
 	for i := range f.providers {
 		seats[i] = seat{d, i}
-		ctxs[i], d.members[i] = context.WithCancelCause(&seatCtx{all, &seats[i]})
+		ctxs[i], d.members[i] = context.WithCancelCause(withSeat(all, &seats[i]))
 	}
-	returned := make(chan called[memberOutcome], len(f.providers)) // buffered: no member waits to report
+	returned := make(chan called[int], n) // buffered: no member waits to report
 	for i, p := range f.providers {
-		stopped := memberOutcome{i, []Outcome{{Err: errStopped}}}
-		goCall(returned, stopped, func() memberOutcome { return memberOutcome{i, askMember(ctxs[i], p, reqs, first)} })
+		goCall(returned, i, func() int { outs[i] = askMember(ctxs[i], p, reqs, first); return i })
 	}
-	var firsts []Outcome // what providers[0] returned
-	var panicked any     // the first provider's panic
+	var panicked any // the first provider's panic
 	for range f.providers {
 		c := <-returned
-		i := c.value.index
+		i := c.value
 		d.members[i](nil) // its context is done with
-		o := c.value.outcomes
-		if wins(o) { // answers to check, or a decline
-			o = checked(reqs, o, first)
-		}
-		if i == 0 {
-			firsts = o
+		if outs[i] == nil {
+			outs[i] = []Outcome{{Err: errStopped}}
 		}
 		switch {
-		case c.panicked != nil:
-			if panicked == nil {
-				panicked = c.panicked
-				withdrawAll(errPanicElsewhere)
-			}
-		case panicked == nil && wins(o):
-			_, _, _ = seats[i].offer(o) // refused once another won, or ctx ended
+		case c.panicked != nil && panicked == nil:
+			panicked = c.panicked
+			withdrawAll(errors.New("another UI panicked"))
+		case panicked == nil && wins(outs[i]): // answers, checked by offer, or a decline
+			_, _, _ = seats[i].offer(outs[i]) // refused once another won, ctx ended, or a rule broke
 		}
 	}
-	switch o := d.result(); {
+	switch o, _ := d.settle(nil); { // once an outcome on its way is decided
 	case panicked != nil:
 		panic(panicked) // even after a win
 	case o != nil:
 		return o
 	case ctx.Err() != nil:
 		return []Outcome{{Err: ctx.Err()}}
+	case wins(outs[0]): // an answer that broke a rule
+		return checked(reqs, outs[0], first)
 	}
-	return firsts
+	return outs[0]
 }
 
 // askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
-	if bp, ok := p.(BatchProvider); ok && first == 0 {
-		if err := ctx.Err(); err != nil {
-			return []Outcome{{Err: err}} // withdrawn already
-		}
-		return outcomesOf(bp.AskAll(ctx, reqs))
-	}
+	bp, batch := p.(BatchProvider)
 	var o []Outcome
 	for i := range reqs {
 		if err := ctx.Err(); err != nil {
-			return append(o, Outcome{Err: err})
+			return append(o, Outcome{Err: err}) // withdrawn already
+		}
+		if batch && first == 0 {
+			return outcomesOf(bp.AskAll(ctx, reqs))
 		}
 		qctx := ctx
 		if first == 0 { // a Decide of one question decides no batch
 			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
 			d.home.d = d
-			qctx = &seatCtx{ctx, &d.home}
+			qctx = withSeat(ctx, &d.home)
 		}
 		ans, err := p.Ask(qctx, reqs[i])
 		if err != nil {
 			return append(o, Outcome{Answer: Answer{Via: ans.Via}, Err: err})
 		}
-		c, broken := checkOutcome(&reqs[i], Outcome{Answer: ans})
-		if broken != nil { // as the registry's batch would
-			return append(o, Outcome{Err: invalidAnswer(fmt.Sprintf("questions[%d]: %s", i, broken.why))})
+		if o = append(o, checked(reqs[i:i+1], []Outcome{{Answer: ans}}, i)...); o[len(o)-1].Err != nil {
+			return o // as the registry's batch would
 		}
-		o = append(o, c)
 	}
 	return o
 }
@@ -3198,18 +2892,16 @@ func pageCSP() string {
 		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
 
-// inboxPage is the static page of [Inbox.Handler]. The token is in the URL's
-// fragment, which never reaches a server or its log.
+// inboxPage is the static page of [Inbox.Handler], without the tags HTML
+// implies (head, body). The token is in the URL's fragment, which never
+// reaches a server or its log.
 const inboxPage = `<!doctype html>
 <html lang="en">
-<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>Questions</title>
 <style>` + pageStyle + `</style>
-</head>
-<body>
 <main>
 <h1>Questions from your agent</h1>
 <p id="status" role="status">Connecting…</p>
@@ -3217,8 +2909,6 @@ const inboxPage = `<!doctype html>
 <section id="ended" hidden><h2>Closed</h2></section>
 </main>
 <script>` + pageScript + `</script>
-</body>
-</html>
 `
 
 // pageStyle is the page's style sheet. The model's text sits in scrolling
@@ -3269,7 +2959,7 @@ const statusLine = document.getElementById("status"), box = document.getElementB
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0;
+let token = "", source = null, retry = 0, still = 0; // still: until when no control moved, which the browser scenarios wait for
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3282,9 +2972,8 @@ function render(list) {
   const open = new Set(list.map(q => q.id));
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
   for (const q of list) {
-    const card = cards.get(q.id);
-    if (!card) show(q);
-    else if (q.hint && !card.sending) refuse(card, q.hint);
+    const card = cards.get(q.id) || show(q);
+    if (q.hint && !card.sending) refuse(card, q.hint);
   }
   tick(); // once a render, not once a question: the work of a render follows the list
   const n = list.length;
@@ -3349,7 +3038,7 @@ function show(q) {
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
   cards.set(q.id, card);
   parent.append(form);
-  if (q.hint) refuse(card, q.hint);
+  return card;
 }
 
 function picks(form, checked) {
@@ -3460,9 +3149,8 @@ function tick() {
   }
 }
 
-// connect follows the event stream, naming the questions shown, so that
-// the stream tells how those that closed meanwhile ended. It reconnects
-// itself, a second after an error, once a check says the token is right.
+// connect follows the event stream, naming the questions shown, so that the stream tells how those that
+// closed meanwhile ended. It reconnects itself, a second after an error, once a check says the token is right.
 function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");

@@ -181,7 +181,7 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 			winner := []Outcome{{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}
 			race := &decision{members: []context.CancelCauseFunc{withdraw, func(error) {}}}
 			race.over = aMomentBefore{context.Background(), new(sync.Once), func() { race.set(1, winner) }}
-			ctx = &seatCtx{ctx, &seat{d: race}}
+			ctx = withSeat(ctx, &seat{d: race})
 			if err := tt.asked(term, ctx); err != context.Canceled {
 				t.Fatalf("Terminal's ask = %v, want context.Canceled", err)
 			}
@@ -294,15 +294,15 @@ func TestTerminalCellsOfScripts(t *testing.T) {
 		switch {
 		case !unicode.IsGraphic(c):
 		case unicode.In(c, unicode.Mn, unicode.Me):
-			if cells(c) != 0 {
-				t.Errorf("cells(%U), a mark, = %d, want 0", c, cells(c))
+			if w, _ := cellsAt(string(c), 0, 0); w != 0 {
+				t.Errorf("the columns of %U, a mark, = %d, want 0", c, w)
 			}
 		case unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo, unicode.Yi) &&
 			!(0xFF61 <= c && c <= 0xFFDC) && c >= 0x2E80, // halfwidth forms are narrow
 			0xAC00 <= c && c <= 0xD7A3, // Hangul syllables
 			0xFF01 <= c && c <= 0xFF60: // fullwidth forms
-			if cells(c) != 2 {
-				t.Errorf("cells(%U %q) = %d, want 2", c, c, cells(c))
+			if w, _ := cellsAt(string(c), 0, 0); w != 2 {
+				t.Errorf("the columns of %U %q = %d, want 2", c, c, w)
 			}
 		}
 	}
