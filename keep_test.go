@@ -307,7 +307,8 @@ func within(t *testing.T, what string, f func()) {
 // in a FirstOf race (finding 3). While it writes, the keep itself reads
 // Pending; Pending, Outcome and a Respond to another question return, and
 // another question's asker who stops is answered at once; a second Respond
-// to the question being kept is not confirmed; and the answer keep takes
+// to the question being kept is refused with NOT_KEPT (send it again if the
+// question stays open); and the answer keep takes
 // reaches its asker, also when that asker stopped meanwhile, since the human
 // is told that it was taken.
 func TestWithKeepSlowHoldsNoOtherQuestion(t *testing.T) {
@@ -372,15 +373,16 @@ func TestWithKeepSlowHoldsNoOtherQuestion(t *testing.T) {
 	if o := <-third; o.Err != nil || o.Answer.Text != "main" {
 		t.Errorf("Ask() of the other question = %q, %v, want main", o.Answer.Text, o.Err)
 	}
-	second := make(chan error, 1)
-	go func() { second <- inbox.Respond(slowID, ui.Answer{Text: "Wait"}, nil) }()
-	stop() // the asker stops while keep writes
+	var second error
+	within(t, "a second Respond while the first one's keep writes", func() { second = inbox.Respond(slowID, ui.Answer{Text: "Wait"}, nil) })
+	wantCode(t, "a second Respond while the first one's keep wrote", second, ui.CodeNotKept) // at once: a keep may call Respond itself
+	stop()                                                                                   // the asker stops while keep writes
 	within(t, "Pending while the asker stopped and keep writes", func() { inbox.Pending() })
 	close(release)
 	if err := <-responded; err != nil {
 		t.Fatalf("Respond() whose keep took the answer = %v, want nil", err)
 	}
-	wantCode(t, "a second Respond while the first one's keep wrote", <-second, ui.CodeNotPending)
+	wantCode(t, "a Respond after keep took the answer", inbox.Respond(slowID, ui.Answer{Text: "Wait"}, nil), ui.CodeNotPending)
 	if o := <-slow; o.Err != nil || o.Answer.Text != "deploy" {
 		t.Errorf("Ask() whose answer keep took = %q, %v, want deploy, the answer the human was told was taken", o.Answer.Text, o.Err)
 	}

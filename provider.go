@@ -431,7 +431,7 @@ func (a *inflight) decided() []Outcome {
 func (a *inflight) audited(i int) bool {
 	a.first.mu.Lock()
 	defer a.first.mu.Unlock()
-	return slices.Contains(a.first.told, i) // the first call starts at 0; a later one is never a Replay's
+	return slices.Contains(a.first.told, i) // the first call's, and those of later calls at their index
 }
 
 // ask asks reqs[from:to] of a's provider in one call, by steps 4 to 6 of Ask,
@@ -474,8 +474,15 @@ func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	}
 	if a.done == nil {
 		a.done = decided
-	} else {
+	} else { // a later call: its audited requests join the first's, at their index
 		a.done = append(a.done, decided...)
+		p.mu.Lock()
+		a.first.mu.Lock()
+		for _, i := range p.told {
+			a.first.told = append(a.first.told, from+i)
+		}
+		a.first.mu.Unlock()
+		p.mu.Unlock()
 	}
 	a.p = nil
 	return decided
@@ -552,8 +559,8 @@ func Decide(ctx context.Context, o ...Outcome) ([]Outcome, error) {
 
 // WithKeep returns a copy of ctx, a provider's, under which [Decide] has keep
 // keep each outcome before a UI is told. keep runs holding no lock. Its error
-// is [CodeNotKept], and the question stays open, unless it carries a code,
-// such as [CodeNotPending] for a question that is over here.
+// is [CodeNotKept], and the question stays open, but a [CodeNotPending] that
+// says the question is over here.
 func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context {
 	if ctx = cmp.Or(ctx, context.Background()); keep == nil {
 		return ctx
@@ -583,10 +590,12 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 		return e.outcomes, true
 	}
 	// ctx may end another way, such as by a deadline, as another member wins.
-	for s := seatOf(ctx); s != nil; s = s.d.up {
-		if s.d.members != nil {
-			won, by := s.d.settle(nil)
-			return won, won != nil && by != s.n
+	for s := seatOf(ctx); s != nil; s = s.d.up { // each race, a nested one's too
+		if s.d.members == nil {
+			continue
+		}
+		if won, by := s.d.settle(nil); won != nil {
+			return won, by != s.n
 		}
 	}
 	return nil, false
@@ -654,8 +663,8 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 		}
 	}()
 	for at := s; at != nil; at = at.d.up {
-		if err := at.d.take(); err != nil {
-			return nil, at.d.members != nil, err
+		if elsewhere, err := at.d.take(at.n); err != nil {
+			return nil, elsewhere && at.d.members != nil, err
 		}
 		held = append(held, at)
 		if at.d.reqs != nil { // not a keep's; above the first, completing changes nothing
@@ -674,8 +683,8 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 		if h.d.keep == nil {
 			continue
 		}
-		if err := h.d.keep(o); CodeOf(err) != "" {
-			return nil, false, err // as a keep that knows the question is over says
+		if err := h.d.keep(o); CodeOf(err) == CodeNotPending {
+			return nil, false, err // a keep that knows the question is over here
 		} else if err != nil {
 			return nil, false, NewError(CodeNotKept, "not kept: the host could not keep the answer, and the question is still open", err)
 		}
@@ -688,8 +697,10 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	return o, false, nil
 }
 
-// take waits for d's turn and takes it, unless d is decided or its race over.
-func (d *decision) take() error {
+// take waits for d's turn and takes it for the seat n, unless d is decided or
+// its race over. elsewhere reports that another seat decided, or the race is
+// over.
+func (d *decision) take(n int) (elsewhere bool, err error) {
 	var over <-chan struct{}
 	if d.over != nil {
 		over = d.over.Done() // before d.mu: Done may do anything
@@ -699,12 +710,12 @@ func (d *decision) take() error {
 	d.wait(over)
 	switch {
 	case d.over != nil && d.over.Err() != nil:
-		return notPending("the asker stopped waiting for it")
+		return true, notPending("the asker stopped waiting for it")
 	case d.decided != nil:
-		return notPending("it was answered already, maybe on another UI")
+		return d.by != n, notPending("it was answered already, maybe on another UI")
 	}
 	d.busy = true
-	return nil
+	return false, nil
 }
 
 // wait waits, with d.mu held, until the turn is free or over closed.
@@ -770,6 +781,16 @@ func wins(o []Outcome) bool {
 	}
 	err := o[len(o)-1].Err
 	return err == nil || !isTypedNil(err) && CodeOf(err) == CodeAskDeclined
+}
+
+// kept reports whether an outcome of the ask of ctx is kept by a keep.
+func kept(ctx context.Context) bool {
+	for s := seatOf(ctx); s != nil; s = s.d.up {
+		if s.d.keep != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // auditedAlready marks request i of ctx's registry call as audited already.
@@ -1732,10 +1753,14 @@ func (b *Inbox) Pending() []Pending {
 func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if q := b.byID[id]; q != nil {
-		b.over(q.call) // another outcome of its call is on its way
-	}
 	q := b.byID[id]
+	if q != nil && q.call.deciding != nil && kept(q.call.ctx) { // a keep may call Respond: never wait for it
+		return NewError(CodeNotKept, "not kept: another answer to this question is being kept; send yours again if it stays open", nil)
+	}
+	if q != nil { // another outcome of its call may be on its way
+		b.over(q.call)
+		q = b.byID[id]
+	}
 	if q == nil {
 		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
@@ -1749,7 +1774,12 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	c := q.call
 	q.given = &o
 	outs := c.outcomes()
-	if outs == nil && c.ctx.Err() == nil { // a batch waits for the questions before this one
+	if outs == nil && c.ctx.Err() != nil { // the asker left a batch: too late
+		q.given = nil
+		b.giveUp(c)
+		return notPending("question " + quote(id) + " was given up")
+	}
+	if outs == nil { // a batch waits for the questions before this one
 		b.leave(q, o)
 		if o.Err != nil { // an error ends the questions after it too
 			for _, later := range c.questions[q.entry.Index+1:] {
@@ -1911,27 +1941,31 @@ func (b *Inbox) giveUp(c *inboxCall) {
 	if b.over(c) { // an outcome on its way wins
 		return
 	}
+	var given []Outcome // the answers before the first question without one
+	for _, q := range c.questions {
+		if q.given == nil || q.given.Err != nil {
+			break
+		}
+		given = append(given, *q.given)
+	}
 	b.mu.Unlock()
-	won, elsewhere := wonElsewhere(c.ctx) // waits for a keep of another UI's answer
+	o, elsewhere := wonElsewhere(c.ctx) // waits for a keep of another UI's answer
+	if !elsewhere {                     // how ctx ended is this UI's outcome, for the one place that decides
+		ended := append(slices.Clip(given), Outcome{Err: endedBy(c.ctx, "answered")})
+		var err error
+		if o, err = Decide(c.ctx, ended...); err != nil {
+			o = ended
+		}
+	}
 	b.mu.Lock()
 	if b.over(c) {
 		return
 	}
-	ended := Outcome{Err: endedBy(c.ctx, "answered")}
-	var o []Outcome // the answers before the first question without one
 	for i, q := range c.questions {
-		if q.given != nil && q.given.Err == nil && len(o) == i {
-			o = append(o, *q.given)
-		}
-		switch {
-		case elsewhere:
-			b.leave(q, won[min(i, len(won)-1)])
-		case q.elem != nil:
-			b.leave(q, ended)
-		}
+		b.leave(q, o[min(i, len(o)-1)])
 	}
 	c.over = true
-	c.done <- append(o, Outcome{Err: c.ctx.Err()})
+	c.done <- append(given, Outcome{Err: c.ctx.Err()})
 	b.publish()
 }
 
@@ -2798,7 +2832,9 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // AskAll races whole batches, as Ask races questions, so all answers come from
-// one UI. It asks a provider that is no BatchProvider a question at a time.
+// one UI. It asks a provider that is no BatchProvider a question at a time,
+// each decided as its own: such a UI is not told when another wins the batch
+// after it answered, so a UI that tells its human is a BatchProvider.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
 		return nil, err
@@ -2835,7 +2871,11 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 			panicked = c.panicked
 			withdrawAll(errors.New("another UI panicked"))
 		case panicked == nil && wins(outs[i]): // answers, checked by offer, or a decline
-			_, _, _ = seats[i].offer(outs[i]) // refused once another won, ctx ended, or a rule broke
+			// Refused once another won, ctx ended or a rule broke. Not kept, it
+			// is this provider's error: the tool never gets an unkept answer.
+			if _, _, err := seats[i].offer(outs[i]); CodeOf(err) == CodeNotKept {
+				outs[i] = []Outcome{{Err: err}}
+			}
 		}
 	}
 	switch o, _ := d.settle(nil); { // once an outcome on its way is decided
