@@ -151,14 +151,13 @@ func AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // calls, and a failed Register's, do nothing. dispose may be called from any
 // goroutine, and never waits for p.
 func (r *Registry) Register(p Provider) (dispose func(), err error) {
-	if r == nil {
-		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
-	}
-	if isNilProvider(p) {
-		return noop, NewError(CodeInvalidProvider, "provider is nil", nil)
-	}
 	reg := &registration{registry: r, provider: p}
-	if !r.active.CompareAndSwap(nil, reg) {
+	switch {
+	case r == nil:
+		return noop, NewError(CodeNoRegistry, "context has no registry: the host must call WithRegistry", nil)
+	case isNilProvider(p):
+		return noop, NewError(CodeInvalidProvider, "provider is nil", nil)
+	case !r.active.CompareAndSwap(nil, reg):
 		return noop, NewError(CodeDuplicateProvider, "another provider is already registered: call its dispose first", nil)
 	}
 	return reg.dispose, nil
@@ -249,13 +248,13 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	defer a.finish()
 	if req != nil {
 		a.req[0] = *req // the caller's req stays on its stack
-		return a.ask(a.req[:], 0, 1, false)
+		return a.ask(a.req[:], 0, 1, -1)
 	}
 	if _, ok := a.reg.provider.(BatchProvider); ok {
-		return a.ask(reqs, 0, len(reqs), true)
+		return a.ask(reqs, 0, len(reqs), 0)
 	}
 	for i := range reqs {
-		if o := a.ask(reqs, i, i+1, true); o[0].Err != nil {
+		if o := a.ask(reqs, i, i+1, i); o[0].Err != nil {
 			break
 		}
 	}
@@ -305,9 +304,8 @@ type registration struct {
 	registry *Registry
 	provider Provider
 
-	mu       sync.Mutex // guards the fields below
-	asks     *inflight  // the asks in flight, linked by their next and prev
-	disposed bool
+	mu   sync.Mutex // guards asks
+	asks *inflight  // the asks in flight, linked by their next and prev
 }
 
 var errDisposed = errors.New("provider disposed")
@@ -316,7 +314,7 @@ var errDisposed = errors.New("provider disposed")
 func (reg *registration) track(a *inflight) bool {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if reg.disposed {
+	if reg.registry.active.Load() != reg { // disposed
 		return false
 	}
 	if a.next = reg.asks; a.next != nil {
@@ -334,7 +332,7 @@ func (reg *registration) dispose() {
 	for a := reg.asks; a != nil; a = a.next {
 		cancels = append(cancels, a.cancel)
 	}
-	reg.asks, reg.disposed = nil, true
+	reg.asks = nil
 	reg.mu.Unlock()
 	for _, cancel := range cancels {
 		cancel(errDisposed)
@@ -361,13 +359,14 @@ type inflight struct {
 // [FirstOf], [WithKeep]), so that an Ask that needs none costs no more.
 type providerAsk struct {
 	context.Context
-	reqs  []Request // the questions of the call
-	first int       // the index of reqs[0] that errors name, or -1
+	reqs  []Request    // the questions of the call
+	first int          // the index of reqs[0] that errors name, or -1
+	top   *providerAsk // the ask's first call, whose told holds this call's
 
 	mu      sync.Mutex // guards the fields below
 	d       *decision  // made at the first Value(seatKey)
-	settled []Outcome  // the outcome decided before d was made
-	told    []int      // the requests a provider audited, by index in reqs
+	settled []Outcome  // the call's decided outcome, where a d made later starts
+	told    []int      // on the first call: the requests a provider audited, by index in the ask's reqs
 
 	one [1]Outcome // the outcome of a call of one question
 }
@@ -380,7 +379,7 @@ func (p *providerAsk) Value(key any) any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.d == nil {
-		p.d = &decision{reqs: p.reqs, first: p.first, call: p, decided: p.settled}
+		p.d = &decision{reqs: p.reqs, first: p.first, call: p.top, decided: p.settled}
 		p.d.home.d = p.d
 	}
 	return &p.d.home
@@ -431,12 +430,13 @@ func (a *inflight) decided() []Outcome {
 func (a *inflight) audited(i int) bool {
 	a.first.mu.Lock()
 	defer a.first.mu.Unlock()
-	return slices.Contains(a.first.told, i) // the first call's, and those of later calls at their index
+	return slices.Contains(a.first.told, i)
 }
 
 // ask asks reqs[from:to] of a's provider in one call, by steps 4 to 6 of Ask,
-// and returns their decided outcomes. An AskAll's BatchProvider is asked all.
-func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
+// and returns their decided outcomes. first is -1 in an Ask, else from. An
+// AskAll's BatchProvider is asked all.
+func (a *inflight) ask(reqs []Request, from, to, first int) []Outcome {
 	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
@@ -447,17 +447,13 @@ func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	if a.done != nil { // a later call of an AskAll
 		p = new(providerAsk)
 	}
-	p.Context, p.reqs, p.first, a.p = a.ctx, reqs[from:to], -1, p
-	if batch {
-		p.first = from
-	}
+	p.Context, p.reqs, p.first, p.top, a.p = a.ctx, reqs[from:to], first, &a.first, p
 	o := p.one[:]
-	if bp, ok := a.reg.provider.(BatchProvider); ok && batch {
+	if bp, ok := a.reg.provider.(BatchProvider); ok && first >= 0 {
 		o = outcomesOf(bp.AskAll(p, reqs))
-	} else if ans, err := a.reg.provider.Ask(p, reqs[from]); err != nil {
-		o[0] = Outcome{Answer: Answer{Via: ans.Via}, Err: err}
 	} else {
-		o[0] = Outcome{Answer: ans}
+		ans, err := a.reg.provider.Ask(p, reqs[from])
+		o[0] = Outcome{Answer: ans, Err: err} // beside an error, checked keeps only its Via
 	}
 	if n := len(o); n > 0 && o[n-1].Err != nil {
 		o[n-1].Err = a.askErr(o[n-1].Err)
@@ -465,24 +461,15 @@ func (a *inflight) ask(reqs []Request, from, to int, batch bool) []Outcome {
 	decided := checked(p.reqs, o, p.first) // decided, unless another was
 	p.mu.Lock()
 	d := p.d
-	if d == nil {
-		p.settled = decided // a seat made later finds it decided
-	}
+	p.settled = decided // a seat made later finds it decided
 	p.mu.Unlock()
 	if d != nil {
 		decided, _ = d.settle(decided)
 	}
 	if a.done == nil {
 		a.done = decided
-	} else { // a later call: its audited requests join the first's, at their index
+	} else {
 		a.done = append(a.done, decided...)
-		p.mu.Lock()
-		a.first.mu.Lock()
-		for _, i := range p.told {
-			a.first.told = append(a.first.told, from+i)
-		}
-		a.first.mu.Unlock()
-		p.mu.Unlock()
 	}
 	a.p = nil
 	return decided
@@ -621,7 +608,7 @@ type decision struct {
 	first   int                       // the index of reqs[0] that errors name, or -1
 	keep    func(o []Outcome) error   // a WithKeep's keep, or nil
 	over    context.Context           // a race's ask: once done, nothing is taken
-	call    *providerAsk              // a registry's call, which audits
+	call    *providerAsk              // a registry's first call, which holds what was audited
 	members []context.CancelCauseFunc // a race's, withdrawn once another won
 
 	mu      sync.Mutex    // guards the fields below
@@ -728,13 +715,10 @@ func (d *decision) wait(over <-chan struct{}) {
 		d.mu.Unlock()
 		select {
 		case <-free:
+			d.mu.Lock()
 		case <-over:
-		}
-		d.mu.Lock()
-		select {
-		case <-over:
+			d.mu.Lock()
 			return
-		default:
 		}
 	}
 }
@@ -797,7 +781,7 @@ func kept(ctx context.Context) bool {
 func auditedAlready(ctx context.Context, i int) {
 	if s := seatOf(ctx); s != nil && s.d.call != nil {
 		s.d.call.mu.Lock()
-		s.d.call.told = append(s.d.call.told, i)
+		s.d.call.told = append(s.d.call.told, max(s.d.first, 0)+i) // its index in the ask's
 		s.d.call.mu.Unlock()
 	}
 }
@@ -1713,20 +1697,14 @@ var _ BatchProvider = (*Inbox)(nil)
 // [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
 // closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil { // no UI sees a question given up already
-		return Answer{}, err
-	}
-	o := b.ask(ctx, []Request{req}, false)
+	o := b.ask(ctx, []Request{req}, false, req.Validate())
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
-		return nil, err
-	}
-	return answersOf(b.ask(ctx, reqs, true))
+	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
 }
 
 // Pending returns the open questions, oldest first, a batch's in order. The
@@ -1780,22 +1758,19 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 		return notPending("question " + quote(id) + " was given up")
 	}
 	if outs == nil { // a batch waits for the questions before this one
-		b.leave(q, o)
-		if o.Err != nil { // an error ends the questions after it too
-			for _, later := range c.questions[q.entry.Index+1:] {
-				b.leave(later, o)
+		for _, left := range c.questions[q.entry.Index:] { // an error ends the questions after it too
+			if b.leave(left, o); o.Err == nil {
+				break
 			}
 		}
 		b.publish()
 		return nil
 	}
 	decided, refused := b.decide(c, outs)
-	if refused == nil {
-		b.end(c, decided)
-		return nil
-	}
-	q.given = nil
+	q.given = nil // decided, or to be given again
 	switch {
+	case refused == nil:
+		b.end(c, decided, decided)
 	case CodeOf(refused) == CodeNotKept:
 		q.entry.Hint = "Your answer could not be kept. Send it again."
 		b.publish()
@@ -1858,9 +1833,12 @@ func (c *inboxCall) outcomes() []Outcome {
 	return o
 }
 
-// ask opens reqs and waits for their outcomes. It checks no ID: two of 2^32
-// random ones are equal with a chance of 2^-65.
-func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
+// ask opens reqs, unless invalid, and waits for their outcomes. It checks no
+// ID: two of 2^32 random ones are equal with a chance of 2^-65.
+func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
+	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil { // no UI sees a question given up already
+		return []Outcome{{Err: err}}
+	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
 	if _, err := rand.Read(random); err != nil {
 		return []Outcome{{Err: fmt.Errorf("userinteraction: Inbox: no random question ID: %w", err)}} // as Go 1.22's could
@@ -1870,20 +1848,17 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 		deadline = time.Time{} // RFC 3339 has no such year
 	}
 	c := &inboxCall{ctx: ctx, questions: make([]*question, len(reqs)), done: make(chan []Outcome, 1)}
+	b.mu.Lock()
+	if b.byID == nil {
+		b.byID = make(map[string]*question)
+	}
 	for i, req := range reqs {
 		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
 		if batch {
 			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
 		}
-		c.questions[i] = q
-	}
-	b.mu.Lock()
-	if b.byID == nil {
-		b.byID = make(map[string]*question)
-	}
-	for _, q := range c.questions {
-		b.byID[q.entry.ID] = q
+		c.questions[i], b.byID[q.entry.ID] = q, q
 		q.elem = b.open.PushBack(q)
 	}
 	b.publish()
@@ -1900,11 +1875,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool) []Outcome {
 }
 
 // decide hands outs to [Decide] without b.mu, which is held before and after.
-// No outs is a batch that lost its asker before each question had one.
 func (b *Inbox) decide(c *inboxCall, outs []Outcome) ([]Outcome, error) {
-	if outs == nil {
-		return nil, notPending("its asker stopped waiting, or another UI answered it")
-	}
 	c.deciding = make(chan struct{})
 	b.mu.Unlock()
 	defer func() {
@@ -1925,13 +1896,13 @@ func (b *Inbox) over(c *inboxCall) bool {
 	return c.over
 }
 
-// end closes c with its decided outcomes o. b.mu is held.
-func (b *Inbox) end(c *inboxCall, o []Outcome) {
+// end closes c: its questions leave with o, and its ask returns returned. b.mu is held.
+func (b *Inbox) end(c *inboxCall, o, returned []Outcome) {
 	for i, q := range c.questions {
 		b.leave(q, o[min(i, len(o)-1)])
 	}
 	c.over = true
-	c.done <- o
+	c.done <- returned
 	b.publish()
 }
 
@@ -1958,15 +1929,9 @@ func (b *Inbox) giveUp(c *inboxCall) {
 		}
 	}
 	b.mu.Lock()
-	if b.over(c) {
-		return
+	if !b.over(c) {
+		b.end(c, o, append(given, Outcome{Err: c.ctx.Err()}))
 	}
-	for i, q := range c.questions {
-		b.leave(q, o[min(i, len(o)-1)])
-	}
-	c.over = true
-	c.done <- append(given, Outcome{Err: c.ctx.Err()})
-	b.publish()
 }
 
 func (b *Inbox) leave(q *question, o Outcome) {
@@ -2135,14 +2100,11 @@ func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			open[id] = true // one event for an ID named twice
-			ended := struct {
-				ID      string   `json:"id"`
-				Outcome *Outcome `json:"outcome"` // null when the Inbox forgot it
-			}{ID: id}
+			var outcome *Outcome
 			if o, ok := h.inbox.Outcome(id); ok {
-				ended.Outcome = &o
+				outcome = &o
 			}
-			data, _ := json.Marshal(ended)
+			data, _ := json.Marshal(map[string]any{"id": id, "outcome": outcome}) // null when the Inbox forgot it
 			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
 		}
 		events = fmt.Appendf(events, "event: questions\ndata: %s\n\n", list)
@@ -2252,20 +2214,14 @@ var _ BatchProvider = (*Replay)(nil)
 // the request's RFC 8785 canonical JSON, a newline, and the count of equal
 // requests the run asked before.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := validate(&req); err != nil {
-		return Answer{}, err
-	}
-	o := p.replay(ctx, []Request{req}, false)
+	o := p.replay(ctx, []Request{req}, false, validate(&req))
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll answers reqs as Ask does, up to the first recorded error. Those
 // pending share the first one's ID as their Batch.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := validateAll(reqs); err != nil {
-		return nil, err
-	}
-	o := p.replay(ctx, reqs, true)
+	o := p.replay(ctx, reqs, true, validateAll(reqs))
 	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
 		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
 	}
@@ -2341,8 +2297,12 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 	p.record[id] = o
 }
 
-// replay answers reqs from the record, and tells ctx's registry which were audited before.
-func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool) []Outcome {
+// replay answers reqs from the record, unless invalid, and tells ctx's registry
+// which were audited before.
+func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool, invalid error) []Outcome {
+	if invalid != nil {
+		return []Outcome{{Err: invalid}}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var given []Outcome  // before the first question without one
@@ -2465,33 +2425,29 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 // or padding is malformed. A key under 32 bytes is an uncoded error, even for
 // an empty state.
 func OpenReplay(key []byte, binding, state string) (*Replay, error) {
-	if len(key) < minKey {
-		return nil, errShortKey
-	}
-	if state == "" {
-		return &Replay{}, nil
-	}
-	if err := spellingErr(state); err != nil {
-		return nil, invalidState(err)
-	}
 	data, sum, _ := strings.Cut(state, ".")
 	payload, err1 := stateEncoding.DecodeString(data)
 	got, err2 := stateEncoding.DecodeString(sum)
-	if err1 != nil || err2 != nil {
+	switch spelling := spellingErr(state); {
+	case len(key) < minKey:
+		return nil, errShortKey
+	case state == "":
+		return &Replay{}, nil
+	case spelling != nil:
+		return nil, invalidState(spelling)
+	case err1 != nil || err2 != nil:
 		return nil, invalidState(errors.New("malformed state"))
-	}
-	if !hmac.Equal(got, mac(key, payload)) {
+	case !hmac.Equal(got, mac(key, payload)):
 		return nil, invalidState(errors.New("state tampered with or sealed under another key"))
 	}
 	var s sealed[map[string]entry]
 	err := json.Unmarshal(payload, &s)
-	if errors.As(err, new(*json.SyntaxError)) || err == nil && s.Version != sealVersion {
+	switch {
+	case errors.As(err, new(*json.SyntaxError)) || err == nil && s.Version != sealVersion:
 		return nil, invalidState(errors.New("malformed state"))
-	}
-	if s.Binding != digest(binding) {
+	case s.Binding != digest(binding):
 		return nil, invalidState(errors.New("state sealed for another call"))
-	}
-	if time.Now().UnixMilli() > s.Expires {
+	case time.Now().UnixMilli() > s.Expires:
 		return nil, invalidState(errors.New("state expired"))
 	}
 	record, err := readRecord(payload, 1, s.Record, err)
@@ -2824,10 +2780,7 @@ var _ BatchProvider = (*firstOf)(nil)
 // Ask returns once every provider returned, and then raises a provider's panic
 // again. A [Replay] has no place among providers: it never waits.
 func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
-		return Answer{}, err
-	}
-	o := f.race(ctx, []Request{req}, -1)
+	o := f.race(ctx, []Request{req}, -1, req.Validate())
 	return o[0].Answer, o[0].Err
 }
 
@@ -2836,15 +2789,15 @@ func (f *firstOf) Ask(ctx context.Context, req Request) (Answer, error) {
 // each decided as its own: such a UI is not told when another wins the batch
 // after it answered, so a UI that tells its human is a BatchProvider.
 func (f *firstOf) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := cmp.Or(validateAll(reqs), ctxErr(ctx)); err != nil {
-		return nil, err
-	}
-	return answersOf(f.race(ctx, reqs, 0))
+	return answersOf(f.race(ctx, reqs, 0, validateAll(reqs)))
 }
 
-// race asks reqs of every provider at once, and returns the decided outcomes once
-// all returned. first is -1 for an Ask and 0 for an AskAll.
-func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome {
+// race asks reqs, unless invalid, of every provider at once, and returns the
+// decided outcomes once all returned. first is -1 for an Ask and 0 for an AskAll.
+func (f *firstOf) race(ctx context.Context, reqs []Request, first int, invalid error) []Outcome {
+	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil {
+		return []Outcome{{Err: err}}
+	}
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
 	n := len(f.providers)
@@ -2863,9 +2816,6 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 		c := <-returned
 		i := c.value
 		d.members[i](nil) // its context is done with
-		if outs[i] == nil {
-			outs[i] = []Outcome{{Err: errStopped}}
-		}
 		switch {
 		case c.panicked != nil && panicked == nil:
 			panicked = c.panicked
@@ -2887,6 +2837,8 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int) []Outcome
 		return []Outcome{{Err: ctx.Err()}}
 	case wins(outs[0]): // an answer that broke a rule
 		return checked(reqs, outs[0], first)
+	case outs[0] == nil: // the first provider stopped its goroutine
+		return []Outcome{{Err: errStopped}}
 	}
 	return outs[0]
 }
