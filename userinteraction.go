@@ -382,7 +382,7 @@ func textProblem(s string, isProse bool) string {
 			return "is not valid UTF-8"
 		case hidden(c, isProse):
 			return fmt.Sprintf("holds %U", c)
-		case !isProse && drawsBlank(c):
+		case !isProse && unicode.Is(blankDrawing, c):
 			return fmt.Sprintf("holds %U, which draws blank", c)
 		case isJoiner(c) && !(visible(prev) && visible(firstRune(s[i:]))):
 			return fmt.Sprintf("holds %U, not between two visible characters", c)
@@ -444,11 +444,6 @@ func firstRune(s string) rune {
 		return -1
 	}
 	return c
-}
-
-// drawsBlank reports whether c is in blankDrawing.
-func drawsBlank(c rune) bool {
-	return unicode.Is(blankDrawing, c)
 }
 
 // blankDrawing holds the characters that the allowlist lets through but that
@@ -1181,22 +1176,9 @@ func appendCanonicalString(buf []byte, s string) []byte {
 		}
 		buf = append(buf, s[start:i]...)
 		start = i + 1
-		switch c {
-		case '"':
-			buf = append(buf, `\"`...)
-		case '\\':
-			buf = append(buf, `\\`...)
-		case '\b':
-			buf = append(buf, `\b`...)
-		case '\f':
-			buf = append(buf, `\f`...)
-		case '\n':
-			buf = append(buf, `\n`...)
-		case '\r':
-			buf = append(buf, `\r`...)
-		case '\t':
-			buf = append(buf, `\t`...)
-		default:
+		if j := strings.IndexByte("\"\\\b\f\n\r\t", c); j >= 0 {
+			buf = append(buf, '\\', `"\bfnrt`[j])
+		} else {
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
