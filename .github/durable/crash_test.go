@@ -296,14 +296,23 @@ func (h *host) waitResult(s setup, events <-chan []pending, asked bool) string {
 	}
 }
 
-// acts returns the lines that the tool's act wrote, one per time it acted.
+// acts returns the results that the tool's act wrote for the call of s, one
+// per time it acted. Each line is the call's ID and the result.
 func acts(t *testing.T, s setup) []string {
 	t.Helper()
 	data, err := os.ReadFile(s.log)
 	if err != nil {
 		t.Fatalf("the tool's log: %v", err)
 	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, line := range lines {
+		result, ok := strings.CutPrefix(line, s.call+": ")
+		if !ok {
+			t.Errorf("the tool's log has %q, want a line of call %s", line, s.call)
+		}
+		lines[i] = result
+	}
+	return lines
 }
 
 // actsIfAny is acts, or none when the tool never acted.

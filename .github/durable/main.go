@@ -7,8 +7,14 @@
 // It prints the page's URL and, once the human answered, the tool's result.
 // Kill it while the question waits and start it again: DBOS recovers the
 // workflow, the question is on the page again with the same deadline, and
-// the answer reaches the tool once. A Postgres URL in -db, such as
-// postgres://user:pass@host:5432/db, runs the same host on Postgres.
+// the answer reaches the tool once.
+//
+// A Postgres URL in -db, such as postgres://user:pass@host:5432/db, runs
+// the host on several processes that share the database (shared.go): the
+// page of any of them shows every process's open questions, and an answer
+// posted to any of them reaches the workflow wherever it runs. Give each
+// process its own DBOS__VMID and all of them the same DBOS__APPVERSION,
+// and keep both across its restarts.
 //
 // Set USERINTERACTION_TOKEN to keep the page's URL across restarts (16
 // bytes or more), and DBOS__APPVERSION to recover a workflow after its code
@@ -16,6 +22,7 @@
 // hash of the binary. Processes that share a database each need their own
 // DBOS__VMID, the executor ID: a process recovers, at its start, the
 // unfinished workflows of its own ID, even those another process still runs.
+// On SQLite each page shows its own process's questions only.
 package main
 
 import (
@@ -30,6 +37,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,17 +65,29 @@ var (
 	db      = flag.String("db", "sqlite:durable.db", "the DBOS system database: a sqlite: or a postgres:// URL")
 	addr    = flag.String("addr", "127.0.0.1:8080", "where the page listens")
 	call    = flag.String("call", "migrate-1", "the workflow ID of the tool call: a new one runs the tool again")
+	calls   = flag.Int("calls", 1, "how many tool calls to run; more than one have the IDs call-1, call-2, ...")
 	timeout = flag.Duration("timeout", 24*time.Hour, "how long a question waits for its answer, or 0 for ever")
 	logFile = flag.String("log", "migrations.log", "the file that the tool's result is appended to")
 )
 
-// inbox holds the questions open in this process. Its page shows them.
+// inbox holds the questions open in this process, on SQLite. Its page shows them.
 var inbox = &userinteraction.Inbox{}
+
+// An asker is the provider of one workflow's questions, with the first
+// failure of the engine in an ask.
+type asker interface {
+	userinteraction.Provider
+	Err() error
+}
+
+// newAsker returns the asker of a workflow: a durable on SQLite, a
+// sharedAsker on Postgres.
+var newAsker func(wf dbos.Context) asker
 
 // migrateCall is one call of the tool as a DBOS workflow. Each of its
 // questions is a durable step, and so is what it does with the answers.
 func migrateCall(ctx dbos.Context, _ string) (string, error) {
-	asker := &durable{dbos: ctx, inbox: inbox, timeout: *timeout}
+	asker := newAsker(ctx)
 	reg := &userinteraction.Registry{}
 	dispose, err := reg.Register(asker)
 	if err != nil {
@@ -78,13 +98,17 @@ func migrateCall(ctx dbos.Context, _ string) (string, error) {
 	if err := asker.Err(); err != nil {
 		return "", err // cancelled, or another process runs the workflow now
 	}
+	id, err := dbos.GetWorkflowID(ctx)
+	if err != nil {
+		return "", err
+	}
 	// The tool's act, here a line in a file, is a step: it runs once the
 	// answer is kept, and a recovered workflow does not run it again.
 	_, err = dbos.RunAsStep(ctx, func(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err // the workflow was cancelled: its ask did not end
 		}
-		return 0, appendLine(*logFile, result)
+		return 0, appendLine(*logFile, id+": "+result)
 	}, dbos.WithStepName("act"))
 	return result, err
 }
@@ -131,6 +155,18 @@ func run() error {
 		return err
 	}
 	dbos.RegisterWorkflow(engine, migrateCall, dbos.WithWorkflowName("migrate"))
+	var page http.Handler
+	if strings.HasPrefix(*db, "postgres") {
+		src, err := openShared(ctx, *db, engine)
+		if err != nil {
+			return err
+		}
+		newAsker = func(wf dbos.Context) asker { return &sharedAsker{dbos: wf, db: src, timeout: *timeout} }
+		page = userinteraction.Handler(src, token)
+	} else {
+		newAsker = func(wf dbos.Context) asker { return &durable{dbos: wf, inbox: inbox, timeout: *timeout} }
+		page = inbox.Handler(token)
+	}
 	if err := dbos.Launch(engine); err != nil { // recovers this executor's workflows that did not end
 		return err
 	}
@@ -141,25 +177,31 @@ func run() error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
+	mux.Handle("/ask/", http.StripPrefix("/ask", page))
 	server := &http.Server{Handler: mux}
 	go server.Serve(ln)
 	defer server.Close()
 	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", ln.Addr(), token)
 
 	// The same ID as before a crash gives the workflow that Launch recovered.
-	handle, err := dbos.RunWorkflow(engine, migrateCall, "", dbos.WithWorkflowID(*call))
-	if err != nil {
-		return err
-	}
-	go func() {
-		result, err := handle.GetResult()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", *call, err)
-			return
+	for i := 1; i <= *calls; i++ {
+		id := *call
+		if *calls > 1 {
+			id = fmt.Sprintf("%s-%d", *call, i)
 		}
-		fmt.Printf("%s: %s\n", *call, result)
-	}()
+		handle, err := dbos.RunWorkflow(engine, migrateCall, "", dbos.WithWorkflowID(id))
+		if err != nil {
+			return err
+		}
+		go func() {
+			result, err := handle.GetResult()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", id, err)
+				return
+			}
+			fmt.Printf("%s: %s\n", id, result)
+		}()
+	}
 	<-ctx.Done() // until then the page stays up, and refuses a late answer
 	return nil
 }
