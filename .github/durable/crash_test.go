@@ -12,9 +12,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,13 +25,14 @@ import (
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/dsh-go/userinteraction"
+	"github.com/jackc/pgx/v5"
 )
 
 // The crash tests run the host as a real process on a database that
 // outlives it, kill it with SIGKILL and start it again. DURABLE_TEST_DB
 // names a Postgres database to run them on instead of a SQLite file in a
-// temporary directory (postgres.sh makes one); each test's calls then have
-// IDs of their own.
+// temporary directory (postgres.sh and .ci/run make one); each test then
+// has a database of its own on that server.
 
 const token = "crash-test-token-0123456789"
 
@@ -37,6 +40,9 @@ const token = "crash-test-token-0123456789"
 var hostBin string
 
 func TestMain(m *testing.M) {
+	if db := os.Getenv("DURABLE_PLAIN"); db != "" {
+		os.Exit(plain(db)) // a process of the figures' plain DBOS workflows
+	}
 	dir, err := os.MkdirTemp("", "durable-host")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -61,15 +67,46 @@ const guard = 2 * time.Minute
 // A setup is one test's database, tool call, log file and question timeout.
 type setup struct {
 	db, call, log, timeout string
+	calls                  int // the tool calls, IDs call-1, call-2, ..., when more than one
 }
 
 func newSetup(t *testing.T) setup {
 	dir := t.TempDir()
 	s := setup{db: "sqlite:" + filepath.Join(dir, "durable.db"), call: "migrate-1", log: filepath.Join(dir, "migrations.log"), timeout: "1h"}
 	if pg := os.Getenv("DURABLE_TEST_DB"); pg != "" {
-		s.db, s.call = pg, fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
+		s.db = newDatabase(t, pg)
 	}
 	return s
+}
+
+// newDatabase creates a database of its own for t on the Postgres server of
+// url, and returns its URL.
+func newDatabase(t *testing.T, url string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	name := fmt.Sprintf("test_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// onPostgres skips t on Postgres, where every page shows the questions of
+// every process that shares the database.
+func onPostgres(t *testing.T) {
+	if os.Getenv("DURABLE_TEST_DB") != "" {
+		t.Skip("on Postgres every page shows every process's questions: TestProcessesShareOnePage covers several processes")
+	}
 }
 
 // another returns a setup for a second process on the database of s, with
@@ -95,7 +132,8 @@ type host struct {
 func start(t *testing.T, s setup, env ...string) *host {
 	t.Helper()
 	h := &host{t: t, results: make(chan string, 10), exited: make(chan struct{})}
-	h.cmd = exec.Command(hostBin, "-db", s.db, "-addr", "127.0.0.1:0", "-call", s.call, "-log", s.log, "-timeout", s.timeout)
+	h.cmd = exec.Command(hostBin, "-db", s.db, "-addr", "127.0.0.1:0", "-call", s.call, "-log", s.log, "-timeout", s.timeout,
+		"-calls", strconv.Itoa(max(s.calls, 1)))
 	h.cmd.Env = append(append(os.Environ(), "USERINTERACTION_TOKEN="+token), env...)
 	stdout, err := h.cmd.StdoutPipe()
 	if err != nil {
@@ -455,6 +493,7 @@ func TestDeadlinePassesWhileDown(t *testing.T) {
 // executor ID at launch, so without that resume the question would wait for
 // a process with the first one's ID.
 func TestTakeOver(t *testing.T) {
+	onPostgres(t)
 	x := newSetup(t)
 	y := x.another(t)
 	a := start(t, x, "DBOS__VMID=a")
@@ -515,6 +554,7 @@ func TestTakeOver(t *testing.T) {
 // execution does not act. The owner's question, on whichever page's process
 // took the workflow, completes the call once.
 func TestStaleProcessRefused(t *testing.T) {
+	onPostgres(t)
 	x := newSetup(t)
 	y := x.another(t)
 	a := start(t, x, "DBOS__VMID=a")
