@@ -26,14 +26,13 @@ import (
 // after its recovery), and a second answer finds the row answered (409):
 // DBOS's idempotency key alone would drop a duplicate without a word.
 
-// schema is the host's table. changed orders every write: each write takes
-// the advisory lock before it draws from the sequence, so changes commit in
-// the order of their numbers, and a page that read up to one number never
-// misses a smaller one that committed later.
+// schema is the host's table, and the number of its last change. Each
+// write takes the next number (next) and holds that row's lock until it
+// commits, so changes commit in the order of their numbers, and a page that
+// read up to one number never misses a smaller one that committed later.
 const schema = `
 BEGIN;
-SELECT pg_advisory_xact_lock(7216);
-CREATE SEQUENCE IF NOT EXISTS userinteraction_changes;
+SELECT pg_advisory_xact_lock(7216); -- processes that start together
 CREATE TABLE IF NOT EXISTS userinteraction_questions (
 	id          text PRIMARY KEY,
 	workflow_id text NOT NULL,
@@ -46,9 +45,12 @@ CREATE TABLE IF NOT EXISTS userinteraction_questions (
 );
 CREATE INDEX IF NOT EXISTS userinteraction_questions_changed ON userinteraction_questions (changed);
 CREATE INDEX IF NOT EXISTS userinteraction_questions_open ON userinteraction_questions (opened) WHERE outcome IS NULL;
+CREATE TABLE IF NOT EXISTS userinteraction_changes (last bigint NOT NULL);
+INSERT INTO userinteraction_changes SELECT 0 WHERE NOT EXISTS (SELECT FROM userinteraction_changes);
 COMMIT;`
 
-const lock = `SELECT pg_advisory_xact_lock(7216)`
+// next leads a write: its change's number is (SELECT n FROM next).
+const next = `WITH next AS (UPDATE userinteraction_changes SET last = last + 1 RETURNING last AS n) `
 
 // poll is how often a page's stream reads the table for changes.
 const poll = 250 * time.Millisecond
@@ -72,27 +74,6 @@ func openShared(ctx context.Context, url string, engine dbos.Context) (*shared, 
 	return &shared{db: db, engine: engine}, nil
 }
 
-// write runs fn in a transaction that holds the lock, with the number of
-// this change.
-func (s *shared) write(ctx context.Context, fn func(tx pgx.Tx, change int64) error) error {
-	tx, err := s.db.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	var change int64
-	if _, err := tx.Exec(ctx, lock); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(ctx, `SELECT nextval('userinteraction_changes')`).Scan(&change); err != nil {
-		return err
-	}
-	if err := fn(tx, change); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
 // opened is what a workflow's step records of its question.
 type opened struct {
 	Request  string    `json:"request"` // its JSON
@@ -107,20 +88,17 @@ func (s *shared) open(ctx context.Context, id, wf string, req []byte, timeout ti
 		d := time.Now().Add(timeout).UTC().Truncate(time.Millisecond)
 		deadline = &d
 	}
+	_, err := s.db.Exec(ctx, next+`INSERT INTO userinteraction_questions (id, workflow_id, request, deadline, opened, changed)
+		SELECT $1, $2, $3, $4, n, n FROM next ON CONFLICT (id) DO NOTHING`, id, wf, string(req), deadline)
+	if err != nil {
+		return opened{}, err
+	}
 	var o opened
-	err := s.write(ctx, func(tx pgx.Tx, change int64) error {
-		_, err := tx.Exec(ctx, `INSERT INTO userinteraction_questions (id, workflow_id, request, deadline, opened, changed)
-			VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (id) DO NOTHING`, id, wf, string(req), deadline, change)
-		if err != nil {
-			return err
-		}
-		var d *time.Time
-		err = tx.QueryRow(ctx, `SELECT request, deadline FROM userinteraction_questions WHERE id = $1`, id).Scan(&o.Request, &d)
-		if d != nil {
-			o.Deadline = d.UTC()
-		}
-		return err
-	})
+	var d *time.Time
+	err = s.db.QueryRow(ctx, `SELECT request, deadline FROM userinteraction_questions WHERE id = $1`, id).Scan(&o.Request, &d)
+	if d != nil {
+		o.Deadline = d.UTC()
+	}
 	return o, err
 }
 
@@ -131,14 +109,9 @@ func (s *shared) end(ctx context.Context, id string, o userinteraction.Outcome) 
 	if err != nil {
 		return false, err
 	}
-	ended := false
-	err = s.write(ctx, func(tx pgx.Tx, change int64) error {
-		tag, err := tx.Exec(ctx, `UPDATE userinteraction_questions SET outcome = $2, changed = $3
-			WHERE id = $1 AND outcome IS NULL`, id, string(data), change)
-		ended = tag.RowsAffected() == 1
-		return err
-	})
-	return ended, err
+	tag, err := s.db.Exec(ctx, next+`UPDATE userinteraction_questions SET outcome = $2, changed = (SELECT n FROM next)
+		WHERE id = $1 AND outcome IS NULL`, id, string(data))
+	return tag.RowsAffected() == 1, err
 }
 
 // Changes reads the table: at cursor "", the open questions; after a
@@ -259,28 +232,26 @@ func (s *shared) Respond(id string, ans userinteraction.Answer, err error) error
 	}
 	o, hint := check(req, ans, err)
 	if hint != "" {
-		s.write(ctx, func(tx pgx.Tx, change int64) error {
-			_, err := tx.Exec(ctx, `UPDATE userinteraction_questions SET hint = $2, changed = $3
-				WHERE id = $1 AND outcome IS NULL`, id, hint, change)
-			return err
-		})
+		s.db.Exec(ctx, next+`UPDATE userinteraction_questions SET hint = $2, changed = (SELECT n FROM next)
+			WHERE id = $1 AND outcome IS NULL`, id, hint)
 		return userinteraction.NewError(userinteraction.CodeInvalidAnswer, "invalid answer: "+hint, nil)
 	}
 	data, _ := json.Marshal(o)
-	taken := false
-	err = s.write(ctx, func(tx pgx.Tx, change int64) error {
-		tag, err := tx.Exec(ctx, `UPDATE userinteraction_questions SET outcome = $2, hint = '', changed = $3
-			WHERE id = $1 AND outcome IS NULL AND (deadline IS NULL OR deadline > now())`, id, string(data), change)
-		if taken = tag.RowsAffected() == 1; err != nil || !taken {
-			return err
-		}
-		return dbos.Send(s.engine, wf, string(data), id, dbos.WithSendTransaction(tx))
-	})
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return errNotKept
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, next+`UPDATE userinteraction_questions SET outcome = $2, hint = '', changed = (SELECT n FROM next)
+		WHERE id = $1 AND outcome IS NULL AND (deadline IS NULL OR deadline > now())`, id, string(data))
 	switch {
 	case err != nil:
 		return errNotKept
-	case !taken:
+	case tag.RowsAffected() == 0:
 		return errNotOpen // answered, ended, or past its deadline
+	}
+	if dbos.Send(s.engine, wf, string(data), id, dbos.WithSendTransaction(tx)) != nil || tx.Commit(ctx) != nil {
+		return errNotKept
 	}
 	return nil
 }
