@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,7 +206,8 @@ type pending struct {
 }
 
 // events returns the open questions at every change, from the page's event
-// stream, as the page reads them.
+// stream, as the page reads them: the whole list when it connects, then
+// each question that opened or changed, and each that ended.
 func (h *host) events() <-chan []pending {
 	h.t.Helper()
 	res, err := http.Get(h.url + "/events?token=" + token)
@@ -221,14 +223,34 @@ func (h *host) events() <-chan []pending {
 		defer close(events)
 		lines := bufio.NewScanner(res.Body)
 		lines.Buffer(nil, 1<<20)
+		var list []pending
 		event := ""
 		for lines.Scan() {
 			if name, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
-				event = name // "questions", or "ended" for a question that left
+				event = name
 			}
-			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok && event == "questions" {
-				events <- decodePending(h.t, []byte(data))
+			data, ok := strings.CutPrefix(lines.Text(), "data: ")
+			if !ok {
+				continue
 			}
+			switch event {
+			case "questions":
+				list = decodePending(h.t, []byte(data))
+			case "question":
+				q := decodePending(h.t, []byte("["+data+"]"))
+				if i := slices.IndexFunc(list, func(p pending) bool { return p.ID == q[0].ID }); i >= 0 {
+					list[i] = q[0]
+				} else {
+					list = append(list, q[0])
+				}
+			case "ended":
+				var ended struct{ ID string }
+				json.Unmarshal([]byte(data), &ended)
+				list = slices.DeleteFunc(list, func(p pending) bool { return p.ID == ended.ID })
+			default:
+				continue
+			}
+			events <- slices.Clone(list)
 		}
 	}()
 	return events
@@ -338,28 +360,34 @@ func (h *host) waitResult(s setup, events <-chan []pending, asked bool) string {
 // per time it acted. Each line is the call's ID and the result.
 func acts(t *testing.T, s setup) []string {
 	t.Helper()
-	data, err := os.ReadFile(s.log)
+	return actsIn(t, s.log, s.call)
+}
+
+// actsIn returns the results that the tool's act wrote to log for call.
+func actsIn(t *testing.T, log, call string) []string {
+	t.Helper()
+	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatalf("the tool's log: %v", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	for i, line := range lines {
-		result, ok := strings.CutPrefix(line, s.call+": ")
+		result, ok := strings.CutPrefix(line, call+": ")
 		if !ok {
-			t.Errorf("the tool's log has %q, want a line of call %s", line, s.call)
+			t.Errorf("the tool's log has %q, want a line of call %s", line, call)
 		}
 		lines[i] = result
 	}
 	return lines
 }
 
-// actsIfAny is acts, or none when the tool never acted.
-func actsIfAny(t *testing.T, s setup) []string {
+// actsIfAny is actsIn, or none when the tool never acted there.
+func actsIfAny(t *testing.T, log, call string) []string {
 	t.Helper()
-	if _, err := os.Stat(s.log); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(log); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	return acts(t, s)
+	return actsIn(t, log, call)
 }
 
 // newClient returns a DBOS client of the database db, as an operator's tool
@@ -536,7 +564,7 @@ func TestTakeOver(t *testing.T) {
 	if got, err := handle.GetResult(dbos.WithHandleTimeout(guard)); got != "migration mode: run" || err != nil {
 		t.Errorf("the first call's result = %q, %v, want %q", got, err, "migration mode: run")
 	}
-	if got := acts(t, y); len(got) != 1 || got[0] != "migration mode: run" {
+	if got := actsIn(t, y.log, x.call); len(got) != 1 || got[0] != "migration mode: run" {
 		t.Errorf("the second process acted %d times: %q, want once, for the first call", len(got), got)
 	}
 	if got := b.answer(qb.ID, `{"action":"accept","content":{"choice":"Dry run first"}}`); got != http.StatusNoContent {
@@ -604,7 +632,7 @@ func TestStaleProcessRefused(t *testing.T) {
 	if got, err := handle.GetResult(dbos.WithHandleTimeout(guard)); got != "migration mode: run" || err != nil {
 		t.Errorf("the call's result = %q, %v, want %q", got, err, "migration mode: run")
 	}
-	if got := append(actsIfAny(t, x), actsIfAny(t, y)...); len(got) != 1 || got[0] != "migration mode: run" {
+	if got := append(actsIfAny(t, x.log, x.call), actsIfAny(t, y.log, x.call)...); len(got) != 1 || got[0] != "migration mode: run" {
 		t.Errorf("the two processes acted %d times: %q, want once", len(got), got)
 	}
 }

@@ -72,7 +72,6 @@ func TestFigures(t *testing.T) {
 		}
 		sends = append(sends, time.Since(began))
 	}
-	os.WriteFile("/tmp/host.err", []byte(h.errors()), 0o644)
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) }
 	t.Logf("figure: %d open questions back on the page after SIGKILL: %s ms (passes %v) against DBOS's recovery of %d workflows waiting on Recv: %s ms (%v): %.2f (goal <= 1.5)",
 		n, ms(median(back)), back, n, ms(median(recovered)), recovered, float64(median(back))/float64(median(recovered)))
