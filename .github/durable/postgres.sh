@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the crash tests on Postgres (Debian's postgresql package): a cluster
-# of its own in a temporary directory, on a port of its own, stopped at exit.
-# CI runs them on SQLite only. Any arguments go to go test, such as
-# -run TakeOver -v.
+# Runs the durable host's tests on Postgres (Debian's postgresql package):
+# a cluster of its own in a temporary directory, on a port of its own,
+# stopped at exit; each test makes a database of its own there. .ci/run runs
+# it after the tests on SQLite. Any arguments go to go test, such as
+# -run ProcessesShareOnePage -v.
 set -euo pipefail
 cd "$(dirname "$0")"
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)
