@@ -213,8 +213,10 @@ var (
 
 // Respond checks the outcome against its question's request, then, in one
 // transaction, records it in the question's row and sends it to the
-// workflow. DBOS's Send joins the transaction (WithSendTransaction), so the
-// row and the message commit together or not at all.
+// workflow. DBOS's Send joins the caller's transaction (WithSendTransaction:
+// it inserts the message into DBOS's notifications table, whose trigger
+// wakes the Recv on whichever process waits), so the row and the message
+// commit together or not at all, and the host writes no DBOS table itself.
 func (s *shared) Respond(id string, ans userinteraction.Answer, err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -232,8 +234,11 @@ func (s *shared) Respond(id string, ans userinteraction.Answer, err error) error
 	}
 	o, hint := check(req, ans, err)
 	if hint != "" {
-		s.db.Exec(ctx, next+`UPDATE userinteraction_questions SET hint = $2, changed = (SELECT n FROM next)
+		tag, err := s.db.Exec(ctx, next+`UPDATE userinteraction_questions SET hint = $2, changed = (SELECT n FROM next)
 			WHERE id = $1 AND outcome IS NULL`, id, hint)
+		if err == nil && tag.RowsAffected() == 0 {
+			return errNotOpen // it ended meanwhile
+		}
 		return userinteraction.NewError(userinteraction.CodeInvalidAnswer, "invalid answer: "+hint, nil)
 	}
 	data, _ := json.Marshal(o)
