@@ -37,7 +37,7 @@ func TestFigures(t *testing.T) {
 	}
 	h.waitPage(ids...)
 	p := startPlain(t, plainDB, n, true)
-	p.waitReady()
+	p.waitReady(t)
 
 	var back, recovered []time.Duration
 	for range passes {
@@ -50,7 +50,7 @@ func TestFigures(t *testing.T) {
 		p.kill()
 		began = time.Now()
 		p = startPlain(t, plainDB, n, false)
-		p.waitReady()
+		p.waitReady(t)
 		recovered = append(recovered, time.Since(began))
 	}
 
@@ -129,13 +129,14 @@ func startPlain(t *testing.T, db string, n int, first bool) *plainProc {
 	return p
 }
 
-func (p *plainProc) waitReady() {
+func (p *plainProc) waitReady(t *testing.T) {
+	t.Helper()
 	select {
 	case <-p.ready:
 	case <-p.exited:
-		panic("the plain process exited before its workflows ran")
+		t.Fatal("the plain process exited before its workflows ran")
 	case <-time.After(guard):
-		panic("the plain workflows did not run within the guard")
+		t.Fatalf("the plain workflows did not run within %v", guard)
 	}
 }
 
