@@ -10,7 +10,8 @@ import (
 	"github.com/dsh-go/userinteraction"
 )
 
-// durable is the provider of one DBOS workflow's questions. Each Ask is two
+// durable is the provider of one DBOS workflow's questions on SQLite, where
+// each process's page shows its own (on Postgres, sharedAsker). Each Ask is two
 // steps of the workflow: the question's deadline, then its outcome. The
 // outcome step opens the question on the Inbox and ends when the page
 // delivers the human's outcome, or at the deadline. The page's answer is
