@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 
@@ -50,6 +51,7 @@ func checks(ctx context.Context) string {
 var tools = map[string]func(context.Context) string{"migrate": migrate, "checks": checks}
 
 func main() {
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))) // the SDK logs each closed connection at Info
 	<-serve(os.Stdin, os.Stdout)
 }
 
@@ -155,10 +157,8 @@ func (a *agent) update(ctx context.Context, session acp.SessionId, u acp.Session
 		acp.SessionNotification{SessionId: session, Update: u})
 }
 
-// askForms returns the UI of one tool call: a Form whose questions go to the
-// client of conn as elicitation/create in the session and the tool call
-// given, or ASK_UNSUPPORTED when the client's initialize declared no
-// elicitation.form.
+// askForms returns a tool call's UI: a Form that sends each question as elicitation/create in that
+// session and tool call, or fails with ASK_UNSUPPORTED when the client declared no elicitation.form.
 func askForms(conn *acp.Connection, caps acp.ClientCapabilities, session acp.SessionId, call acp.ToolCallId) *userinteraction.Form {
 	return userinteraction.NewForm(func(ctx context.Context, f userinteraction.Elicitation) (string, map[string]any, error) {
 		if caps.Elicitation == nil || caps.Elicitation.Form == nil {
