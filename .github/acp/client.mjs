@@ -22,6 +22,7 @@ process.exit(failed ? 1 : 0);
 async function run(tc) {
   const errors = [];
   const agent = spawn(process.argv[2], process.argv.slice(3), { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => agent.on("exit", resolve));
   const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
   let session, call, result, asked = 0;
   const app = acp
@@ -53,7 +54,7 @@ async function run(tc) {
     return res.stopReason;
   });
   agent.stdin.end();
-  await new Promise((exited) => agent.on("exit", exited));
+  await exited;
   if (stop !== (tc.stop ?? "end_turn")) errors.push(`stop reason ${stop}, want ${tc.stop ?? "end_turn"}`);
   if (result !== tc.result) errors.push(`the tool's result ${JSON.stringify(result)}, want ${JSON.stringify(tc.result)}`);
   if (asked !== tc.forms.length) errors.push(`${asked} forms, want ${tc.forms.length}`);
