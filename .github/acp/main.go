@@ -73,9 +73,10 @@ func serve(in io.Reader, out io.Writer) <-chan struct{} {
 	return a.conn.Done()
 }
 
-// handle serves initialize, session/new, session/prompt and session/cancel.
-// The agent does not use the SDK's AgentSideConnection, which keeps its
-// Connection to itself: the forms go through that Connection (askForms).
+// handle serves initialize, session/new, session/prompt and session/cancel
+// on an acp.Connection of its own, not through the SDK's AgentSideConnection:
+// that one keeps its Connection unexported, and askForms sends a plain
+// request on it.
 func (a *agent) handle(ctx context.Context, method string, params json.RawMessage) (any, *acp.RequestError) {
 	<-a.ready
 	switch method {
