@@ -206,8 +206,7 @@ type pending struct {
 }
 
 // events returns the open questions at every change, from the page's event
-// stream, as the page reads them: the whole list when it connects, then
-// each question that opened or changed, and each that ended.
+// stream, as the page reads them.
 func (h *host) events() <-chan []pending {
 	h.t.Helper()
 	res, err := http.Get(h.url + "/events?token=" + token)
@@ -223,34 +222,26 @@ func (h *host) events() <-chan []pending {
 		defer close(events)
 		lines := bufio.NewScanner(res.Body)
 		lines.Buffer(nil, 1<<20)
-		var list []pending
-		event := ""
+		event, open := "", []pending(nil)
 		for lines.Scan() {
 			if name, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
-				event = name
+				event = name // "questions" once, then "question" for one that opened or got a hint, "ended" for one that left
 			}
 			data, ok := strings.CutPrefix(lines.Text(), "data: ")
-			if !ok {
+			switch {
+			case !ok:
 				continue
-			}
-			switch event {
-			case "questions":
-				list = decodePending(h.t, []byte(data))
-			case "question":
+			case event == "questions":
+				open = decodePending(h.t, []byte(data))
+			case event == "question":
 				q := decodePending(h.t, []byte("["+data+"]"))
-				if i := slices.IndexFunc(list, func(p pending) bool { return p.ID == q[0].ID }); i >= 0 {
-					list[i] = q[0]
-				} else {
-					list = append(list, q[0])
-				}
-			case "ended":
+				open = append(slices.DeleteFunc(open, func(p pending) bool { return p.ID == q[0].ID }), q...)
+			case event == "ended":
 				var ended struct{ ID string }
-				json.Unmarshal([]byte(data), &ended)
-				list = slices.DeleteFunc(list, func(p pending) bool { return p.ID == ended.ID })
-			default:
-				continue
+				_ = json.Unmarshal([]byte(data), &ended)
+				open = slices.DeleteFunc(open, func(p pending) bool { return p.ID == ended.ID })
 			}
-			events <- slices.Clone(list)
+			events <- slices.Clone(open)
 		}
 	}()
 	return events
