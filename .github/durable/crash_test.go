@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -134,7 +133,7 @@ func start(t *testing.T, s setup, env ...string) *host {
 	t.Helper()
 	h := &host{t: t, results: make(chan string, max(s.calls, 1)+10), exited: make(chan struct{})}
 	h.cmd = exec.Command(hostBin, "-db", s.db, "-addr", "127.0.0.1:0", "-call", s.call, "-log", s.log, "-timeout", s.timeout,
-		"-calls", strconv.Itoa(max(s.calls, 1)))
+		"-calls", fmt.Sprint(max(s.calls, 1)))
 	h.cmd.Env = append(append(os.Environ(), "USERINTERACTION_TOKEN="+token), env...)
 	stdout, err := h.cmd.StdoutPipe()
 	if err != nil {
