@@ -2951,7 +2951,7 @@ const statusLine = document.getElementById("status"), box = document.getElementB
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0; // still: until when no control moved, which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -2960,15 +2960,21 @@ function el(tag, cls, text) {
   return e;
 }
 
+// render reconciles the whole list, which the stream sends as a tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
-  for (const q of list) {
-    const card = cards.get(q.id) || show(q);
-    if (q.hint && !card.sending) refuse(card, q.hint);
-  }
-  tick(); // once a render, not once a question: the work of a render follows the list
-  const n = list.length;
+  for (const q of list) update(q);
+  count();
+}
+
+function update(q) { // a question that opened, or whose hint changed
+  const card = cards.get(q.id) || show(q);
+  if (q.hint && !card.sending) refuse(card, q.hint);
+}
+
+function count() {
+  const n = cards.size;
   statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
   document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
 }
@@ -2979,7 +2985,7 @@ function show(q) {
   const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
   if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
   if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
-  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
+  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline, countdown(meta.lastChild);
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));
   const text = el("div", "text question", r.question);
@@ -3029,7 +3035,9 @@ function show(q) {
   decline.addEventListener("click", () => send(card, {action: "decline"}));
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
   cards.set(q.id, card);
+  form.born = changes; // a control drawn after a move did not move
   parent.append(form);
+  moved(place(form, true));
   return card;
 }
 
@@ -3040,8 +3048,10 @@ function picks(form, checked) {
 // end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
 // Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
+  if (cards.delete(card.id)) count();
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
-  if (!cards.delete(card.id)) return;
+  if (card.over) return;
+  card.over = true, moved(place(card.form, false));
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
@@ -3105,7 +3115,7 @@ function spoken(answer) { return answer.labels.concat(answer.words ? [answer.wor
 
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true, card.note.textContent = "";
+  card.sending = true, say(card.note, "", "");
   let res = null, refusal = {};
   try {
     res = await fetch("questions/" + encodeURIComponent(card.id), {
@@ -3129,16 +3139,17 @@ async function send(card, body) {
   if (card.left !== undefined) end(card, card.left);
 }
 
-function refuse(card, why) {
-  card.note.classList.add("refused"), card.note.textContent = why;
+function refuse(card, why) { say(card.note, why, " refused"); }
+
+function say(note, text, cls) { // a note that grows or shrinks its card moves the controls below it
+  const h = note.offsetHeight;
+  note.className = "note" + cls, note.textContent = text;
+  if (note.offsetHeight !== h) moved(place(note, true));
 }
 
-function tick() {
-  for (const d of document.querySelectorAll("[data-deadline]")) {
-    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
-    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
-  }
+function countdown(d) {
+  const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
+  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3147,7 +3158,8 @@ function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data)));
+  source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
+  source.addEventListener("question", e => { update(JSON.parse(e.data)), count(); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
   source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
 }
@@ -3169,22 +3181,39 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
 }
 
 // A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
-// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
-const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
-function track() {
-  for (const c of box.querySelectorAll("label, button, input, summary")) {
-    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
-    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
-    placed.set(c, at);
-  }
+// no click for 600 ms: the click was meant for what was drawn there, and its card says so. The page knows
+// what it moves: moves holds the places after which controls moved, in document order (so a click looks at
+// one), each with when and its number. Scrolling moves nothing; a control drawn after a move did not move.
+const moves = [];
+let changes = 0, shape = "";
+function place(node, after) { // a live place: it stays where node was when node leaves
+  const r = document.createRange();
+  return after ? r.setStartAfter(node) : r.setStartBefore(node), r;
 }
+function moved(from) {
+  const now = Date.now();
+  while (moves.length && now - moves[0].at >= 600) moves.shift();
+  while (moves.length && moves[moves.length - 1].from.compareBoundaryPoints(Range.START_TO_START, from) >= 0) moves.pop();
+  moves.push({from, at: now, n: ++changes});
+  if (moves.length > 16) moves.splice(0, 17, {from: moves[0].from, at: now, n: changes}); // a burst: one place
+  still = now + 600;
+}
+function layout() { // a zoom or a turned phone (the box's width), or a status line that wraps, moves every control
+  const s = box.clientWidth + " " + statusLine.offsetHeight;
+  if (shape && s !== shape) moved(place(box, false));
+  shape = s;
+}
+const watch = new ResizeObserver(layout);
 watch.observe(box), watch.observe(statusLine);
-box.addEventListener("click", e => {
-  track(); // a change laid out since the last observation, and not painted yet
-  const c = e.target.closest("label, button, input, summary");
-  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+box.parentElement.addEventListener("click", e => {
+  layout(); // a change laid out, and not painted yet
+  const c = e.target.closest("label, button, input, summary"), form = c && c.closest("form"), now = Date.now();
+  const m = form && moves.find(m => m.n > form.born && now - m.at < 600);
+  if (e.detail > 0 && m && m.from.comparePoint(c, 0) > 0) { // a button's listener is stopped too
+    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), "This moved as you clicked: look again, then click.", "");
+  }
 }, true);
 addEventListener("hashchange", start);
-setInterval(tick, 1000);
+setInterval(() => { for (const d of document.querySelectorAll("[data-deadline]")) countdown(d); }, 1000);
 start();
 `

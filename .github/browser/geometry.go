@@ -18,10 +18,10 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
-// settled is true once every control has stood still for 600 ms, the time
-// the page holds a click on one that moved. It lays the page out first
-// (track), so that a move not yet observed counts.
-const settled = "(track(), Date.now() >= still)"
+// settled is true once the page moved no control for 600 ms, the time it
+// holds a click on one that moved. It looks at the page's shape first
+// (layout), so that a zoom not yet observed counts.
+const settled = "(layout(), Date.now() >= still)"
 
 func init() {
 	scenarios = append(scenarios,
