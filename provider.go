@@ -2960,25 +2960,21 @@ function el(tag, cls, text) {
   return e;
 }
 
-// render reconciles the whole list, which the stream sends as a tab connects; then each event draws what changed.
+// render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
   for (const q of list) update(q);
-  count();
+  count(cards.size);
 }
-
 function update(q) { // a question that opened, or whose hint changed
   const card = cards.get(q.id) || show(q);
   if (q.hint && !card.sending) refuse(card, q.hint);
 }
-
-function count() {
-  const n = cards.size;
+function count(n) {
   statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
   document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
 }
-
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
@@ -2988,10 +2984,8 @@ function show(q) {
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline, countdown(meta.lastChild);
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));
-  const text = el("div", "text question", r.question);
-  text.id = "q-" + q.id;
-  form.setAttribute("aria-labelledby", text.id);
-  body.append(text);
+  body.append(Object.assign(el("div", "text question", r.question), {id: "q-" + q.id}));
+  form.setAttribute("aria-labelledby", "q-" + q.id);
   if (opts.length > 0) {
     const set = el("fieldset");
     set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
@@ -3034,21 +3028,16 @@ function show(q) {
   });
   decline.addEventListener("click", () => send(card, {action: "decline"}));
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
-  cards.set(q.id, card);
-  form.born = changes; // a control drawn after a move did not move
-  parent.append(form);
-  moved(place(form, true));
+  cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
+  parent.append(form), moved(place(form, true));
   return card;
 }
-
-function picks(form, checked) {
-  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
-}
+function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
 
 // end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
 // Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
-  if (cards.delete(card.id)) count();
+  if (cards.delete(card.id)) count(cards.size);
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (card.over) return;
   card.over = true, moved(place(card.form, false));
@@ -3072,7 +3061,6 @@ function end(card, outcome) {
     for (const other of closed.querySelectorAll("form[data-batch]"))
       if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
 }
-
 // describe returns the line that says how a question ended, and the answer its controls show, if any:
 // an answer sent here as it was sent, whichever outcome the stream tells.
 function describe(card, o) {
@@ -3091,38 +3079,30 @@ function describe(card, o) {
     return [["The batch was answered ", ...where(via), "."], null];
   return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
 }
-
 // unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
 function unused(o) {
   if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
   return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
 }
-
 function where(via) { // the UI that answered, in the page's words, or framed as the host named it
   return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
 }
-
 function said(text) {
   text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
-
 function answerOf(a) { // the labels picked and the own words of an answer, as a card keeps what it sent
   const chosen = a.options || (a.option ? [a.option] : []), join = chosen.map(o => o.value || o.label).join(", ");
   return {labels: chosen.map(o => o.label), words: chosen.length === 0 ? a.answer : a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : ""};
 }
 function spoken(answer) { return answer.labels.concat(answer.words ? [answer.words] : []).join(", "); } // as the human saw it
-
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
   card.sending = true, say(card.note, "", "");
   let res = null, refusal = {};
   try {
-    res = await fetch("questions/" + encodeURIComponent(card.id), {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-      body: JSON.stringify(body),
-    });
+    const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
+    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers, body: JSON.stringify(body)});
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
@@ -3138,15 +3118,12 @@ async function send(card, body) {
   else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   if (card.left !== undefined) end(card, card.left);
 }
-
 function refuse(card, why) { say(card.note, why, " refused"); }
-
 function say(note, text, cls) { // a note that grows or shrinks its card moves the controls below it
   const h = note.offsetHeight;
   note.className = "note" + cls, note.textContent = text;
   if (note.offsetHeight !== h) moved(place(note, true));
 }
-
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
   d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
@@ -3159,11 +3136,10 @@ function connect() {
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
   source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
-  source.addEventListener("question", e => { update(JSON.parse(e.data)), count(); });
+  source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
   source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
 }
-
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
@@ -3171,7 +3147,6 @@ async function recheck() {
   } catch (e) {}
   connect();
 }
-
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
@@ -3186,10 +3161,7 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
 // one), each with when and its number. Scrolling moves nothing; a control drawn after a move did not move.
 const moves = [];
 let changes = 0, shape = "";
-function place(node, after) { // a live place: it stays where node was when node leaves
-  const r = document.createRange();
-  return after ? r.setStartAfter(node) : r.setStartBefore(node), r;
-}
+function place(node, after) { const r = document.createRange(); return after ? r.setStartAfter(node) : r.setStartBefore(node), r; } // live: it stays when node leaves
 function moved(from) {
   const now = Date.now();
   while (moves.length && now - moves[0].at >= 600) moves.shift();
@@ -3203,8 +3175,7 @@ function layout() { // a zoom or a turned phone (the box's width), or a status l
   if (shape && s !== shape) moved(place(box, false));
   shape = s;
 }
-const watch = new ResizeObserver(layout);
-watch.observe(box), watch.observe(statusLine);
+const watch = new ResizeObserver(layout); watch.observe(box), watch.observe(statusLine);
 box.parentElement.addEventListener("click", e => {
   layout(); // a change laid out, and not painted yet
   const c = e.target.closest("label, button, input, summary"), form = c && c.closest("form"), now = Date.now();
