@@ -335,6 +335,12 @@ func movedRow(s *site, t *tab) error {
 	case got[0] != "":
 		return fmt.Errorf("a click meant for the question that left ticked %q of the one below, want nothing", got[0])
 	default:
+		if note, err := eval[string](t, noteOf(id)); err != nil || note != "This moved as you clicked: look again, then click." {
+			return fmt.Errorf("the held click's card says %q (%v), want that it moved", note, err)
+		}
+		if err := s.shoot(t, "held", card(id)); err != nil {
+			return err
+		}
 		if err := t.until(settled); err != nil {
 			return err
 		}
