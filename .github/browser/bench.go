@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -191,6 +192,8 @@ func median(v []float64) float64 {
 
 func benchmark(s *site, browser context.Context) error {
 	started := time.Now()
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("bench: the page and the floor in chromium on 127.0.0.1, load average %s\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 	fl := &floor{answers: map[string]chan string{}, streams: map[chan string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -299,7 +302,8 @@ func benchmark(s *site, browser context.Context) error {
 	if err := largestBatch(s, browser, targets[1]); err != nil {
 		return err
 	}
-	fmt.Printf("bench done in %.1f s\n", time.Since(started).Seconds())
+	load, _ = os.ReadFile("/proc/loadavg")
+	fmt.Printf("bench done in %.1f s, load average %s\n", time.Since(started).Seconds(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 	return nil
 }
 
