@@ -3,12 +3,11 @@ package userinteraction_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,61 +97,40 @@ func BenchmarkInboxPoll(b *testing.B) {
 	}
 }
 
-// BenchmarkInboxEvent is what the Handler's event stream spends at one
-// change with n questions open: Pending and its JSON.
-func BenchmarkInboxEvent(b *testing.B) {
-	for _, n := range []int{100, 1000} {
-		b.Run(fmt.Sprint("open=", n), func(b *testing.B) {
-			inbox := &ui.Inbox{}
-			done := openBurst(b, inbox, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := json.Marshal(inbox.Pending()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			for _, q := range inbox.Pending() {
-				if err := inbox.Respond(q.ID, ui.Answer{Text: "wait"}, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-			waitBurst(b, done, n)
-		})
-	}
-}
-
 // eventWriter is a ResponseWriter of an event stream that reports each
-// "questions" event it is given on events, and keeps nothing.
+// event it is given on events, and counts its bytes.
 type eventWriter struct {
 	header http.Header
 	events chan<- struct{}
+	bytes  atomic.Int64
 }
 
 func (w *eventWriter) Header() http.Header { return w.header }
 func (w *eventWriter) WriteHeader(int)     {}
 func (w *eventWriter) Flush()              {}
 func (w *eventWriter) Write(p []byte) (int, error) {
-	for n := bytes.Count(p, []byte("event: questions\n")); n > 0; n-- {
+	w.bytes.Add(int64(len(p)))
+	for n := bytes.Count(p, []byte("\nevent: ")) + bytes.Count(p[:min(len(p), 7)], []byte("event: ")); n > 0; n-- {
 		w.events <- struct{}{}
 	}
 	return len(p), nil
 }
 
 // streamsOf serves n event streams of h, and returns a func that waits for
-// one "questions" event on each, and one that ends them.
-func streamsOf(tb testing.TB, h http.Handler, n int) (each func(), stop func()) {
+// one event on each, one that ends them, and the bytes they were sent.
+func streamsOf(tb testing.TB, h http.Handler, n int) (each func(), stop func(), sent func() int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	events := make(chan struct{}, n)
 	var served sync.WaitGroup
-	for i := 0; i < n; i++ {
+	writers := make([]*eventWriter, n)
+	for i := range writers {
 		r := httptest.NewRequest("GET", "/events?token="+pageToken, nil).WithContext(ctx)
+		writers[i] = &eventWriter{header: http.Header{}, events: events}
 		served.Add(1)
-		go func() {
+		go func(w *eventWriter) {
 			defer served.Done()
-			h.ServeHTTP(&eventWriter{header: http.Header{}, events: events}, r)
-		}()
+			h.ServeHTTP(w, r)
+		}(writers[i])
 	}
 	each = func() {
 		for i := 0; i < n; i++ {
@@ -162,6 +140,12 @@ func streamsOf(tb testing.TB, h http.Handler, n int) (each func(), stop func()) 
 				tb.Fatalf("%d of %d streams sent no event", n-i, n)
 			}
 		}
+	}
+	sent = func() (total int64) {
+		for _, w := range writers {
+			total += w.bytes.Load()
+		}
+		return total
 	}
 	return each, func() {
 		cancel()
@@ -177,73 +161,56 @@ func streamsOf(tb testing.TB, h http.Handler, n int) (each func(), stop func()) 
 		}()
 		served.Wait()
 		close(finished)
-	}
+	}, sent
 }
 
-// bigQuestions opens n questions of 4 KB each on inbox, and returns their
-// IDs and a func that answers them and waits for the asker.
-func bigQuestions(tb testing.TB, inbox *ui.Inbox, n int) ([]string, func()) {
-	reqs := make([]ui.Request, n)
-	for i := range reqs {
-		reqs[i] = ui.Request{Question: fmt.Sprint(i, strings.Repeat(" a long question", 256)), Options: []ui.Option{{Label: "Yes"}, {Label: "No"}}}
-	}
-	opened := inbox.Changed()
-	done := make(chan error, 1)
-	go func() {
-		_, err := inbox.AskAll(context.Background(), reqs)
-		done <- err
-	}()
-	<-opened
-	var ids []string
-	for _, p := range inbox.Pending() {
-		ids = append(ids, p.ID)
-	}
-	return ids, func() {
-		for _, id := range ids {
-			if err := inbox.Respond(id, ui.Answer{Text: "Yes"}, nil); err != nil {
-				tb.Fatal(err)
+// BenchmarkStreamChange is two changes, a question opened and answered, as
+// 1 and 8 event streams of one Handler send them with 1,000 and 100,000
+// questions open: the time per change and the bytes a stream is sent per
+// change stay the same, since a stream sends what changed.
+func BenchmarkStreamChange(b *testing.B) {
+	for _, open := range []int{1000, 100000} {
+		inbox := &ui.Inbox{} // one for both counts of streams: opening 100,000 takes a while
+		opened := openBurst(b, inbox, open)
+		for _, n := range []int{1, 8} {
+			b.Run(fmt.Sprintf("open=%d/streams=%d", open, n), func(b *testing.B) {
+				each, stop, sent := streamsOf(b, inbox.Handler(pageToken), n)
+				each() // the list at once
+				before := sent()
+				_, cursor, _ := inbox.Changes(context.Background(), "")
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					done := make(chan error, 1)
+					go func() {
+						_, err := inbox.Ask(context.Background(), question)
+						done <- err
+					}()
+					changes, next, err := inbox.Changes(context.Background(), cursor) // the question opened
+					if err != nil {
+						b.Fatal(err)
+					}
+					each()
+					if err := inbox.Respond(changes[0].Pending.ID, ui.Answer{Text: "yes"}, nil); err != nil {
+						b.Fatal(err)
+					}
+					each()
+					if err := <-done; err != nil {
+						b.Fatal(err)
+					}
+					_, cursor, _ = inbox.Changes(context.Background(), next) // it ended
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/change")
+				b.ReportMetric(float64(sent()-before)/float64(2*b.N*n), "B/change/stream")
+				stop()
+			})
+		}
+		for _, q := range inbox.Pending() {
+			if err := inbox.Respond(q.ID, ui.Answer{Text: "wait"}, nil); err != nil {
+				b.Fatal(err)
 			}
 		}
-		if err := <-done; err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkInboxEvents is two changes of an Inbox with 50 questions of 4 KB
-// open, a question opened and answered, as 1 and as 8 event streams of one
-// Handler send them. Each stream reads Pending and encodes it at each
-// change, so a change costs about 8 times as much with 8 streams.
-func BenchmarkInboxEvents(b *testing.B) {
-	for _, n := range []int{1, 8} {
-		b.Run(fmt.Sprint("streams=", n), func(b *testing.B) {
-			inbox := &ui.Inbox{}
-			_, answer := bigQuestions(b, inbox, 50)
-			each, stop := streamsOf(b, inbox.Handler(pageToken), n)
-			each() // the list at once
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				opened := inbox.Changed()
-				done := make(chan error, 1)
-				go func() {
-					_, err := inbox.Ask(context.Background(), question)
-					done <- err
-				}()
-				<-opened
-				each()
-				p := inbox.Pending()
-				if err := inbox.Respond(p[len(p)-1].ID, ui.Answer{Text: "yes"}, nil); err != nil {
-					b.Fatal(err)
-				}
-				each()
-				if err := <-done; err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			stop()
-			answer()
-		})
+		waitBurst(b, opened, open)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -558,15 +559,12 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 		var event string
 		for scan.Scan() {
 			line := scan.Text()
-			switch {
+			switch name, isEvent := strings.CutPrefix(line, "event: "); {
 			case line == "retry: 1000":
-			case line == "event: questions" || line == "event: ended":
-				event = line
-			case strings.HasPrefix(line, "data: ") && event == "event: ended":
-				got <- "ended " + strings.TrimPrefix(line, "data: ")
-				event = ""
+			case isEvent && (name == "questions" || name == "question" || name == "ended"):
+				event = name
 			case strings.HasPrefix(line, "data: ") && event != "":
-				got <- strings.TrimPrefix(line, "data: ")
+				got <- event + " " + strings.TrimPrefix(line, "data: ")
 				event = ""
 			case line != "":
 				got <- "unexpected line " + line
@@ -584,35 +582,40 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 	return got, cancel, returned
 }
 
-// next returns the questions of the next "questions" event, by question
-// text. It skips "ended" events.
-func next(t *testing.T, got <-chan string) []string {
+// nextEvent returns the next event's name and data.
+func nextEvent(t *testing.T, got <-chan string) (name, data string) {
 	t.Helper()
-	for {
-		if q, ok := nextEvent(t, got); ok {
-			return q
-		}
+	select {
+	case e := <-got:
+		name, data, _ = strings.Cut(e, " ")
+		return name, data
+	case <-time.After(inboxWait):
+		t.Fatal("no event")
+		return "", ""
 	}
 }
 
-// nextEvent returns the questions of the next event, and true when it is a
-// "questions" event.
-func nextEvent(t *testing.T, got <-chan string) ([]string, bool) {
+// nextList returns the questions of the next event, by question text, which
+// must be a "questions" event.
+func nextList(t *testing.T, got <-chan string) []string {
 	t.Helper()
-	select {
-	case data, ok := <-got:
-		if strings.HasPrefix(data, "ended ") {
-			return nil, false
-		}
-		var pending []ui.Pending
-		if err := json.Unmarshal([]byte(data), &pending); !ok || err != nil {
-			t.Fatalf("event = %q, %v, want the questions' JSON", data, err)
-		}
-		return questions(pending), true
-	case <-time.After(inboxWait):
-		t.Fatal("no event")
-		return nil, false
+	name, data := nextEvent(t, got)
+	var pending []ui.Pending
+	if err := json.Unmarshal([]byte(data), &pending); name != "questions" || err != nil {
+		t.Fatalf("event = %s %s (%v), want the questions' list", name, data, err)
 	}
+	return questions(pending)
+}
+
+// nextQuestion returns the next event's question, which must be a "question" event.
+func nextQuestion(t *testing.T, got <-chan string) ui.Pending {
+	t.Helper()
+	name, data := nextEvent(t, got)
+	var p ui.Pending
+	if err := json.Unmarshal([]byte(data), &p); name != "question" || err != nil {
+		t.Fatalf("event = %s %s (%v), want one question", name, data, err)
+	}
+	return p
 }
 
 // endedEvent is the data of an "ended" event.
@@ -624,53 +627,53 @@ type endedEvent struct {
 // nextEnded returns the next event, which must be an "ended" one.
 func nextEnded(t *testing.T, got <-chan string) endedEvent {
 	t.Helper()
-	select {
-	case data := <-got:
-		var e endedEvent
-		if rest, ok := strings.CutPrefix(data, "ended "); !ok || json.Unmarshal([]byte(rest), &e) != nil {
-			t.Fatalf("event = %q, want an ended event", data)
-		}
-		return e
-	case <-time.After(inboxWait):
-		t.Fatal("no event")
-		return endedEvent{}
+	name, data := nextEvent(t, got)
+	var e endedEvent
+	if err := json.Unmarshal([]byte(data), &e); name != "ended" || err != nil {
+		t.Fatalf("event = %s %s (%v), want an ended event", name, data, err)
 	}
+	return e
 }
 
-// TestInboxHandlerEvents: the stream sends the open questions at once and
-// at every change, and ends with the client, leaving no goroutine.
+// TestInboxHandlerEvents: the stream sends the open questions at once, then
+// each change alone: a question that opened, or one that ended with how, and
+// ends with the client, leaving no goroutine.
 func TestInboxHandlerEvents(t *testing.T) {
 	before := runtime.NumGoroutine()
 	inbox, ctx, h := serve(t)
 	got, cancel, returned := events(t, h, "/events")
-	if q := next(t, got); len(q) != 0 {
+	if q := nextList(t, got); len(q) != 0 {
 		t.Fatalf("first event = %v, want no question", q)
 	}
 	done := askInbox(ctx, ui.Request{Question: "q1"})
-	if q := next(t, got); !reflect.DeepEqual(q, []string{"q1"}) {
-		t.Fatalf("event after an ask = %v, want [q1]", q)
+	if p := nextQuestion(t, got); p.Request.Question != "q1" {
+		t.Fatalf("event after an ask = %+v, want q1", p)
 	}
 	step, stop := context.WithCancel(ctx)
 	given := askInbox(step, ui.Request{Question: "q2"}, ui.Request{Question: "q3"})
-	if q := next(t, got); !reflect.DeepEqual(q, []string{"q1", "q2", "q3"}) {
-		t.Fatalf("event after a batch = %v, want [q1 q2 q3]", q)
+	batch := []ui.Pending{nextQuestion(t, got), nextQuestion(t, got)}
+	if batch[0].Request.Question != "q2" || batch[1].Request.Question != "q3" || batch[0].Batch == "" || batch[1].Index != 1 {
+		t.Fatalf("events after a batch = %+v, want q2 and q3 as one batch", batch)
 	}
 	stop()
-	if q := next(t, got); !reflect.DeepEqual(q, []string{"q1"}) {
-		t.Fatalf("event after a withdrawal = %v, want [q1]", q)
+	for _, p := range batch {
+		if e := nextEnded(t, got); e.ID != p.ID || e.Outcome == nil || !errors.Is(e.Outcome.Err, context.Canceled) && ui.CodeOf(e.Outcome.Err) != ui.CodeAskAborted {
+			t.Fatalf("event after a withdrawal = %+v, want %s ended by its asker", e, p.ID)
+		}
 	}
 	receive(t, given)
-	if w := authed(h, "POST", "/questions/"+inbox.Pending()[0].ID, `{"action":"accept","content":{"text":"yes"}}`); w.Code != 204 {
+	id := inbox.Pending()[0].ID
+	if w := authed(h, "POST", "/questions/"+id, `{"action":"accept","content":{"text":"yes"}}`); w.Code != 204 {
 		t.Fatalf("POST = %d, want 204", w.Code)
 	}
-	if q := next(t, got); len(q) != 0 {
-		t.Fatalf("event after the answer = %v, want no question", q)
+	if e := nextEnded(t, got); e.ID != id || e.Outcome == nil || e.Outcome.Answer.Text != "yes" {
+		t.Fatalf("event after the answer = %+v, want %s answered yes", e, id)
 	}
 	receive(t, done)
 
 	// A second client, with the token in its query, gets the list at once.
 	second, cancelSecond, secondReturned := events(t, h, "/events?token="+pageToken)
-	next(t, second)
+	nextList(t, second)
 	cancelSecond()
 	cancel()
 	for _, ch := range []<-chan struct{}{returned, secondReturned} {
@@ -716,7 +719,7 @@ func TestInboxHandlerEventsServed(t *testing.T) {
 		}
 	}
 	done := askInbox(ctx, question)
-	if line, _ := lines.ReadString('\n'); line != "event: questions\n" {
+	if line, _ := lines.ReadString('\n'); line != "event: question\n" {
 		t.Fatalf("stream line after an ask = %q, want an event", line)
 	}
 	res.Body.Close()
@@ -829,17 +832,16 @@ func TestInboxFarDeadline(t *testing.T) {
 }
 
 // TestInboxHandlerEventsEnded: when a question leaves Pending, the stream
-// sends an "ended" event with its ID and its Outcome, then the list without
-// it. A client that names the questions it shows in ?open= learns at once
-// how those that left while it was away ended; one the Inbox does not know
-// has a null outcome.
+// sends an "ended" event with its ID and its Outcome. A client that names the
+// questions it shows in ?open= learns at once how those that left while it
+// was away ended; one the Inbox does not know has a null outcome.
 func TestInboxHandlerEventsEnded(t *testing.T) {
 	inbox, ctx, h := serve(t)
 	got, _, _ := events(t, h, "/events")
-	next(t, got)
+	nextList(t, got)
 	done := askInbox(ctx, region)
-	if q := next(t, got); !reflect.DeepEqual(q, []string{region.Question}) {
-		t.Fatalf("event after an ask = %v, want the question", q)
+	if p := nextQuestion(t, got); p.Request.Question != region.Question {
+		t.Fatalf("event after an ask = %+v, want the question", p)
 	}
 	id := inbox.Pending()[0].ID
 	if w := authed(h, "POST", "/questions/"+id, `{"action":"accept","content":{"choice":"America"}}`); w.Code != 204 {
@@ -848,9 +850,6 @@ func TestInboxHandlerEventsEnded(t *testing.T) {
 	e := nextEnded(t, got)
 	if e.ID != id || e.Outcome == nil || e.Outcome.Err != nil || e.Outcome.Answer.Text != "us" || e.Outcome.Answer.Via != "page" {
 		t.Fatalf("ended event = %+v, want %s answered us via page", e, id)
-	}
-	if q, ok := nextEvent(t, got); !ok || len(q) != 0 {
-		t.Fatalf("event after the ended one = %v, %v, want the empty list", q, ok)
 	}
 	receive(t, done)
 
@@ -862,8 +861,8 @@ func TestInboxHandlerEventsEnded(t *testing.T) {
 			t.Fatalf("ended event on connecting = %+v, want %s with an outcome only when known", e, want)
 		}
 	}
-	if q, ok := nextEvent(t, away); !ok || len(q) != 0 {
-		t.Fatalf("event after the ended ones = %v, %v, want the empty list", q, ok)
+	if q := nextList(t, away); len(q) != 0 {
+		t.Fatalf("event after the ended ones = %v, want the empty list", q)
 	}
 }
 
@@ -902,7 +901,7 @@ func TestInboxHandlerShutdown(t *testing.T) {
 
 // TestInboxHandlerUsesExportedNames: the handler and the page use only what
 // the package exports, so any UI can do what the page does. Each name of the
-// package used in provider.go's parts "Inbox: the handler and its routes" and
+// package used in provider.go's parts "Inbox: the handler, over any Source" and
 // "Inbox: the web page" is exported or declared in those parts.
 func TestInboxHandlerUsesExportedNames(t *testing.T) {
 	fset := token.NewFileSet()
@@ -926,7 +925,7 @@ func TestInboxHandlerUsesExportedNames(t *testing.T) {
 	lines := strings.Split(string(src), "\n")
 	type span struct{ first, last int } // a part's lines
 	var spans []span
-	for _, title := range []string{"Inbox: the handler and its routes", "Inbox: the web page"} {
+	for _, title := range []string{"Inbox: the handler, over any Source", "Inbox: the web page"} {
 		first, last := 0, len(lines)
 		for i := 1; i < len(lines); i++ {
 			switch {
@@ -966,7 +965,7 @@ func TestInboxHandlerUsesExportedNames(t *testing.T) {
 	for _, w := range sorted(wrong) {
 		t.Error(w)
 	}
-	for _, name := range []string{"Pending", "Changed", "Respond", "Outcome", "ElicitationAnswer"} {
+	for _, name := range []string{"Pending", "Changes", "Respond", "Outcome", "ElicitationAnswer"} {
 		if !exported[name] {
 			t.Errorf("the page's part does not use %s, want its uses found", name)
 		}
@@ -988,10 +987,7 @@ func TestInboxHandlerEventsOpenOncePerID(t *testing.T) {
 	receive(t, done)
 	got, _, _ := events(t, h, "/events?open="+strings.TrimSuffix(strings.Repeat(id+",", 1000), ","))
 	n := 0
-	for {
-		if _, isList := nextEvent(t, got); isList {
-			break
-		}
+	for name, _ := nextEvent(t, got); name != "questions"; name, _ = nextEvent(t, got) {
 		n++
 	}
 	if n != 1 {

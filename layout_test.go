@@ -265,7 +265,7 @@ func TestProviderPartsHoldTheirAPI(t *testing.T) {
 		"OpenReplay":           "Replay: sealed state",
 		"Replay.MarshalJSON":   "Replay: the record's JSON",
 		"Replay.UnmarshalJSON": "Replay: the record's JSON",
-		"Inbox.Handler":        "Inbox: the handler and its routes",
+		"Inbox.Handler":        "Inbox: the handler, over any Source",
 		"FirstOf":              "FirstOf",
 		"Registry.Register":    "Providers and the registry",
 		"Pending.Elicitation":  "Shared by the providers",

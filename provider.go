@@ -1,17 +1,17 @@
 // The seam a tool asks through, and the providers the package ships. The
 // file reads in parts, each opened by a "// ----" line and its title.
 //
-//	Providers and the registry         the seam, Ask and AskAll, and where a question is decided
-//	Shared by the providers            Pending, goCall and await
-//	Terminal                           NewTerminal's Provider, on a text terminal
-//	Form                               NewForm's Provider, for clients that render forms
-//	Inbox                              a Provider for a UI outside the process
-//	Inbox: the handler and its routes  Inbox.Handler, which serves an Inbox to a web browser
-//	Replay                             a Provider for hosts that cannot wait: the record and its runs
-//	Replay: sealed state               Seal and OpenReplay
-//	Replay: the record's JSON          the record's JSON and its strict reader
-//	FirstOf                            a Provider that asks several UIs at once
-//	Inbox: the web page                the page's HTML, style, script and CSP
+//	Providers and the registry           the seam, Ask and AskAll, and where a question is decided
+//	Shared by the providers              Pending, goCall and await
+//	Terminal                             NewTerminal's Provider, on a text terminal
+//	Form                                 NewForm's Provider, for clients that render forms
+//	Inbox                                a Provider for a UI outside the process
+//	Inbox: the handler, over any Source  Handler, which serves a Source (an Inbox) to a web browser
+//	Replay                               a Provider for hosts that cannot wait: the record and its runs
+//	Replay: sealed state                 Seal and OpenReplay
+//	Replay: the record's JSON            the record's JSON and its strict reader
+//	FirstOf                              a Provider that asks several UIs at once
+//	Inbox: the web page                  the page's HTML, style, script and CSP
 //
 // Each part uses the registry, the shared part and its own sub-parts
 // ("Inbox: the web page" belongs to "Inbox"), never another provider's
@@ -1689,6 +1689,15 @@ type Inbox struct {
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
 	ended   endings
+	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
+	seq     uint64   // the number of the last change
+}
+
+// A change is one entry of an Inbox's log: a question that opened or got a
+// Hint, read from the open questions when reported, or one that ended.
+type change struct {
+	id    string
+	ended *Outcome // nil for a question that opened or got a Hint
 }
 
 var _ BatchProvider = (*Inbox)(nil)
@@ -1714,9 +1723,7 @@ func (b *Inbox) Pending() []Pending {
 	defer b.mu.Unlock()
 	out := make([]Pending, 0, b.open.Len())
 	for e := b.open.Front(); e != nil; e = e.Next() {
-		p := e.Value.(*question).entry
-		p.Request = p.Request.clone()
-		out = append(out, p)
+		out = append(out, e.Value.(*question).pending())
 	}
 	return out
 }
@@ -1746,6 +1753,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
 	if broken != nil {
 		q.entry.Hint = broken.hint
+		b.note(id, nil)
 		b.publish()
 		return invalidAnswer(broken.why)
 	}
@@ -1773,11 +1781,58 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 		b.end(c, decided, decided)
 	case CodeOf(refused) == CodeNotKept:
 		q.entry.Hint = "Your answer could not be kept. Send it again."
+		b.note(id, nil)
 		b.publish()
 	case c.ctx.Err() != nil: // the asker stopped, or another UI won
 		b.giveUp(c)
 	}
 	return refused
+}
+
+// Changes reports the changes after cursor, as [Source] says. b keeps the last
+// 1,000; an older cursor is an error.
+func (b *Inbox) Changes(ctx context.Context, cursor string) ([]Change, string, error) {
+	for {
+		changed := b.Changed()
+		b.mu.Lock()
+		out, next, err := b.changesAfter(cursor)
+		b.mu.Unlock()
+		if err != nil || len(out) > 0 || cursor == "" {
+			return out, next, err
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, cursor, ctx.Err()
+		}
+	}
+}
+
+// changesAfter returns the changes after cursor. b.mu is held.
+func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
+	next := strconv.FormatUint(b.seq, 10)
+	var out []Change
+	if cursor == "" {
+		for e := b.open.Front(); e != nil; e = e.Next() {
+			out = append(out, Change{Pending: e.Value.(*question).pending()})
+		}
+		return out, next, nil
+	}
+	from, err := strconv.ParseUint(cursor, 10, 64)
+	if err != nil || from > b.seq || b.seq-from > uint64(len(b.log)) {
+		return nil, next, errors.New("userinteraction: Inbox: cursor " + quote(cursor) + " is not one of the last 1,000 changes")
+	}
+	seen := make(map[string]bool)
+	for n := from + 1; n <= b.seq; n++ {
+		c := b.log[(n-1)%maxEnded]
+		if c.ended != nil {
+			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
+		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
+			seen[c.id] = true
+			out = append(out, Change{Pending: q.pending()})
+		}
+	}
+	return out, next, nil
 }
 
 // Changed returns a channel closed at the next change of Pending: a question
@@ -1800,6 +1855,13 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	o, ok := b.ended.byID[id]
 	o.Answer = o.Answer.clone()
 	return o, ok
+}
+
+// pending returns q as Pending lists it, sharing no memory with q.
+func (q *question) pending() Pending {
+	p := q.entry
+	p.Request = p.Request.clone()
+	return p
 }
 
 type question struct {
@@ -1860,6 +1922,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		}
 		c.questions[i], b.byID[q.entry.ID] = q, q
 		q.elem = b.open.PushBack(q)
+		b.note(q.entry.ID, nil)
 	}
 	b.publish()
 	b.mu.Unlock()
@@ -1941,8 +2004,18 @@ func (b *Inbox) leave(q *question, o Outcome) {
 		if delete(b.byID, q.entry.ID); len(b.byID) == 0 {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
+		b.note(q.entry.ID, &o)
 	}
 	b.ended.put(q.entry.ID, o)
+}
+
+// note logs a change of question id. b.mu is held.
+func (b *Inbox) note(id string, ended *Outcome) {
+	if b.seq++; len(b.log) < maxEnded {
+		b.log = append(b.log, change{id, ended})
+	} else {
+		b.log[(b.seq-1)%maxEnded] = change{id, ended}
+	}
 }
 
 func (b *Inbox) publish() {
@@ -1978,29 +2051,60 @@ func (e *endings) put(id string, o Outcome) {
 }
 
 // ----------------------------------------------------------------------------
-// Inbox: the handler and its routes
+// Inbox: the handler, over any Source
 
-// Handler returns an [http.Handler] that serves b to a web browser. Mount it
+// Source is the questions a page shows and answers: an [Inbox], or a host's
+// view of questions kept elsewhere, such as in a database that several
+// processes share. [Handler] serves any Source.
+type Source interface {
+	// Changes returns the changes after cursor, oldest first, and the cursor
+	// after them. It waits for one, or for ctx to be done (then ctx.Err()).
+	// Cursor "" gets at once every open question, oldest first, a batch's in
+	// order. An error, such as a cursor too old to know, ends a page's event
+	// stream, and the page connects again. A source over a database may poll,
+	// at most every 250 ms.
+	Changes(ctx context.Context, cursor string) ([]Change, string, error)
+	// Respond delivers the human's outcome of question id, as [Inbox.Respond].
+	Respond(id string, ans Answer, err error) error
+	// Outcome reports how question id ended, as [Inbox.Outcome].
+	Outcome(id string) (Outcome, bool)
+}
+
+// A Change is a question that opened or got a Hint, or one that ended.
+type Change struct {
+	Pending Pending  // the question as it is now; only its ID once it ended
+	Ended   *Outcome // how it ended; nil while it is open
+}
+
+var _ Source = (*Inbox)(nil)
+
+// Handler returns Handler(b, token).
+func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
+
+// Handler returns an [http.Handler] that serves src to a web browser. Mount it
 // under a prefix, and give the human the link /ask/#token=....
 //
-//	http.Handle("/ask/", http.StripPrefix("/ask", inbox.Handler(token)))
+//	http.Handle("/ask/", http.StripPrefix("/ask", userinteraction.Handler(inbox, token)))
 //
 // Every route but the page needs token, as a bearer or a query's token. It is at
-// least 16 random bytes, or Handler panics. [http.Server.Shutdown] ends the
-// event streams.
+// least 16 random bytes, or Handler panics.
 //
 //   - GET / is the page.
-//   - GET /questions is [Inbox.Pending] as JSON.
-//   - GET /events sends that as a "questions" event at each change, after an
-//     "ended" event ([Inbox.Outcome]) for each question of query open that left.
+//   - GET /questions is the open questions as JSON ([]Pending).
+//   - GET /events is a stream of server-sent events: an "ended" event
+//     ({"id", "outcome"}, outcome null when src forgot it) for each question
+//     of query open that left, and a "questions" event of the open questions;
+//     then, at each change, a "question" event (one Pending that opened or
+//     got a Hint) or an "ended" event. It ends when the client goes away, the
+//     server shuts down ([http.Server.Shutdown]) or src.Changes fails.
 //   - POST /questions/{id} takes an MCP elicitation result, Via "page": 204, or
 //     a [HarnessError]'s JSON: 422 (a broken rule) or 503 (not kept) with
 //     "hint", or 409 (not open). A bad body is 400, 413 or 415.
-func (b *Inbox) Handler(token string) http.Handler {
+func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
-		panic("userinteraction: Inbox.Handler: the token is shorter than 16 bytes")
+		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
-	h := &inboxHandler{inbox: b, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
+	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
@@ -2017,19 +2121,19 @@ const (
 	pagePattern = "GET /{$}"
 )
 
-// inboxHandler uses only exported names, so that another UI can do all it does.
-type inboxHandler struct {
-	inbox *Inbox
+// handler uses only exported names, so that another UI can do all it does.
+type handler struct {
+	src   Source
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
-	// A channel per server that served a stream, closed at its shutdown, which
-	// ends its streams then and later.
+	// A context per server that served a stream, cancelled at its shutdown,
+	// which ends its streams then and later.
 	servers sync.Map
 }
 
 // ServeHTTP checks the token before routing: a client without it learns no path.
-func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("X-Content-Type-Options", "nosniff")
 	header.Set("Cache-Control", "no-store")
@@ -2049,13 +2153,13 @@ func (h *inboxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-func (h *inboxHandler) authorized(r *http.Request) bool {
+func (h *handler) authorized(r *http.Request) bool {
 	scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	return strings.EqualFold(scheme, "Bearer") && h.isToken(given) || h.isToken(r.URL.Query().Get("token"))
 }
 
 // isToken reports whether given is the token, in time independent of given.
-func (h *inboxHandler) isToken(given string) bool {
+func (h *handler) isToken(given string) bool {
 	sum := sha256.Sum256([]byte(given))
 	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
 }
@@ -2065,80 +2169,106 @@ func getOnly(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
 }
 
-func (h *inboxHandler) servePage(w http.ResponseWriter, _ *http.Request) {
+func (h *handler) servePage(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Security-Policy", h.csp)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, inboxPage)
 }
 
-// serveQuestions writes Pending as JSON, which cannot fail: an Inbox keeps
-// deadlines in the years RFC 3339 has.
-func (h *inboxHandler) serveQuestions(w http.ResponseWriter, _ *http.Request) {
-	data, _ := json.Marshal(h.inbox.Pending())
+// open returns the open questions.
+func (h *handler) open(ctx context.Context) ([]Pending, error) {
+	changes, _, err := h.src.Changes(ctx, "")
+	list := make([]Pending, len(changes))
+	for i, c := range changes {
+		list[i] = c.Pending
+	}
+	return list, err
+}
+
+func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
+	list, err := h.open(r.Context())
+	if err != nil {
+		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
+		return
+	}
+	data, _ := json.Marshal(list) // a Pending's JSON fails only for a deadline after year 9999
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(data)
 }
 
-// serveEvents writes the open questions now and at each change, those during a write as one.
-func (h *inboxHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
+// serveEvents writes the open questions, then what changed, those during a write as one.
+func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(h.shutdown(r), cancel)()
+	changes, cursor, err := h.src.Changes(ctx, "")
+	if err != nil {
+		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
-	shutdown := h.shutdown(r)
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
-	sent := strings.SplitN(r.URL.Query().Get("open"), ",", maxOpen+1)
-	sent = sent[:min(len(sent), maxOpen)] // the rest is one part, unsplit
-	for {
-		changed := h.inbox.Changed() // before Pending, to miss no change
-		pending := h.inbox.Pending()
-		list, _ := json.Marshal(pending) // as serveQuestions says
-		open := make(map[string]bool, len(pending))
-		for _, p := range pending {
-			open[p.ID] = true
-		}
-		for _, id := range sent {
-			if id == "" || open[id] {
-				continue
-			}
+	list, open := make([]Pending, len(changes)), make(map[string]bool, len(changes))
+	for i, c := range changes {
+		list[i], open[c.Pending.ID] = c.Pending, true
+	}
+	shown := strings.SplitN(r.URL.Query().Get("open"), ",", maxOpen+1)
+	for _, id := range shown[:min(len(shown), maxOpen)] { // the rest is one part, unsplit
+		if id != "" && !open[id] {
 			open[id] = true // one event for an ID named twice
-			var outcome *Outcome
-			if o, ok := h.inbox.Outcome(id); ok {
-				outcome = &o
+			var ended *Outcome
+			if o, ok := h.src.Outcome(id); ok {
+				ended = &o
 			}
-			data, _ := json.Marshal(map[string]any{"id": id, "outcome": outcome}) // null when the Inbox forgot it
-			events = fmt.Appendf(events, "event: ended\ndata: %s\n\n", data)
+			events = appendEvent(events, "ended", endedEvent{id, ended})
 		}
-		events = fmt.Appendf(events, "event: questions\ndata: %s\n\n", list)
+	}
+	events = appendEvent(events, "questions", list)
+	for {
 		if _, err := w.Write(events); err != nil || flush() != nil {
 			return
 		}
-		events, sent = events[:0], sent[:0]
-		for _, p := range pending {
-			sent = append(sent, p.ID)
+		if changes, cursor, err = h.src.Changes(ctx, cursor); err != nil {
+			return
 		}
-		select {
-		case <-changed:
-		case <-r.Context().Done():
-			return
-		case <-shutdown:
-			return
+		events = events[:0]
+		for _, c := range changes {
+			if c.Ended != nil {
+				events = appendEvent(events, "ended", endedEvent{c.Pending.ID, c.Ended})
+			} else {
+				events = appendEvent(events, "question", c.Pending)
+			}
 		}
 	}
 }
 
-// shutdown returns a channel closed when r's server shuts down.
-func (h *inboxHandler) shutdown(r *http.Request) <-chan struct{} {
+type endedEvent struct {
+	ID      string   `json:"id"`
+	Outcome *Outcome `json:"outcome"`
+}
+
+func appendEvent(events []byte, name string, v any) []byte {
+	data, _ := json.Marshal(v) // as serveQuestions says
+	return fmt.Appendf(events, "event: %s\ndata: %s\n\n", name, data)
+}
+
+// shutdown returns a context cancelled when r's server shuts down.
+func (h *handler) shutdown(r *http.Request) context.Context {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
-		return nil
+		return context.Background()
 	}
-	done, loaded := h.servers.LoadOrStore(srv, make(chan struct{}))
-	if !loaded {
-		srv.RegisterOnShutdown(func() { close(done.(chan struct{})) })
+	ctx, cancel := context.WithCancel(context.Background())
+	if done, loaded := h.servers.LoadOrStore(srv, ctx); loaded {
+		cancel()
+		return done.(context.Context)
 	}
-	return done.(chan struct{})
+	srv.RegisterOnShutdown(cancel)
+	return ctx
 }
 
-func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
 		http.Error(w, "the body is not application/json", http.StatusUnsupportedMediaType)
 		return
@@ -2166,7 +2296,7 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	ans.Via = "page"
 	id := r.PathValue("id")
 	var refused *HarnessError
-	if !errors.As(h.inbox.Respond(id, ans, outcome), &refused) {
+	if !errors.As(h.src.Respond(id, ans, outcome), &refused) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -2176,8 +2306,8 @@ func (h *inboxHandler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}{HarnessError: refused}
 	// A broken rule, or an answer not kept: the question stays open.
 	status, open := map[string]int{CodeInvalidAnswer: http.StatusUnprocessableEntity, CodeNotKept: http.StatusServiceUnavailable}[refused.Code]
-	if open {
-		pending := h.inbox.Pending()
+	if open { // read as GET /questions: no dearer than it
+		pending, _ := h.open(r.Context())
 		if i := slices.IndexFunc(pending, func(p Pending) bool { return p.ID == id }); i >= 0 {
 			reply.Hint = pending[i].Hint
 		}
