@@ -3151,7 +3151,7 @@ function show(q) {
   body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
   const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined};
-  form.addEventListener("submit", e => {
+  submit.addEventListener("click", e => { // not the form's submission, which looks at every form of the page
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
     if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
@@ -3180,7 +3180,7 @@ function end(card, outcome) {
   for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
   if (own) own.value = shown ? shown.words : "";
-  for (const c of card.form.elements) c.disabled = true;
+  for (const c of card.form.querySelectorAll("input, button")) c.disabled = true;
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
   const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
@@ -3243,7 +3243,7 @@ async function send(card, body) {
     card.sent = body.action;
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
-    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
+    for (const c of card.form.querySelectorAll("input, button")) c.disabled = true; // until the stream says how it ended
   } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
