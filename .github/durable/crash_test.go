@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -183,14 +184,26 @@ func (h *host) events() <-chan []pending {
 		defer close(events)
 		lines := bufio.NewScanner(res.Body)
 		lines.Buffer(nil, 1<<20)
-		event := ""
+		event, open := "", []pending(nil)
 		for lines.Scan() {
 			if name, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
-				event = name // "questions", or "ended" for a question that left
+				event = name // "questions" once, then "question" for one that opened or got a hint, "ended" for one that left
 			}
-			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok && event == "questions" {
-				events <- decodePending(h.t, []byte(data))
+			data, ok := strings.CutPrefix(lines.Text(), "data: ")
+			switch {
+			case !ok:
+				continue
+			case event == "questions":
+				open = decodePending(h.t, []byte(data))
+			case event == "question":
+				q := decodePending(h.t, []byte("["+data+"]"))
+				open = append(slices.DeleteFunc(open, func(p pending) bool { return p.ID == q[0].ID }), q...)
+			case event == "ended":
+				var ended struct{ ID string }
+				_ = json.Unmarshal([]byte(data), &ended)
+				open = slices.DeleteFunc(open, func(p pending) bool { return p.ID == ended.ID })
 			}
+			events <- slices.Clone(open)
 		}
 	}()
 	return events
