@@ -15,7 +15,7 @@ import (
 // TestREADMEProgram builds and runs the program in README.md against this
 // checkout and compares what it prints with the output the README shows, so
 // the README's program cannot drift from the package. Every other ```go
-// block that does not use the MCP Go SDK is compiled along with it, as
+// block that uses neither the MCP Go SDK nor the ACP one is compiled along with it, as
 // pasted: each goes into a file of its own, with the imports it names.
 func TestREADMEProgram(t *testing.T) {
 	if testing.Short() {
@@ -80,8 +80,12 @@ func TestREADMESnippets(t *testing.T) {
 		t.Fatal(`README.md has no sections "Hosts that cannot wait" to "Error codes"`)
 	}
 	interop := readFile(t, filepath.Join(".github", "interop", "main.go"))
+	acpHost := readFile(t, filepath.Join(".github", "acp", "main.go"))
 	found := 0
 	for _, block := range goBlocks(readme[start:end]) {
+		if strings.Contains(acpHost, block) {
+			continue // section "With ACP": TestREADMEACP
+		}
 		if usesSDK(block) {
 			found++
 		}
@@ -96,7 +100,8 @@ func TestREADMESnippets(t *testing.T) {
 
 // TestREADMEToolInDurableHost: the migrate tool of README.md's program
 // appears verbatim in .github/durable/main.go, the host that CI kills and
-// restarts, so the tool that survives a restart there is README's, unchanged.
+// restarts, so the tool that survives a restart there is README's, unchanged;
+// and in .github/acp/main.go, the ACP agent CI runs.
 func TestREADMEToolInDurableHost(t *testing.T) {
 	program := fenced(readFile(t, "README.md"), "```go\npackage main\n")
 	start := strings.Index(program, "// migrate is a tool")
@@ -105,8 +110,35 @@ func TestREADMEToolInDurableHost(t *testing.T) {
 		t.Fatal("README.md's program has no func migrate led by its comment \"// migrate is a tool\"")
 	}
 	tool := program[start : start+end+3]
-	if host := readFile(t, filepath.Join(".github", "durable", "main.go")); !strings.Contains(host, tool) {
-		t.Errorf("README.md's tool\n%s\ndoes not appear verbatim in .github/durable/main.go", tool)
+	for _, host := range []string{"durable", "acp"} {
+		if !strings.Contains(readFile(t, filepath.Join(".github", host, "main.go")), tool) {
+			t.Errorf("README.md's tool\n%s\ndoes not appear verbatim in .github/%s/main.go", tool, host)
+		}
+	}
+}
+
+// TestREADMEACP: every ```go block of README.md's section "With ACP" appears
+// verbatim in .github/acp/main.go, which CI builds and runs against the
+// official ACP clients (and the other tests leave those blocks to it).
+func TestREADMEACP(t *testing.T) {
+	readme := readFile(t, "README.md")
+	start := strings.Index(readme, "\n## With ACP")
+	if start < 0 {
+		t.Fatal(`README.md has no section "With ACP"`)
+	}
+	end := strings.Index(readme[start+1:], "\n## ")
+	if end < 0 {
+		end = len(readme) - start - 1
+	}
+	blocks := goBlocks(readme[start : start+1+end])
+	if len(blocks) == 0 {
+		t.Fatal(`README.md's section "With ACP" has no go block`)
+	}
+	host := readFile(t, filepath.Join(".github", "acp", "main.go"))
+	for _, block := range blocks {
+		if !strings.Contains(host, block) {
+			t.Errorf("README.md's block\n%s\ndoes not appear verbatim in .github/acp/main.go", block)
+		}
 	}
 }
 
@@ -139,12 +171,13 @@ func TestREADMEMCPCompiles(t *testing.T) {
 	gomod := strings.Replace(readFile(t, filepath.Join(interop, "go.mod")),
 		"=> ../..", "=> "+repo, 1)
 	host := readFile(t, filepath.Join(interop, "main.go"))
+	acpHost := readFile(t, filepath.Join(repo, ".github", "acp", "main.go"))
 	files := map[string]string{"go.mod": gomod, "go.sum": readFile(t, filepath.Join(interop, "go.sum")),
 		filepath.Join("readme", "main.go"): host}
 	inHost := 0
 	for i, block := range goBlocks(readFile(t, "README.md")) {
 		switch {
-		case strings.HasPrefix(block, "package main\n"):
+		case strings.HasPrefix(block, "package main\n"), strings.Contains(acpHost, block): // ACP's: compiled in .github/acp
 		case strings.Contains(host, block):
 			inHost++
 		default:
@@ -212,9 +245,10 @@ func goBlocks(doc string) []string {
 	return blocks
 }
 
-// usesSDK reports whether block uses the MCP Go SDK's package mcp.
+// usesSDK reports whether block uses the MCP Go SDK's package mcp or the
+// ACP one's package acp.
 func usesSDK(block string) bool {
-	return regexp.MustCompile(`\bmcp\.`).MatchString(block)
+	return regexp.MustCompile(`\b[am]cp\.`).MatchString(block)
 }
 
 // snippetImports are the packages a README block may use without importing
