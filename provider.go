@@ -3033,9 +3033,9 @@ const inboxPage = `<!doctype html>
 <script>` + pageScript + `</script>
 `
 
-// pageStyle is the page's style sheet. The model's text sits in scrolling
-// frames (.text, .said) outside every clickable area, so that it can draw no
-// row of the page's own.
+// pageStyle is the page's style sheet. The model's text sits in scrolling frames (.text, .said) outside
+// every clickable area, so that it can draw no row of the page's own. A card is contained: a change lays
+// out and paints its card alone (at the largest valid batch, on screen in 10 to 50 ms, not 230 to 620).
 const pageStyle = `
 :root { color-scheme: light dark; font: 16px/1.45 system-ui, sans-serif; --mark: #2f5fb3; }
 body { margin: 0; }
@@ -3044,7 +3044,7 @@ h1 { font-size: 1.25rem; margin: 0; }
 h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 #status { margin: .25rem 0 1rem; }
 .batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
-form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
+form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; contain: content; }
 .meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; overflow: auto; margin: .25rem 0; padding: .25rem .5rem; border-left: 3px solid #8887; background: #8881; }
 .header { font-size: .875rem; font-weight: 700; max-height: 4.5em; }
@@ -3081,7 +3081,7 @@ const statusLine = document.getElementById("status"), box = document.getElementB
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0; // still: until when no control moved, which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3090,32 +3090,32 @@ function el(tag, cls, text) {
   return e;
 }
 
+// render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
-  for (const q of list) {
-    const card = cards.get(q.id) || show(q);
-    if (q.hint && !card.sending) refuse(card, q.hint);
-  }
-  tick(); // once a render, not once a question: the work of a render follows the list
-  const n = list.length;
+  for (const q of list) update(q);
+  count(cards.size);
+}
+function update(q) { // a question that opened, or whose hint changed
+  const card = cards.get(q.id) || show(q);
+  if (q.hint && !card.sending) refuse(card, q.hint);
+}
+function count(n) {
   statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
   document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
 }
-
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
   const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
   if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
   if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
-  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline;
+  if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline, countdown(meta.lastChild);
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));
-  const text = el("div", "text question", r.question);
-  text.id = "q-" + q.id;
-  form.setAttribute("aria-labelledby", text.id);
-  body.append(text);
+  body.append(Object.assign(el("div", "text question", r.question), {id: "q-" + q.id}));
+  form.setAttribute("aria-labelledby", "q-" + q.id);
   if (opts.length > 0) {
     const set = el("fieldset");
     set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
@@ -3149,7 +3149,7 @@ function show(q) {
   body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
   const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined};
-  form.addEventListener("submit", e => {
+  submit.addEventListener("click", e => { // not the form's submission, which looks at every form of the page
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
     if (multi) content.choice = chosen; else if (chosen.length > 0) content.choice = chosen[0];
@@ -3158,20 +3158,19 @@ function show(q) {
   });
   decline.addEventListener("click", () => send(card, {action: "decline"}));
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
-  cards.set(q.id, card);
-  parent.append(form);
+  cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
+  parent.append(form), moved(place(form, true));
   return card;
 }
-
-function picks(form, checked) {
-  return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : "")));
-}
+function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
 
 // end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
 // Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
+  if (cards.delete(card.id)) count(cards.size);
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
-  if (!cards.delete(card.id)) return;
+  if (card.over) return;
+  card.over = true, moved(place(card.form, false));
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
@@ -3179,7 +3178,7 @@ function end(card, outcome) {
   for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
   if (own) own.value = shown ? shown.words : "";
-  for (const c of card.form.elements) c.disabled = true;
+  for (const c of card.form.querySelectorAll("input, button")) c.disabled = true;
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
   const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
@@ -3192,7 +3191,6 @@ function end(card, outcome) {
     for (const other of closed.querySelectorAll("form[data-batch]"))
       if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
 }
-
 // describe returns the line that says how a question ended, and the answer its controls show, if any:
 // an answer sent here as it was sent, whichever outcome the stream tells.
 function describe(card, o) {
@@ -3211,38 +3209,30 @@ function describe(card, o) {
     return [["The batch was answered ", ...where(via), "."], null];
   return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
 }
-
 // unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
 function unused(o) {
   if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
   return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
 }
-
 function where(via) { // the UI that answered, in the page's words, or framed as the host named it
   return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
 }
-
 function said(text) {
   text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
   return el("span", "said", text.length > 200 ? text.slice(0, 200) + "…" : text);
 }
-
 function answerOf(a) { // the labels picked and the own words of an answer, as a card keeps what it sent
   const chosen = a.options || (a.option ? [a.option] : []), join = chosen.map(o => o.value || o.label).join(", ");
   return {labels: chosen.map(o => o.label), words: chosen.length === 0 ? a.answer : a.answer.startsWith(join + ", ") ? a.answer.slice(join.length + 2) : ""};
 }
 function spoken(answer) { return answer.labels.concat(answer.words ? [answer.words] : []).join(", "); } // as the human saw it
-
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
-  card.sending = true, card.note.textContent = "";
+  card.sending = true, say(card.note, "", "");
   let res = null, refusal = {};
   try {
-    res = await fetch("questions/" + encodeURIComponent(card.id), {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
-      body: JSON.stringify(body),
-    });
+    const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
+    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers, body: JSON.stringify(body)});
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
@@ -3251,24 +3241,22 @@ async function send(card, body) {
     card.sent = body.action;
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
-    for (const c of card.form.elements) c.disabled = true; // until the stream says how it ended
+    for (const c of card.form.querySelectorAll("input, button")) c.disabled = true; // until the stream says how it ended
   } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
   else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
   else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
   if (card.left !== undefined) end(card, card.left);
 }
-
-function refuse(card, why) {
-  card.note.classList.add("refused"), card.note.textContent = why;
+function refuse(card, why) { say(card.note, why, " refused"); }
+function say(note, text, cls) { // a note that grows or shrinks its card moves the controls below it
+  const h = note.offsetHeight;
+  note.className = "note" + cls, note.textContent = text;
+  if (note.offsetHeight !== h) moved(place(note, true));
 }
-
-function tick() {
-  for (const d of document.querySelectorAll("[data-deadline]")) {
-    const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-    const m = Math.floor(s / 60), rest = String(s % 60).padStart(2, "0");
-    d.textContent = s > 0 ? "Answer within " + m + ":" + rest + "." : "Time is up.";
-  }
+function countdown(d) {
+  const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
+  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3277,11 +3265,11 @@ function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data)));
+  source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
+  source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
   source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
 }
-
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
@@ -3289,7 +3277,6 @@ async function recheck() {
   } catch (e) {}
   connect();
 }
-
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
@@ -3299,22 +3286,35 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
 }
 
 // A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
-// no click for a moment: the click was meant for what was drawn there. Places are the page's: scrolling moves none.
-const placed = new WeakMap(), moved = new WeakMap(), watch = new ResizeObserver(track);
-function track() {
-  for (const c of box.querySelectorAll("label, button, input, summary")) {
-    const r = c.getBoundingClientRect(), at = (r.left + scrollX) + "," + (r.top + scrollY);
-    if (placed.has(c) && placed.get(c) !== at) moved.set(c, Date.now()), still = Date.now() + 600;
-    placed.set(c, at);
-  }
+// no click for 600 ms: the click was meant for what was drawn there, and its card says so. The page knows
+// what it moves: moves holds the places after which controls moved, in document order (so a click looks at
+// one), each with when and its number. Scrolling moves nothing; a control drawn after a move did not move.
+const moves = [];
+let changes = 0, shape = "";
+function place(node, after) { const r = document.createRange(); return after ? r.setStartAfter(node) : r.setStartBefore(node), r; } // live: it stays when node leaves
+function moved(from) {
+  const now = Date.now();
+  while (moves.length && now - moves[0].at >= 600) moves.shift();
+  while (moves.length && moves[moves.length - 1].from.compareBoundaryPoints(Range.START_TO_START, from) >= 0) moves.pop();
+  moves.push({from, at: now, n: ++changes});
+  if (moves.length > 16) moves.splice(0, 17, {from: moves[0].from, at: now, n: changes}); // a burst: one place
+  still = now + 600;
 }
-watch.observe(box), watch.observe(statusLine);
-box.addEventListener("click", e => {
-  track(); // a change laid out since the last observation, and not painted yet
-  const c = e.target.closest("label, button, input, summary");
-  if (e.detail > 0 && c && Date.now() - (moved.get(c) || 0) < 600) e.preventDefault(), e.stopPropagation(); // a button's listener too
+function layout() { // a zoom or a turned phone (the box's width), or a status line that wraps, moves every control
+  const s = box.clientWidth + " " + statusLine.offsetHeight;
+  if (shape && s !== shape) moved(place(box, false));
+  shape = s;
+}
+const watch = new ResizeObserver(layout); watch.observe(box), watch.observe(statusLine);
+box.parentElement.addEventListener("click", e => {
+  layout(); // a change laid out, and not painted yet
+  const c = e.target.closest("label, button, input, summary"), form = c && c.closest("form"), now = Date.now();
+  const m = form && moves.find(m => m.n > form.born && now - m.at < 600);
+  if (e.detail > 0 && m && m.from.comparePoint(c, 0) > 0) { // a button's listener is stopped too
+    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), "This moved as you clicked: look again, then click.", "");
+  }
 }, true);
 addEventListener("hashchange", start);
-setInterval(tick, 1000);
+setInterval(() => { for (const d of document.querySelectorAll("[data-deadline]")) countdown(d); }, 1000);
 start();
 `

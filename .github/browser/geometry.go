@@ -8,9 +8,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -18,10 +20,10 @@ import (
 	ui "github.com/dsh-go/userinteraction"
 )
 
-// settled is true once every control has stood still for 600 ms, the time
-// the page holds a click on one that moved. It lays the page out first
-// (track), so that a move not yet observed counts.
-const settled = "(track(), Date.now() >= still)"
+// settled is true once the page moved no control for 600 ms, the time it
+// holds a click on one that moved. It looks at the page's shape first
+// (layout), so that a zoom not yet observed counts.
+const settled = "(layout(), Date.now() >= still)"
 
 func init() {
 	scenarios = append(scenarios,
@@ -36,6 +38,8 @@ func init() {
 		scenario{"a button that moves under the pointer is not pressed at once", onOneTab(movedButton)},
 		scenario{"a hint that moves the rows below is not clicked through", onOneTab(movedByHint)},
 		scenario{"zoomed 200% on a phone, and 320 px wide: the rows and the mark in view", onOneTab(zoomed)},
+		scenario{"far down a page of 1,000 questions: a click on a row that moved is held, and its card says so", onOneTab(farDownHeld)},
+		scenario{"far down a page of 1,000 questions: Send clicked at once after an option, 0.6 s after a move, reaches Ask", onOneTab(farDownSent)},
 	)
 }
 
@@ -331,6 +335,12 @@ func movedRow(s *site, t *tab) error {
 	case got[0] != "":
 		return fmt.Errorf("a click meant for the question that left ticked %q of the one below, want nothing", got[0])
 	default:
+		if note, err := eval[string](t, noteOf(id)); err != nil || note != "This moved as you clicked: look again, then click." {
+			return fmt.Errorf("the held click's card says %q (%v), want that it moved", note, err)
+		}
+		if err := s.shoot(t, "held", card(id)); err != nil {
+			return err
+		}
 		if err := t.until(settled); err != nil {
 			return err
 		}
@@ -484,4 +494,146 @@ func zoomed(s *site, t *tab) error {
 		return err
 	}
 	return want(done, "Keep")
+}
+
+// thousand opens 1,000 questions and waits until tab t shows them. It
+// returns the IDs of the last two cards on the page, the function that ends
+// the rest, and the channel of the others' outcomes.
+func (s *site) thousand(t *tab) (above, last string, stop func() error, err error) {
+	ctx, cancel := context.WithCancel(s.session)
+	asks := make(chan error, 1000)
+	stop = func() error {
+		cancel()
+		for range 1000 {
+			if err := <-asks; err != nil && ui.CodeOf(err) != ui.CodeAskAborted && ui.CodeOf(err) != ui.CodeAskDeclined {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range 1000 {
+		go func() {
+			_, err := ui.Ask(ctx, ui.Request{Question: fmt.Sprintf("Deploy build %d?", i), Options: []ui.Option{{Label: "Deploy"}, {Label: "Wait"}}, DisallowCustom: true})
+			asks <- err
+		}()
+	}
+	if err := t.until("document.getElementById('status').textContent === '1000 open questions.'"); err != nil {
+		return "", "", stop, err
+	}
+	ids, err := eval[[]string](t, "Array.from(document.querySelectorAll('#questions > form')).slice(-2).map(f => f.getAttribute('aria-labelledby').slice(2))")
+	if err != nil || len(ids) != 2 {
+		return "", "", stop, fmt.Errorf("the last cards are %q (%v)", ids, err)
+	}
+	return ids[0], ids[1], stop, nil
+}
+
+// farDownHeld: far down a page of 1,000 questions, the question above the
+// last one ends as the human clicks one of its rows. The last question
+// moves up under the pointer: the click ticks nothing there, and its card
+// says why, so that the click is not lost without a word. Once the page is
+// still, the same click ticks the row.
+func farDownHeld(s *site, t *tab) error {
+	above, last, stop, err := s.thousand(t)
+	if err == nil {
+		err = farDownHeldOn(s, t, above, last)
+	}
+	return errors.Join(err, stop())
+}
+
+func farDownHeldOn(s *site, t *tab, above, last string) error {
+	at, err := eval[[]float64](t, `(() => { const l = document.querySelector('`+card(above)+` label'); l.scrollIntoView({block: "center"});
+		const r = l.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, scrollY]; })()`)
+	if err != nil {
+		return err
+	}
+	if at[2] < 100000 {
+		return fmt.Errorf("the question is %.0f px down the page, want far down", at[2])
+	}
+	if err := s.inbox.Respond(above, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "declined elsewhere", nil)); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(above) + "') !== null"); err != nil {
+		return err
+	}
+	under, err := eval[string](t, fmt.Sprintf("(document.elementFromPoint(%f, %f).closest('form') || {id: ''}).getAttribute('aria-labelledby')", at[0], at[1]))
+	if err != nil || under != "q-"+last {
+		return fmt.Errorf("after the move, the click lands on %q (%v), want the last question: the test lost its point", under, err)
+	}
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		return err
+	}
+	got, err := eval[[]any](t, "["+checked(last)+", "+noteOf(last)+", Date.now() - (still - 600)]")
+	switch {
+	case err != nil:
+		return err
+	case got[0] != "" && got[2].(float64) > 600:
+		fmt.Printf("     (the click came %.0f ms after the move, later than the page holds one: nothing to check)\n", got[2])
+	case got[0] != "":
+		return fmt.Errorf("a click meant for the question that left ticked %q of the one below, want nothing", got[0])
+	case got[1] != "This moved as you clicked: look again, then click.":
+		return fmt.Errorf("the held click's card says %q, want that it moved", got[1])
+	default:
+		if err := t.until(settled); err != nil {
+			return err
+		}
+		if err := t.do(chromedp.MouseClickXY(at[0], at[1])); err != nil {
+			return err
+		}
+	}
+	return t.until(checked(last) + " === 'Deploy'")
+}
+
+// farDownSent: far down a page of 1,000 questions on a phone, a question
+// above the last one ended, and more than 600 ms later the human ticks an
+// option of the last one and at once clicks Send answer: both clicks go
+// through, and Ask returns. (A page that measured every control held such a
+// click when positions far down differed by 1/64 px between two measures.)
+func farDownSent(s *site, t *tab) error {
+	above, last, stop, err := s.thousand(t)
+	if err == nil {
+		err = farDownSentOn(s, t, above, last)
+	}
+	return errors.Join(err, stop())
+}
+
+func farDownSentOn(s *site, t *tab, above, last string) error {
+	if err := t.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3), chromedp.EmulateMobile)); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(chromedp.EmulateViewport(1280, 800)) }()
+	if err := s.inbox.Respond(above, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "declined elsewhere", nil)); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('#ended " + card(above) + "') !== null"); err != nil {
+		return err
+	}
+	if err := t.until(settled); err != nil {
+		return err
+	}
+	at, err := eval[[]float64](t, `(() => { const f = document.querySelector('`+card(last)+`'), l = f.querySelectorAll('label')[1], b = f.querySelector('button');
+		b.scrollIntoView({block: "center"}); const r = l.getBoundingClientRect(), q = b.getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2, q.x + q.width / 2, q.y + q.height / 2, scrollY]; })()`)
+	if err != nil {
+		return err
+	}
+	if at[4] < 100000 {
+		return fmt.Errorf("the question is %.0f px down the page, want far down", at[4])
+	}
+	p := s.inbox.Pending()
+	if err := t.do(chromedp.MouseClickXY(at[0], at[1]), chromedp.MouseClickXY(at[2], at[3])); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+		if o, ok := s.inbox.Outcome(last); ok {
+			if o.Err != nil || o.Answer.Text != "Wait" {
+				return fmt.Errorf("the last question ended with %+v, want Wait", o)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			note, _ := eval[string](t, noteOf(last))
+			return fmt.Errorf("the Send clicked far down, after ticking Wait, did not reach Ask (%d open; the card says %q)", len(p), note)
+		}
+	}
+	return nil
 }

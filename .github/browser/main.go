@@ -6,6 +6,7 @@
 //	go run .                    # the scenarios
 //	go run . -run 'batch|token' # the scenarios whose names match
 //	go run . -shots /tmp/inbox  # and screenshots, phone and desktop sized
+//	go run . -bench             # the page's figures against a floor (bench.go)
 package main
 
 import (
@@ -687,16 +688,17 @@ var scenarios = []scenario{
 func main() {
 	shots := flag.String("shots", "", "a folder for screenshots of the page, phone and desktop sized")
 	only := flag.String("run", "", "run only the scenarios whose name matches this regular expression")
+	benchmarks := flag.Bool("bench", false, "instead of the scenarios, measure the page against a hand-written floor")
 	flag.Parse()
 	started := time.Now()
-	if err := run(*shots, regexp.MustCompile(*only)); err != nil {
+	if err := run(*shots, regexp.MustCompile(*only), *benchmarks); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("browser scenarios done in %.1f s\n", time.Since(started).Seconds())
+	fmt.Printf("browser done in %.1f s\n", time.Since(started).Seconds())
 }
 
-func run(shots string, only *regexp.Regexp) error {
+func run(shots string, only *regexp.Regexp, benchmarks bool) error {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		return fmt.Errorf("no chromium: %w (apt-get install chromium)", err)
@@ -744,6 +746,9 @@ func run(shots string, only *regexp.Regexp) error {
 		return fmt.Errorf("starting chromium: %w", err)
 	}
 
+	if benchmarks {
+		return benchmark(s, browser)
+	}
 	passed, failed := 0, 0
 	for _, sc := range scenarios {
 		if !only.MatchString(sc.name) {
