@@ -263,6 +263,8 @@ func TestProviderPartsHoldTheirAPI(t *testing.T) {
 	want := map[string]string{
 		"Replay.Seal":          "Replay: sealed state",
 		"OpenReplay":           "Replay: sealed state",
+		"Round":                "Replay: sealed state",
+		"Wait":                 "Form",
 		"Replay.MarshalJSON":   "Replay: the record's JSON",
 		"Replay.UnmarshalJSON": "Replay: the record's JSON",
 		"Inbox.Handler":        "Inbox: the handler, over any Source",

@@ -1678,6 +1678,56 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 }
 
+// Wait runs call while the client answers its questions in forms that elicit
+// sends, as a [Form] does, each answer's Via via: for a host that keeps the call
+// open, such as an MCP server before protocol 2026-07-28. A batch the client
+// cannot show is [CodeAskUnsupported] before any of its forms is sent: any when
+// elicit is nil (the client shows no forms), one of several picks without
+// multiSelect. The caller's registry audits, as with [Replay.Run]. Wait may be
+// called concurrently when elicit may.
+func Wait(ctx context.Context, elicit ElicitFunc, multiSelect bool, via string, call func(ctx context.Context)) {
+	r := &Registry{}
+	if caller := FromContext(ctx); caller != nil {
+		r.Ended = caller.Ended
+	}
+	dispose, _ := r.Register(waiter{NewForm(elicit), elicit != nil, multiSelect, via}) // cannot fail
+	defer dispose()
+	call(WithRegistry(ctx, r))
+}
+
+// waiter is Wait's provider: a Form, once the client can show the whole batch.
+type waiter struct {
+	form         *Form
+	forms, multi bool // the client shows forms, and forms of several picks
+	via          string
+}
+
+func (w waiter) Ask(ctx context.Context, req Request) (Answer, error) {
+	answers, err := w.AskAll(ctx, []Request{req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	for _, r := range reqs {
+		if !w.forms || r.MultiSelect && len(r.Options) > 0 && !w.multi {
+			return nil, NewError(CodeAskUnsupported, "the client cannot show this kind of question, so ask it another way", nil)
+		}
+	}
+	var answers []Answer
+	for _, r := range reqs {
+		ans, err := w.form.Ask(ctx, r)
+		if err != nil {
+			return answers, err
+		}
+		ans.Via = w.via
+		answers = append(answers, ans)
+	}
+	return answers, nil
+}
+
 // ----------------------------------------------------------------------------
 // Inbox
 
@@ -2589,6 +2639,56 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 		rp.pending[i] = Pending{ID: id, Hint: record[id].hint} // a refusal's hint
 	}
 	return rp, nil
+}
+
+// Round runs one round of call for a host whose client answers the round's
+// questions in its next call, such as an MCP server on protocol 2026-07-28
+// (inputRequests). It opens state ("" in the first round) as [OpenReplay]
+// does, records the responses to the questions state holds as pending, with
+// Via via, runs call as [Replay.Run] does, and seals what is left for ten
+// minutes. responses maps question IDs to {"action", "content"}, as
+// [ElicitationAnswer] reads them: that JSON as a json.RawMessage, or a value
+// that marshals to it, such as an SDK's map; nil is none. A response it cannot
+// read is [CodeInvalidAnswer]. Round may be called concurrently.
+//
+// It returns the forms of the questions left, by ID, and the state to send
+// with them; none once call is done. Its errors are OpenReplay's
+// ([CodeInvalidState]; a short key is uncoded), and call does not run then.
+func Round(ctx context.Context, key []byte, binding, state string, responses any, via string, call func(ctx context.Context)) (forms map[string]Elicitation, next string, err error) {
+	rp, err := OpenReplay(key, binding, state)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, ok := responses.(json.RawMessage)
+	if !ok {
+		raw, _ = json.Marshal(responses) // one that fails is none
+	}
+	var byID map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &byID)   // not an object: none
+	for _, q := range rp.Pending() { // only those asked
+		if r, ok := byID[q.ID]; ok {
+			var res struct {
+				Action  string         `json:"action"`
+				Content map[string]any `json:"content"`
+			}
+			if json.Unmarshal(r, &res) != nil {
+				res.Action = "" // unread: INVALID_ANSWER
+			}
+			ans, err := ElicitationAnswer(res.Action, res.Content)
+			ans.Via = via
+			rp.Record(q.ID, ans, err)
+		}
+	}
+	left := rp.Run(ctx, call)
+	if len(left) == 0 {
+		return nil, "", nil
+	}
+	next, _ = rp.Seal(key, binding, 10*time.Minute) // OpenReplay checked the key
+	forms = make(map[string]Elicitation, len(left))
+	for _, q := range left {
+		forms[q.ID] = q.Elicitation() // led by its Hint
+	}
+	return forms, next, nil
 }
 
 // sealed is the payload of sealed state, read and written in one pass.

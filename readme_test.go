@@ -30,9 +30,10 @@ func TestREADMEProgram(t *testing.T) {
 	files := map[string]string{}
 	for i, block := range goBlocks(readme) {
 		switch {
+		case usesSDK(block):
 		case strings.HasPrefix(block, "package main\n"):
 			files["main.go"] = block
-		case !usesSDK(block):
+		default:
 			files[fmt.Sprintf("snippet%d.go", i)] = withImports(block)
 		}
 	}
@@ -69,8 +70,8 @@ func TestREADMEProgram(t *testing.T) {
 
 // TestREADMESnippets: every ```go block of README.md from its section on
 // hosts that cannot wait (the MCP Go SDK) up to the error codes must appear
-// verbatim in .github/interop/main.go, which CI builds and runs against the
-// SDK, so the host CI proves is the one whose core README shows.
+// verbatim in a Go file of .github/interop's program, which CI builds and
+// runs against the SDK, so the host CI proves is the one README shows.
 // TestREADMEMCPCompiles compiles README's other blocks with that file.
 func TestREADMESnippets(t *testing.T) {
 	readme := readFile(t, "README.md")
@@ -79,7 +80,11 @@ func TestREADMESnippets(t *testing.T) {
 	if start < 0 || end < start {
 		t.Fatal(`README.md has no sections "Hosts that cannot wait" to "Error codes"`)
 	}
-	interop := readFile(t, filepath.Join(".github", "interop", "main.go"))
+	var texts []string
+	for _, text := range interopFiles(t) {
+		texts = append(texts, text)
+	}
+	interop := strings.Join(texts, "\n")
 	acpHost := readFile(t, filepath.Join(".github", "acp", "main.go"))
 	found := 0
 	for _, block := range goBlocks(readme[start:end]) {
@@ -90,12 +95,29 @@ func TestREADMESnippets(t *testing.T) {
 			found++
 		}
 		if !strings.Contains(interop, block) {
-			t.Errorf("README.md's block\n%s\ndoes not appear verbatim in .github/interop/main.go", block)
+			t.Errorf("README.md's block\n%s\ndoes not appear verbatim in a Go file of .github/interop", block)
 		}
 	}
-	if found < 2 {
-		t.Fatalf("README.md has %d ```go blocks that use the MCP Go SDK, want 2 or more", found)
+	if found < 1 {
+		t.Fatal("README.md has no ```go block that uses the MCP Go SDK")
 	}
+}
+
+// interopFiles returns the text of each Go file of .github/interop's
+// program, by name: its tests' files aside.
+func interopFiles(t *testing.T) map[string]string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(".github", "interop", "*.go"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no Go files in .github/interop: %v", err)
+	}
+	files := map[string]string{}
+	for _, name := range names {
+		if !strings.HasSuffix(name, "_test.go") {
+			files[filepath.Base(name)] = readFile(t, name)
+		}
+	}
+	return files
 }
 
 // TestREADMEToolInDurableHost: the migrate tool of README.md's program
@@ -143,10 +165,10 @@ func TestREADMEACP(t *testing.T) {
 }
 
 // TestREADMEMCPCompiles compiles every ```go block of README.md but its
-// program as one package with .github/interop/main.go, the whole program
-// README links, in a copy of the interop module with the MCP Go SDK: the
-// blocks that main.go holds verbatim are compiled there, the others each in
-// a file of its own beside it. So every name the blocks use is defined in
+// program as one package with .github/interop's program, which README links,
+// in a copy of the interop module with the MCP Go SDK: the blocks that its
+// files hold verbatim are compiled there, the others each in a file of its
+// own beside them. So every name the blocks use is defined in
 // README.md, in main.go or in a package they import. It skips only when the
 // SDK cannot be fetched, unless USERINTERACTION_REQUIRE_SDK is set, as
 // .ci/run sets it.
@@ -170,22 +192,26 @@ func TestREADMEMCPCompiles(t *testing.T) {
 	dir := t.TempDir()
 	gomod := strings.Replace(readFile(t, filepath.Join(interop, "go.mod")),
 		"=> ../..", "=> "+repo, 1)
-	host := readFile(t, filepath.Join(interop, "main.go"))
+	files := map[string]string{"go.mod": gomod, "go.sum": readFile(t, filepath.Join(interop, "go.sum"))}
+	var host []string
+	for name, text := range interopFiles(t) {
+		files[filepath.Join("readme", name)] = text
+		host = append(host, text)
+	}
 	acpHost := readFile(t, filepath.Join(repo, ".github", "acp", "main.go"))
-	files := map[string]string{"go.mod": gomod, "go.sum": readFile(t, filepath.Join(interop, "go.sum")),
-		filepath.Join("readme", "main.go"): host}
 	inHost := 0
 	for i, block := range goBlocks(readFile(t, "README.md")) {
 		switch {
-		case strings.HasPrefix(block, "package main\n"), strings.Contains(acpHost, block): // ACP's: compiled in .github/acp
-		case strings.Contains(host, block):
+		case strings.Contains(acpHost, block): // ACP's: compiled in .github/acp
+		case strings.Contains(strings.Join(host, "\n"), block):
 			inHost++
+		case strings.HasPrefix(block, "package main\n"):
 		default:
 			files[filepath.Join("readme", fmt.Sprintf("block%d.go", i))] = withImports(block)
 		}
 	}
-	if inHost < 2 || len(files) < 4 {
-		t.Fatalf("README.md has %d ```go blocks of .github/interop/main.go and %d others besides its program, want 2 or more of each", inHost, len(files)-3)
+	if others := len(files) - 2 - len(host); inHost < 1 || others < 1 {
+		t.Fatalf("README.md has %d ```go blocks of .github/interop and %d others besides its program, want 1 or more of each", inHost, others)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "readme"), 0o755); err != nil {
 		t.Fatal(err)

@@ -41,12 +41,12 @@ var whereTo = userinteraction.Request{Header: "Target", Question: "Deploy where?
 		{Label: "Production", Value: "production", Description: "the live site"}}}
 
 // askOne is a tool with one question.
-func askOne(ctx context.Context, _ map[string]any) string {
+func askOne(ctx context.Context, _ map[string]any) (string, error) {
 	ans, err := userinteraction.Ask(ctx, whereTo)
 	if err != nil {
-		return "not deployed: " + userinteraction.CodeOf(err)
+		return "", err
 	}
-	return "deployed to " + ans.Text
+	return "deployed to " + ans.Text, nil
 }
 
 // tenQuestions are the questions of askTen: whereTo, ten times, each asked
@@ -61,12 +61,12 @@ var tenQuestions = func() []userinteraction.Request {
 }()
 
 // askTen is a tool that asks ten questions in one AskAll.
-func askTen(ctx context.Context, _ map[string]any) string {
+func askTen(ctx context.Context, _ map[string]any) (string, error) {
 	answers, err := userinteraction.AskAll(ctx, tenQuestions)
 	if err != nil {
-		return "not deployed: " + userinteraction.CodeOf(err)
+		return "", err
 	}
-	return "deployed to " + answers[9].Text
+	return "deployed to " + answers[9].Text, nil
 }
 
 func text(s string) *mcp.CallToolResult {
@@ -180,13 +180,12 @@ func handHost(questions []string) mcp.ToolHandler {
 	}
 }
 
-// benchTools are the tools the benchmarks call.
+// benchTools are the hand-written tools the benchmarks call; benchSession
+// adds askOne and askTen through README's handler as "one" and "ten".
 var benchTools = map[string]mcp.ToolHandler{
 	"plain": func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("deployed to production"), nil
 	},
-	"one":      handler(askOne),
-	"ten":      handler(askTen),
 	"one-hand": handHost([]string{whereTo.Question}),
 	"ten-hand": handHost(func() (qs []string) {
 		for _, r := range tenQuestions {
@@ -217,6 +216,9 @@ func benchSession(b *testing.B, version string) *mcp.ClientSession {
 	server := mcp.NewServer(&mcp.Implementation{Name: "bench-server", Version: "v0"}, nil)
 	for name, h := range benchTools {
 		server.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
+	}
+	for name, tool := range map[string]func(context.Context, map[string]any) (string, error){"one": askOne, "ten": askTen} {
+		mcp.AddTool(server, &mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, handler(tool))
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

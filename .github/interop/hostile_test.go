@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,15 +60,24 @@ func onlyID(res *mcp.CallToolResult) string {
 	return ""
 }
 
-// resultText returns the text of res, or a count of its input requests.
+// resultText returns the text of res, or a count of its input requests. The
+// text of a failed call (isError) is cut after its error's code: "not
+// deployed: ASK_DECLINED" of "not deployed: ASK_DECLINED: the user declined
+// to answer".
 func resultText(res *mcp.CallToolResult) string {
 	if len(res.Content) == 1 {
 		if t, ok := res.Content[0].(*mcp.TextContent); ok {
+			if m := codeAt.FindStringSubmatch(t.Text); res.IsError && m != nil {
+				return m[1]
+			}
 			return t.Text
 		}
 	}
 	return fmt.Sprintf("%d input requests", len(res.InputRequests))
 }
+
+// codeAt finds the text up to an error's code.
+var codeAt = regexp.MustCompile(`^(.*?[A-Z]+(?:_[A-Z]+)+): `)
 
 // roundText returns the text of res, or, when res asks question id again,
 // "asked again: " and the first line of its form: the hint.
@@ -82,7 +93,7 @@ func roundText(res *mcp.CallToolResult, id string) string {
 func secondID(t testing.TB, q1 string) string {
 	rp := &userinteraction.Replay{}
 	rp.Record(q1, userinteraction.Answer{Option: &userinteraction.Option{Label: "Production"}}, nil)
-	qs := rp.Run(context.Background(), func(ctx context.Context) { deploy(ctx, map[string]any{"service": "web"}) })
+	qs := rp.Run(context.Background(), func(ctx context.Context) { _, _ = deploy(ctx, map[string]any{"service": "web"}) })
 	if len(qs) != 1 {
 		t.Fatalf("Run() = %d pending, want 1", len(qs))
 	}
@@ -279,8 +290,9 @@ func TestHostileFormNeverAnswers(t *testing.T) {
 }
 
 // Arguments of hostile shapes are the tool's business: the host binds its
-// state to them as decoded, or refuses them with a JSON-RPC error, and
-// never panics.
+// state to them as decoded, or the SDK refuses them (mcp.AddTool checks them
+// against the tool's input schema: a result with isError), or a JSON-RPC
+// error does, and nothing panics.
 func TestHostileArguments(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -300,6 +312,7 @@ func TestHostileArguments(t *testing.T) {
 			var werr *jsonrpc.Error
 			switch {
 			case errors.As(err, &werr):
+			case err == nil && res.IsError:
 			case err != nil:
 				t.Errorf("CallTool() = %v, want a result or a JSON-RPC error", err)
 			case len(res.InputRequests) != 1 || res.RequestState == "":
@@ -416,5 +429,41 @@ func TestHostileFormShapes(t *testing.T) {
 				t.Errorf("CallTool() = %.80q, want %.80q", got, tc.want)
 			}
 		})
+	}
+}
+
+// From 2026-07-28 on the SDK's client runs the rounds itself, and checks each
+// response against the form's schema before it sends it: one of another shape
+// fails the client's own call, and no round reaches the server. So the re-ask
+// with a hint reaches a go-sdk user only for a response that follows the
+// schema and breaks a rule (TestInterop's empty pick set); a client that
+// drives the rounds itself reaches ElicitationAnswer (TestHostileResponseShapes).
+func TestHostileSchemaChecksFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, res := range []*mcp.ElicitResult{
+		accept(map[string]any{"choice": "Prod"}),
+		accept(map[string]any{"text": 5}),
+	} {
+		var rounds atomic.Int64
+		server := newServer()
+		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/call" {
+					rounds.Add(1)
+				}
+				return next(ctx, method, req)
+			}
+		})
+		cs, err := connect(ctx, t, conn{"2026-07-28", "memory"}, server, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return res, nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"service": "web"}})
+		if err == nil || !strings.Contains(err.Error(), "does not match requested schema") || rounds.Load() != 1 {
+			t.Errorf("response %v: CallTool() = %v after %d rounds, want the client's own schema error after 1", res.Content, err, rounds.Load())
+		}
 	}
 }

@@ -42,23 +42,23 @@ func TestMain(m *testing.M) {
 
 // release asks two questions in one AskAll, and says where they were
 // answered: a tool of its own, served by the same handler as deploy.
-func release(ctx context.Context, args map[string]any) string {
+func release(ctx context.Context, args map[string]any) (string, error) {
 	version, _ := args["version"].(string)
 	answers, err := userinteraction.AskAll(ctx, []userinteraction.Request{
 		{Question: "Release where?", Options: []userinteraction.Option{{Label: "Staging"}, {Label: "Production"}}},
 		{Question: "Announce it where?", MultiSelect: true, Options: []userinteraction.Option{{Label: "chat"}, {Label: "mail"}}},
 	})
 	if err != nil {
-		return "not released: " + userinteraction.CodeOf(err)
+		return "", fmt.Errorf("not released: %w", err)
 	}
 	return "released " + version + " to " + answers[0].Text + ", announced on " + answers[1].Text +
-		", answered on " + answers[0].Via + " and " + answers[1].Via
+		", answered on " + answers[0].Via + " and " + answers[1].Via, nil
 }
 
 // withRelease returns README's server with the release tool added.
 func withRelease() *mcp.Server {
 	server := newServer()
-	server.AddTool(&mcp.Tool{Name: "release", Description: "Release a version, once the human says where.",
+	mcp.AddTool(server, &mcp.Tool{Name: "release", Description: "Release a version, once the human says where.",
 		InputSchema: json.RawMessage(`{"type":"object"}`)}, handler(release))
 	return server
 }
@@ -79,7 +79,9 @@ type scenario struct {
 	// form by a line of its message instead, when set.
 	responses []*mcp.ElicitResult
 	answers   map[string]*mcp.ElicitResult
-	want      string
+	// want is the result's text; a failed call's (isError) up to its
+	// error's code.
+	want string
 	// forms are the messages of the forms the client must be shown, when
 	// set: a form sent again is led by the reason.
 	forms []string
@@ -279,14 +281,8 @@ func call(ctx context.Context, t *testing.T, c conn, sc scenario) (string, error
 	if err != nil {
 		return "", err
 	}
-	var got []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			got = append(got, t.Text)
-		}
-	}
 	var diffs []string
-	if g := strings.Join(got, "\n"); g != sc.want || res.IsError {
+	if g := resultText(res); g != sc.want {
 		diffs = append(diffs, fmt.Sprintf("result = %q (isError %v), want %q", g, res.IsError, sc.want))
 	}
 	mu.Lock()
