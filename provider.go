@@ -2136,20 +2136,12 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", userinteraction.Handler(inbox, token)))
 //
-// Every route but the page needs token, as a bearer or a query's token. It is at
-// least 16 random bytes, or Handler panics.
-//
-//   - GET / is the page.
-//   - GET /questions is the open questions as JSON ([]Pending).
-//   - GET /events is a stream of server-sent events: an "ended" event
-//     ({"id", "outcome"}, outcome null when src forgot it) for each question
-//     of query open that left, and a "questions" event of the open questions;
-//     then, at each change, a "question" event (one Pending that opened or
-//     got a Hint) or an "ended" event. It ends when the client goes away, the
-//     server shuts down ([http.Server.Shutdown]) or src.Changes fails.
-//   - POST /questions/{id} takes an MCP elicitation result, Via "page": 204, or
-//     a [HarnessError]'s JSON: 422 (a broken rule) or 503 (not kept) with
-//     "hint", or 409 (not open). A bad body is 400, 413 or 415.
+// GET / is the page; the other routes need token (16 bytes or more, else
+// Handler panics) as a bearer or a query's token. GET /questions lists the open
+// questions; GET /events streams them as "questions", then each [Change] as
+// "question" or "ended", until src.Changes fails or a peer goes. POST
+// /questions/{id} takes an MCP elicitation result: 204, or a [HarnessError]'s
+// JSON (422 or 503 with "hint", 409); a bad body is 400, 413 or 415.
 func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
@@ -2641,19 +2633,14 @@ func OpenReplay(key []byte, binding, state string) (*Replay, error) {
 	return rp, nil
 }
 
-// Round runs one round of call for a host whose client answers the round's
-// questions in its next call, such as an MCP server on protocol 2026-07-28
-// (inputRequests). It opens state ("" in the first round) as [OpenReplay]
-// does, records the responses to the questions state holds as pending, with
-// Via via, runs call as [Replay.Run] does, and seals what is left for ten
-// minutes. responses maps question IDs to {"action", "content"}, as
-// [ElicitationAnswer] reads them: that JSON as a json.RawMessage, or a value
-// that marshals to it, such as an SDK's map; nil is none. A response it cannot
-// read is [CodeInvalidAnswer]. Round may be called concurrently.
-//
-// It returns the forms of the questions left, by ID, and the state to send
-// with them; none once call is done. Its errors are OpenReplay's
-// ([CodeInvalidState]; a short key is uncoded), and call does not run then.
+// Round runs one round of call for a host whose client answers in its next
+// call, such as an MCP server on protocol 2026-07-28. It opens state ("" at
+// first) as [OpenReplay], records responses (question ID to {"action",
+// "content"}, as JSON or a value that marshals to it) with Via via, runs call,
+// and seals what is left for ten minutes. An unreadable response is
+// [CodeInvalidAnswer]. It returns the forms left, by ID, and their state; none
+// once call is done. On OpenReplay's error call does not run. Round is safe for
+// concurrent use.
 func Round(ctx context.Context, key []byte, binding, state string, responses any, via string, call func(ctx context.Context)) (forms map[string]Elicitation, next string, err error) {
 	rp, err := OpenReplay(key, binding, state)
 	if err != nil {
