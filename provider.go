@@ -2105,7 +2105,8 @@ func (e *endings) put(id string, o Outcome) {
 
 // Source is the questions a page shows and answers: an [Inbox], or a host's
 // view of questions kept elsewhere, such as in a database that several
-// processes share. [Handler] serves any Source.
+// processes share. [Handler] serves any Source, calling its methods
+// concurrently, one request's calls on that request's goroutine.
 type Source interface {
 	// Changes returns the changes after cursor, oldest first, and the cursor
 	// after them. It waits for one, or for ctx to be done (then ctx.Err()).
