@@ -2137,7 +2137,7 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", userinteraction.Handler(inbox, token)))
 //
-// GET / is the page; the other routes need token (16 bytes or more, else
+// GET / is the page, GET /sw.js its service worker; the other routes need token (16 bytes or more, else
 // Handler panics) as a bearer or a query's token. GET /questions lists the open
 // questions; GET /events streams them as "questions", then each [Change] as
 // "question" or "ended", until src.Changes fails or a peer goes. POST
@@ -2149,6 +2149,7 @@ func Handler(src Source, token string) http.Handler {
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	h.mux.HandleFunc(pagePattern, h.servePage)
+	h.mux.HandleFunc(workerPattern, serveWorker)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
@@ -2162,6 +2163,8 @@ const (
 	maxBody     = 1 << 20 // bytes of a response's body, at most
 	maxOpen     = 1000    // IDs of the query's open that count, at most
 	pagePattern = "GET /{$}"
+	// The service worker's script: its fetch has no token, as a page's link.
+	workerPattern = "GET /sw.js"
 )
 
 // handler uses only exported names, so that another UI can do all it does.
@@ -2188,7 +2191,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The token keeps out other local users, other sites (cross-site requests,
 	// DNS rebinding) and anyone who reaches the port: no Host check is needed.
-	if _, pattern := h.mux.Handler(r); pattern != pagePattern && !h.authorized(r) {
+	if _, pattern := h.mux.Handler(r); pattern != pagePattern && pattern != workerPattern && !h.authorized(r) {
 		header.Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "unauthorized: open the page through the link with its token", http.StatusUnauthorized)
 		return
@@ -2216,6 +2219,12 @@ func (h *handler) servePage(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Security-Policy", h.csp)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, inboxPage)
+}
+
+func serveWorker(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'")
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	_, _ = io.WriteString(w, workerScript)
 }
 
 // open returns the open questions.
@@ -3099,8 +3108,31 @@ func pageCSP() string {
 		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	}
 	return "default-src 'none'; script-src " + hash(pageScript) + "; style-src " + hash(pageStyle) +
-		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+		"; connect-src 'self'; worker-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
+
+// workerScript is the page's service worker: it shows a push's question unless a page is in view, closes its
+// notification when it ends, and on a click focuses or opens the page (with the token of its own URL's query,
+// as the event stream's), telling it the question.
+const workerScript = `"use strict";
+const t = s => s; // the worker's words; a table of them replaces it
+const cut = s => typeof s === "string" ? Array.from(s).slice(0, 100).join("") : "";
+const pages = () => clients.matchAll({type: "window", includeUncontrolled: true}).then(cs => cs.filter(c => c.url.startsWith(registration.scope)));
+addEventListener("push", e => {
+  let m = null;
+  try { m = e.data.json(); } catch (_) {}
+  if (!m || typeof m.id !== "string") return;
+  e.waitUntil(m.ended === true ? registration.getNotifications({tag: m.id}).then(ns => ns.forEach(n => n.close())) :
+    pages().then(ps => ps.some(p => p.visibilityState === "visible") || registration.showNotification(cut(m.text) || t("A question waits"),
+      {body: cut(m.agent) || t("From your agent"), tag: m.id, data: {id: m.id}})));
+});
+addEventListener("notificationclick", e => {
+  const id = String((e.notification.data || {}).id);
+  e.notification.close();
+  e.waitUntil(pages().then(ps => ps.length ? (ps[0].postMessage({id}), ps[0].focus()) :
+    clients.openWindow(registration.scope + "#" + location.search.slice(1)).then(c => c && c.postMessage({id}))));
+});
+`
 
 // inboxPage is the static page of [Inbox.Handler], without the tags HTML
 // implies (head, body). The token is in the URL's fragment, which never
@@ -3130,7 +3162,7 @@ body { margin: 0; }
 main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.25rem; margin: 0; }
 h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
-#status { margin: .25rem 0 1rem; }
+#status { margin: .25rem 0 1rem; } #notify { margin: 0 0 1rem; }
 .batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
 form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; contain: content; }
 .meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
@@ -3170,6 +3202,7 @@ const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
 let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+const t = s => s; // the page's words; a table of them replaces it
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3248,6 +3281,8 @@ function show(q) {
   dismiss.addEventListener("click", () => send(card, {action: "cancel"}));
   cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
   parent.append(form), moved(place(form, true));
+  if (q.id === wanted) reach(q.id);
+  if (document.hidden) notice(w => w.showNotification(cut(r.question.trim().split("\n")[0]) || t("A question waits"), {body: cut(r.agent && r.agent.name) || t("From your agent"), tag: q.id, data: {id: q.id}}));
   return card;
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
@@ -3255,7 +3290,7 @@ function picks(form, checked) { return Array.from(form.querySelectorAll("input[n
 // end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
 // Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
 function end(card, outcome) {
-  if (cards.delete(card.id)) count(cards.size);
+  if (cards.delete(card.id)) count(cards.size), notice(w => w.getNotifications({tag: card.id}).then(ns => ns.forEach(n => n.close())));
   if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
   if (card.over) return;
   card.over = true, moved(place(card.form, false));
@@ -3347,6 +3382,34 @@ function countdown(d) {
   d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
+// Notifications come through the page's service worker, as phones show them only from one: while the page is
+// hidden, a question that opens shows one, which closes when it ends; a click brings the page to the question.
+const sw = isSecureContext && "Notification" in window && navigator.serviceWorker, bell = el("button", "", t("Notify me of new questions"));
+let worker = null, shown = Promise.resolve(), wanted = ""; // wanted: the question a click asked for, before its card
+bell.type = "button", bell.id = "notify", bell.hidden = !sw || Notification.permission !== "default", statusLine.after(bell);
+bell.addEventListener("click", () => Notification.requestPermission().then(p => {
+  if (p !== "default") bell.hidden = true, moved(place(box, false));
+  if (p === "granted") allow();
+}));
+if (sw) sw.onmessage = e => reach(String((e.data || {}).id));
+function allow() { // registers the worker, with the token for a page it opens, and gives the push key's host a subscription
+  const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
+  worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready);
+  worker.then(async w => {
+    const res = await fetch("push", {headers});
+    if (!res.ok || !w.pushManager) return;
+    const sub = await w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: (await res.json()).key});
+    await fetch("push", {method: "POST", headers, body: JSON.stringify(sub)});
+  }).catch(() => {});
+}
+function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); } // in order
+function cut(text) { return Array.from(text || "").slice(0, 100).join(""); }
+function reach(id) { // brings question id's card into view, focused, once it is shown
+  const card = cards.get(id);
+  if (!card) return void (wanted = id);
+  wanted = "", card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView({block: "start"});
+}
+
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
 // closed meanwhile ended. It reconnects itself, a second after an error, once a check says the token is right.
 function connect() {
@@ -3368,7 +3431,7 @@ async function recheck() {
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
-  if (token !== "") return connect();
+  if (token !== "") return void (sw && Notification.permission === "granted" && allow(), connect());
   if (source) source.close(), clearTimeout(retry);
   statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
 }
