@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -237,6 +239,40 @@ func (w *worker) minimize(browserCtx context.Context, t *tab, state browser.Wind
 	return err
 }
 
+// shootTop saves the top of tab t's page, with a question open, in each
+// viewport, as shoot does.
+func (s *site) shootTop(t *tab, name string) error {
+	if s.shots == "" {
+		return nil
+	}
+	done, id, err := s.askShown(t, ui.Request{Question: "Merge the release branch?", Options: yesNo, Agent: &ui.Agent{Name: "release-bot"}})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = t.do(viewports[1].emulate()) }()
+	if err := os.MkdirAll(s.shots, 0o755); err != nil {
+		return err
+	}
+	for _, v := range viewports {
+		if err := t.do(v.emulate()); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(t.ctx, wait)
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		cancel()
+		if err == nil {
+			err = os.WriteFile(filepath.Join(s.shots, name+"-"+v.name+".png"), png, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "No"}, nil); err != nil {
+		return err
+	}
+	return want(done, "No")
+}
+
 // notifications: the page's control shows while the permission is not
 // asked, and asks on a click; then, with the page hidden (its window
 // minimized: headless Chromium keeps a tab behind another visible), a
@@ -264,7 +300,7 @@ func notifications(s *site, browserCtx context.Context) error {
 	if err := t.until("document.getElementById('status').textContent.includes('open question') && !document.getElementById('notify').hidden"); err != nil {
 		return err
 	}
-	if err := s.shoot(t, "notify-control", "main"); err != nil {
+	if err := s.shootTop(t, "notify-control"); err != nil {
 		return err
 	}
 	// The human allows it at the browser's prompt, which headless Chromium does not show.
