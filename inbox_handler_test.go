@@ -229,13 +229,51 @@ func TestInboxHandlerPage(t *testing.T) {
 			t.Errorf("the page holds %q, want none of it", banned)
 		}
 	}
-	if n := strings.Count(page, "\n"); n > 300 {
-		t.Errorf("the page has %d lines, want at most 300: one sitting", n)
+	if n := strings.Count(page, "\n"); n > 315 { // 300, and the notifications of "Telling the human a question waits"
+		t.Errorf("the page has %d lines, want at most 315: one sitting", n)
 	}
 	if err := inbox.Respond(inbox.Pending()[0].ID, ui.Answer{Text: "no"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	receive(t, done)
+}
+
+// TestInboxHandlerWorker: the page's service worker needs no token (a
+// worker's script is fetched without headers) and ignores a query's token,
+// served as JavaScript that may load nothing, with the page's headers; the
+// page's policy allows it; other methods still need the token.
+func TestInboxHandlerWorker(t *testing.T) {
+	_, _, h := serve(t)
+	for _, target := range []string{"/sw.js", "/sw.js?token=wrong-token-0123456789"} {
+		for _, method := range []string{"GET", "HEAD"} {
+			w := call(h, method, target, "")
+			header := w.Header()
+			if w.Code != http.StatusOK || header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
+				header.Get("Content-Security-Policy") != "default-src 'none'" || header.Get("Cache-Control") != "no-store" ||
+				header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s %s = %d %v, want 200, JavaScript, nothing it may load, no-store, nosniff", method, target, w.Code, header)
+			}
+		}
+	}
+	script := call(h, "GET", "/sw.js", "").Body.String()
+	for _, want := range []string{`addEventListener("push"`, `addEventListener("notificationclick"`, "showNotification(", "getNotifications("} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the worker's script lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"innerHTML", "eval(", "Function(", "importScripts", "fetch(", "http://", "https://"} {
+		if strings.Contains(script, banned) {
+			t.Errorf("the worker's script holds %q, want none of it", banned)
+		}
+	}
+	if csp := call(h, "GET", "/", "").Header().Get("Content-Security-Policy"); !strings.Contains(csp, "worker-src 'self'") {
+		t.Errorf("the page's Content-Security-Policy = %q, want worker-src 'self'", csp)
+	}
+	for _, method := range []string{"POST", "PUT", "DELETE"} {
+		if w := call(h, method, "/sw.js", ""); w.Code != http.StatusUnauthorized {
+			t.Errorf("%s /sw.js without the token = %d, want 401", method, w.Code)
+		}
+	}
 }
 
 // TestInboxHandlerQuestionsJSON: GET /questions is Pending's JSON: a batch's

@@ -3282,7 +3282,7 @@ function show(q) {
   cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
   parent.append(form), moved(place(form, true));
   if (q.id === wanted) reach(q.id);
-  if (document.hidden) notice(w => w.showNotification(cut(r.question.trim().split("\n")[0]) || t("A question waits"), {body: cut(r.agent && r.agent.name) || t("From your agent"), tag: q.id, data: {id: q.id}}));
+  if (document.hidden) notice(w => w.showNotification(Array.from(r.question.trim().split("\n")[0]).slice(0, 100).join("") || t("A question waits"), {body: r.agent && r.agent.name || t("From your agent"), tag: q.id, data: {id: q.id}}));
   return card;
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
@@ -3382,32 +3382,22 @@ function countdown(d) {
   d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
-// Notifications come through the page's service worker, as phones show them only from one: while the page is
-// hidden, a question that opens shows one, which closes when it ends; a click brings the page to the question.
+// Notifications come through the page's service worker, as phones show them only from one: while the page is hidden,
+// a question that opens shows one, closed when it ends; a click on one brings the page to its question (reach).
 const sw = isSecureContext && "Notification" in window && navigator.serviceWorker, bell = el("button", "", t("Notify me of new questions"));
-let worker = null, shown = Promise.resolve(), wanted = ""; // wanted: the question a click asked for, before its card
-bell.type = "button", bell.id = "notify", bell.hidden = !sw || Notification.permission !== "default", statusLine.after(bell);
-bell.addEventListener("click", () => Notification.requestPermission().then(p => {
-  if (p !== "default") bell.hidden = true, moved(place(box, false));
-  if (p === "granted") allow();
-}));
+let worker = null, shown = Promise.resolve(), wanted = ""; // shown: the notifications' changes, in order; wanted: a card a click asked for
+Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.permission !== "default", onclick: () => Notification.requestPermission().then(p =>
+  p !== "default" && (bell.hidden = true, moved(place(box, false)), p === "granted" && allow()))}), statusLine.after(bell);
 if (sw) sw.onmessage = e => reach(String((e.data || {}).id));
-function allow() { // registers the worker, with the token for a page it opens, and gives the push key's host a subscription
-  const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
-  worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready);
-  worker.then(async w => {
-    const res = await fetch("push", {headers});
-    if (!res.ok || !w.pushManager) return;
-    const sub = await w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: (await res.json()).key});
-    await fetch("push", {method: "POST", headers, body: JSON.stringify(sub)});
-  }).catch(() => {});
+function allow() { // registers the worker (its URL holds the token, for a page it opens), and gives the host a push subscription if it takes one
+  const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}, push = w => fetch("push", {headers}).then(res => res.ok && w.pushManager &&
+    res.json().then(k => w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: k.key})).then(sub => fetch("push", {method: "POST", headers, body: JSON.stringify(sub)})));
+  (worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready)).then(push).catch(() => {});
 }
-function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); } // in order
-function cut(text) { return Array.from(text || "").slice(0, 100).join(""); }
-function reach(id) { // brings question id's card into view, focused, once it is shown
+function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); }
+function reach(id) { // brings question id's card into view, focused, now or once it is shown
   const card = cards.get(id);
-  if (!card) return void (wanted = id);
-  wanted = "", card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView({block: "start"});
+  if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView();
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that

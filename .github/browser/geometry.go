@@ -216,7 +216,7 @@ func shutdownWithTab(s *site, t *tab) error {
 	if err != nil {
 		return err
 	}
-	if err := t.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent("yes\r")); err != nil {
+	if err := t.do(chromedp.KeyEvent("\t\t"), chromedp.KeyEvent("yes\r")); err != nil { // the notify control, then the text field
 		return err
 	}
 	return want(done, "yes")
