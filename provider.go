@@ -7,6 +7,7 @@
 //	Form                                 NewForm's Provider, for clients that render forms
 //	Inbox                                a Provider for a UI outside the process
 //	Inbox: the handler, over any Source  Handler, which serves a Source (an Inbox) to a web browser
+//	Inbox: Web Push                      the push key, subscriptions, and the messages (RFC 8291, 8292)
 //	Replay                               a Provider for hosts that cannot wait: the record and its runs
 //	Replay: sealed state                 Seal and OpenReplay
 //	Replay: the record's JSON            the record's JSON and its strict reader
@@ -26,20 +27,29 @@ import (
 	"cmp"
 	"container/list"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
 	"math/bits"
 	"mime"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"reflect"
@@ -1734,7 +1744,14 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // Inbox is a [Provider] for a UI outside the process, such as a web page. Its
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
-	mu      sync.Mutex           // guards the fields below
+	// PushContact, a mailto: or https: URL, tells push services whom to
+	// tell of a problem; PushLoopback allows http endpoints on a loopback
+	// address, for tests. Set them before first use.
+	PushContact  string
+	PushLoopback bool
+
+	mu      sync.Mutex // guards the fields below
+	push    pusher
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -1929,6 +1946,7 @@ type inboxCall struct {
 	// Guarded by the Inbox's mu.
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
+	left     int           // questions that left
 }
 
 // outcomes returns c's outcomes once each question up to an error has one, else nil.
@@ -1974,6 +1992,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		q.elem = b.open.PushBack(q)
 		b.note(q.entry.ID, nil)
 	}
+	b.notify(pushOpened(c.questions[0].entry))
 	b.publish()
 	b.mu.Unlock()
 	select {
@@ -2055,6 +2074,9 @@ func (b *Inbox) leave(q *question, o Outcome) {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
 		b.note(q.entry.ID, &o)
+		if q.call.left++; q.call.left == len(q.call.questions) {
+			b.notify(map[string]any{"id": q.call.questions[0].entry.ID, "ended": true})
+		}
 	}
 	b.ended.put(q.entry.ID, o)
 }
@@ -2154,6 +2176,19 @@ func Handler(src Source, token string) http.Handler {
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
 	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
+	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
+		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]string{"key": b.PushKey()})
+		})
+		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
+			if err := b.Subscribe(body); err != nil {
+				writeJSON(w, http.StatusBadRequest, err)
+			} else {
+				w.WriteHeader(http.StatusNoContent)
+			}
+		})
+	}
 	return h
 }
 
@@ -2355,10 +2390,242 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 			reply.Hint = pending[i].Hint
 		}
 	}
-	data, _ := json.Marshal(reply)
+	writeJSON(w, cmp.Or(status, http.StatusConflict), reply)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(cmp.Or(status, http.StatusConflict))
+	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// ----------------------------------------------------------------------------
+// Inbox: Web Push
+
+// PushKey returns b's push key (VAPID, RFC 8292), made on first use: a P-256
+// public key in base64url, or "" when no random key could be made.
+func (b *Inbox) PushKey() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b64.EncodeToString(b.vapid().pub)
+}
+
+// Subscribe adds a browser's PushSubscription, as JSON, in place of one of the
+// same endpoint; a bad one, or a 101st, is [CodeInvalidRequest]. An endpoint
+// gets an encrypted message (RFC 8291) as each question, or batch, opens and
+// ends, and is dropped when its service answers 404 or 410.
+func (b *Inbox) Subscribe(subscription []byte) error {
+	var s pushSub
+	err := json.Unmarshal(subscription, &s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.push.add(s, err, b.PushLoopback)
+}
+
+// PushState returns b's push key and subscriptions, a secret a host keeps
+// across restarts (at exit, say), as JSON: {"key": the private key's 32 bytes
+// in base64url, "subscriptions": [...]}; nil when no key could be made.
+func (b *Inbox) PushState() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.vapid().key == nil {
+		return nil
+	}
+	data, _ := json.Marshal(pushState{b64.EncodeToString(b.push.key.D.FillBytes(make([]byte, 32))), append([]pushSub{}, b.push.subs...)})
+	return data
+}
+
+// SetPushState replaces b's push key and subscriptions with those of
+// PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
+// naming it, and leaves b as it was.
+func (b *Inbox) SetPushState(data []byte) error {
+	var st pushState
+	if json.Unmarshal(data, &st) != nil {
+		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key", "subscriptions"}`, nil)
+	}
+	d, _ := b64.DecodeString(st.Key)
+	p := pusher{}
+	if p.setKey(d) != nil {
+		return NewError(CodeInvalidRequest, "the push state's key is not a P-256 private key of 32 bytes in base64url", nil)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range st.Subs {
+		if err := p.add(s, nil, b.PushLoopback); err != nil {
+			return err
+		}
+	}
+	b.push.key, b.push.pub, b.push.subs = p.key, p.pub, p.subs
+	return nil
+}
+
+var b64 = base64.RawURLEncoding
+
+// pushClient gives up after 10 s and follows no redirect.
+var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type pusher struct {
+	key     *ecdsa.PrivateKey // nil until first use
+	pub     []byte            // key's public key, uncompressed
+	subs    []pushSub         // at most 100
+	sending int               // messages on their way, at most 64; more are dropped
+}
+
+type pushState struct {
+	Key  string    `json:"key"`
+	Subs []pushSub `json:"subscriptions"`
+}
+
+type pushSub struct {
+	Endpoint string `json:"endpoint"`
+	Keys     struct {
+		P256dh string `json:"p256dh"`
+		Auth   string `json:"auth"`
+	} `json:"keys"`
+	origin   string // the endpoint's
+	ua, auth []byte // the keys decoded
+}
+
+// setKey makes scalar d p's key, which Go 1.22's ecdsa cannot read.
+func (p *pusher) setKey(d []byte) error {
+	k, err := ecdh.P256().NewPrivateKey(d)
+	if err == nil {
+		p.pub = k.PublicKey().Bytes()
+		x, y := new(big.Int).SetBytes(p.pub[1:33]), new(big.Int).SetBytes(p.pub[33:])
+		p.key = &ecdsa.PrivateKey{PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, D: new(big.Int).SetBytes(d)}
+	}
+	return err
+}
+
+// add checks s, which failed to read when err is not nil, and puts it in p.
+func (p *pusher) add(s pushSub, err error, loopback bool) error {
+	u, err1 := url.Parse(s.Endpoint)
+	if err1 != nil {
+		u = &url.URL{}
+	}
+	ip, _ := netip.ParseAddr(u.Hostname())
+	s.origin = u.Scheme + "://" + u.Host
+	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
+	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
+	_, err2 := ecdh.P256().NewPublicKey(s.ua)
+	i := slices.IndexFunc(p.subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	why := ""
+	switch {
+	case err != nil:
+		why = "it is not a PushSubscription's JSON"
+	case len(s.Endpoint) > 2048 || err1 != nil || u.Host == "" || u.User != nil || u.Scheme != "https" && !(loopback && u.Scheme == "http" && ip.IsLoopback()):
+		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
+	case err2 != nil || len(s.auth) != 16:
+		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
+	case i >= 0:
+		p.subs[i] = s
+	case len(p.subs) == 100:
+		why = "the inbox holds 100 push subscriptions already"
+	default:
+		p.subs = append(p.subs, s)
+	}
+	if why != "" {
+		return NewError(CodeInvalidRequest, "the push subscription is refused: "+why, nil)
+	}
+	return nil
+}
+
+// vapid returns b's push, with a key made now if need be. b.mu is held.
+func (b *Inbox) vapid() *pusher {
+	if b.push.key == nil {
+		if k, err := ecdh.P256().GenerateKey(rand.Reader); err == nil {
+			_ = b.push.setKey(k.Bytes())
+		}
+	}
+	return &b.push
+}
+
+// notify sends msg to each subscription on a goroutine of its own. b.mu is held.
+func (b *Inbox) notify(msg map[string]any) {
+	plain, _ := json.Marshal(msg)
+	for _, s := range b.push.subs {
+		if b.vapid().key == nil || b.push.sending == 64 {
+			return
+		}
+		b.push.sending++
+		go b.send(pushRequest(s, plain, b.push, b.PushContact, time.Now()))
+	}
+}
+
+// pushOpened is the message of question p: its ID, its first line cut to 100
+// characters, and its agent's name.
+func pushOpened(p Pending) map[string]any {
+	line, _, _ := strings.Cut(p.Request.Question, "\n")
+	if r := []rune(line); len(r) > 100 {
+		line = string(r[:100])
+	}
+	return map[string]any{"id": p.ID, "text": line, "agent": cmp.Or(p.Request.Agent, &Agent{}).Name}
+}
+
+// send sends req, and drops its subscription when its service says it is gone.
+func (b *Inbox) send(req *http.Request, err error) {
+	var resp *http.Response
+	if err == nil {
+		resp, err = pushClient.Do(req)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.push.sending--; err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+			b.push.subs = slices.DeleteFunc(b.push.subs, func(o pushSub) bool { return o.Endpoint == req.URL.String() })
+		}
+	}
+}
+
+// pushRequest returns the request that sends plain to s, encrypted under a new
+// key and salt, with a VAPID header of p's key and contact valid for 12 hours.
+func pushRequest(s pushSub, plain []byte, p pusher, contact string, now time.Time) (*http.Request, error) {
+	claims, _ := json.Marshal(struct {
+		Aud string `json:"aud"`
+		Exp int64  `json:"exp"`
+		Sub string `json:"sub,omitempty"`
+	}{s.origin, now.Add(12 * time.Hour).Unix(), contact})
+	token := b64.EncodeToString([]byte(`{"typ":"JWT","alg":"ES256"}`)) + "." + b64.EncodeToString(claims)
+	digest := sha256.Sum256([]byte(token))
+	r, sig, err := ecdsa.Sign(rand.Reader, p.key, digest[:])
+	as, err2 := ecdh.P256().GenerateKey(rand.Reader)
+	salt := make([]byte, 16)
+	if _, err3 := rand.Read(salt); err != nil || err2 != nil || err3 != nil {
+		return nil, errors.New("userinteraction: Inbox: no random bytes for a push message")
+	}
+	token += "." + b64.EncodeToString(append(r.FillBytes(make([]byte, 32)), sig.FillBytes(make([]byte, 32))...))
+	req, err := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
+	if err == nil {
+		req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"},
+			"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
+	}
+	return req, err
+}
+
+// encryptPush returns plain encrypted for key ua and secret auth as RFC 8291
+// says, in one record of aes128gcm (RFC 8188).
+func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
+	uaKey, _ := ecdh.P256().NewPublicKey(ua) // add checked it
+	secret, _ := as.ECDH(uaKey)
+	asPublic := as.PublicKey().Bytes()
+	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), []byte("WebPush: info\x00"), ua, asPublic, []byte{1}))
+	block, _ := aes.NewCipher(hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16])
+	gcm, _ := cipher.NewGCM(block)
+	head := append(binary.BigEndian.AppendUint32(slices.Clip(salt), 4096), byte(len(asPublic)))
+	nonce := hmacSHA256(prk, []byte("Content-Encoding: nonce\x00\x01"))[:12]
+	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
+}
+
+// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
+// expand of one block when data ends with 1.
+func hmacSHA256(key []byte, data ...[]byte) []byte {
+	m := hmac.New(sha256.New, key)
+	for _, d := range data {
+		m.Write(d)
+	}
+	return m.Sum(nil)
 }
 
 // ----------------------------------------------------------------------------
