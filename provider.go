@@ -47,8 +47,8 @@ import (
 	"math/big"
 	"math/bits"
 	"mime"
+	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -2441,13 +2441,11 @@ func (b *Inbox) PushState() []byte {
 // naming it, and leaves b as it was.
 func (b *Inbox) SetPushState(data []byte) error {
 	var st pushState
-	if json.Unmarshal(data, &st) != nil {
-		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key", "subscriptions"}`, nil)
-	}
+	err := json.Unmarshal(data, &st)
 	d, _ := b64.DecodeString(st.Key)
 	p := pusher{}
-	if p.setKey(d) != nil {
-		return NewError(CodeInvalidRequest, "the push state's key is not a P-256 private key of 32 bytes in base64url", nil)
+	if err != nil || p.setKey(d) != nil {
+		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2483,7 +2481,6 @@ type pushSub struct {
 		P256dh string `json:"p256dh"`
 		Auth   string `json:"auth"`
 	} `json:"keys"`
-	origin   string // the endpoint's
 	ua, auth []byte // the keys decoded
 }
 
@@ -2501,11 +2498,6 @@ func (p *pusher) setKey(d []byte) error {
 // add checks s, which failed to read when err is not nil, and puts it in p.
 func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	u, err1 := url.Parse(s.Endpoint)
-	if err1 != nil {
-		u = &url.URL{}
-	}
-	ip, _ := netip.ParseAddr(u.Hostname())
-	s.origin = u.Scheme + "://" + u.Host
 	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
 	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
 	_, err2 := ecdh.P256().NewPublicKey(s.ua)
@@ -2514,7 +2506,7 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	switch {
 	case err != nil:
 		why = "it is not a PushSubscription's JSON"
-	case len(s.Endpoint) > 2048 || err1 != nil || u.Host == "" || u.User != nil || u.Scheme != "https" && !(loopback && u.Scheme == "http" && ip.IsLoopback()):
+	case err1 != nil || len(s.Endpoint) > 2048 || u.Host == "" || u.User != nil || u.Scheme != "https" && !(loopback && u.Scheme == "http" && net.ParseIP(u.Hostname()).IsLoopback()):
 		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
 	case err2 != nil || len(s.auth) != 16:
 		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
@@ -2549,7 +2541,7 @@ func (b *Inbox) notify(msg map[string]any) {
 			return
 		}
 		b.push.sending++
-		go b.send(pushRequest(s, plain, b.push, b.PushContact, time.Now()))
+		go b.send(s, plain, *b.vapid(), b.PushContact)
 	}
 }
 
@@ -2563,45 +2555,41 @@ func pushOpened(p Pending) map[string]any {
 	return map[string]any{"id": p.ID, "text": line, "agent": cmp.Or(p.Request.Agent, &Agent{}).Name}
 }
 
-// send sends req, and drops its subscription when its service says it is gone.
-func (b *Inbox) send(req *http.Request, err error) {
-	var resp *http.Response
-	if err == nil {
-		resp, err = pushClient.Do(req)
-	}
+// send sends plain to s, and drops s when its push service says it is gone.
+func (b *Inbox) send(s pushSub, plain []byte, p pusher, contact string) {
+	resp, err := pushClient.Do(pushRequest(s, plain, p, contact, time.Now()))
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.push.sending--; err == nil {
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
-			b.push.subs = slices.DeleteFunc(b.push.subs, func(o pushSub) bool { return o.Endpoint == req.URL.String() })
+			b.push.subs = slices.DeleteFunc(b.push.subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
 		}
 	}
 }
 
 // pushRequest returns the request that sends plain to s, encrypted under a new
 // key and salt, with a VAPID header of p's key and contact valid for 12 hours.
-func pushRequest(s pushSub, plain []byte, p pusher, contact string, now time.Time) (*http.Request, error) {
+func pushRequest(s pushSub, plain []byte, p pusher, contact string, now time.Time) *http.Request {
+	u, _ := url.Parse(s.Endpoint) // add parsed it
 	claims, _ := json.Marshal(struct {
 		Aud string `json:"aud"`
 		Exp int64  `json:"exp"`
 		Sub string `json:"sub,omitempty"`
-	}{s.origin, now.Add(12 * time.Hour).Unix(), contact})
+	}{u.Scheme + "://" + u.Host, now.Add(12 * time.Hour).Unix(), contact})
 	token := b64.EncodeToString([]byte(`{"typ":"JWT","alg":"ES256"}`)) + "." + b64.EncodeToString(claims)
 	digest := sha256.Sum256([]byte(token))
 	r, sig, err := ecdsa.Sign(rand.Reader, p.key, digest[:])
 	as, err2 := ecdh.P256().GenerateKey(rand.Reader)
 	salt := make([]byte, 16)
 	if _, err3 := rand.Read(salt); err != nil || err2 != nil || err3 != nil {
-		return nil, errors.New("userinteraction: Inbox: no random bytes for a push message")
+		return &http.Request{} // Do fails: no random bytes
 	}
 	token += "." + b64.EncodeToString(append(r.FillBytes(make([]byte, 32)), sig.FillBytes(make([]byte, 32))...))
-	req, err := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
-	if err == nil {
-		req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"},
-			"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
-	}
-	return req, err
+	req, _ := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
+	req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"},
+		"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
+	return req
 }
 
 // encryptPush returns plain encrypted for key ua and secret auth as RFC 8291

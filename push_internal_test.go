@@ -77,11 +77,7 @@ func TestPushFollowsNoRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := pushRequest(p.subs[0], []byte(`{}`), p, "", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := pushClient.Do(req)
+	resp, err := pushClient.Do(pushRequest(p.subs[0], []byte(`{}`), p, "", time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +113,7 @@ func TestPushDropsGoneSubscriptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.send(pushRequest(p.subs[0], []byte(`{}`), p, "", time.Now())) // on this goroutine
+		b.send(p.subs[0], []byte(`{}`), p, "") // on this goroutine
 		service.Close()
 		var endpoints []string
 		for _, s := range b.push.subs {
