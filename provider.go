@@ -1744,9 +1744,8 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // Inbox is a [Provider] for a UI outside the process, such as a web page. Its
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
-	// PushContact, a mailto: or https: URL, tells push services whom to
-	// tell of a problem; PushLoopback allows http endpoints on a loopback
-	// address, for tests. Set them before first use.
+	// PushContact (mailto: or https:) is whom push services tell of a problem; PushLoopback
+	// allows http push endpoints on a loopback address, for tests. Set them before first use.
 	PushContact  string
 	PushLoopback bool
 
@@ -1992,7 +1991,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		q.elem = b.open.PushBack(q)
 		b.note(q.entry.ID, nil)
 	}
-	b.notify(pushOpened(c.questions[0].entry))
+	b.notify(c.questions[0].entry.ID, &c.questions[0].entry.Request)
 	b.publish()
 	b.mu.Unlock()
 	select {
@@ -2075,7 +2074,7 @@ func (b *Inbox) leave(q *question, o Outcome) {
 		}
 		b.note(q.entry.ID, &o)
 		if q.call.left++; q.call.left == len(q.call.questions) {
-			b.notify(map[string]any{"id": q.call.questions[0].entry.ID, "ended": true})
+			b.notify(q.call.questions[0].entry.ID, nil)
 		}
 	}
 	b.ended.put(q.entry.ID, o)
@@ -2432,7 +2431,7 @@ func (b *Inbox) PushState() []byte {
 	if b.vapid().key == nil {
 		return nil
 	}
-	data, _ := json.Marshal(pushState{b64.EncodeToString(b.push.key.D.FillBytes(make([]byte, 32))), append([]pushSub{}, b.push.subs...)})
+	data, _ := json.Marshal(pusher{Key: b64.EncodeToString(b.push.key.D.FillBytes(make([]byte, 32))), Subs: append([]pushSub{}, b.push.Subs...)})
 	return data
 }
 
@@ -2440,21 +2439,21 @@ func (b *Inbox) PushState() []byte {
 // PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
 // naming it, and leaves b as it was.
 func (b *Inbox) SetPushState(data []byte) error {
-	var st pushState
+	var st pusher
 	err := json.Unmarshal(data, &st)
 	d, _ := b64.DecodeString(st.Key)
 	p := pusher{}
 	if err != nil || p.setKey(d) != nil {
 		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	for _, s := range st.Subs {
 		if err := p.add(s, nil, b.PushLoopback); err != nil {
 			return err
 		}
 	}
-	b.push.key, b.push.pub, b.push.subs = p.key, p.pub, p.subs
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.push.key, b.push.pub, b.push.Subs = p.key, p.pub, p.Subs
 	return nil
 }
 
@@ -2464,15 +2463,11 @@ var b64 = base64.RawURLEncoding
 var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type pusher struct {
+	Key     string            `json:"key"` // in PushState's JSON only
+	Subs    []pushSub         `json:"subscriptions"`
 	key     *ecdsa.PrivateKey // nil until first use
 	pub     []byte            // key's public key, uncompressed
-	subs    []pushSub         // at most 100
 	sending int               // messages on their way, at most 64; more are dropped
-}
-
-type pushState struct {
-	Key  string    `json:"key"`
-	Subs []pushSub `json:"subscriptions"`
 }
 
 type pushSub struct {
@@ -2501,7 +2496,7 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
 	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
 	_, err2 := ecdh.P256().NewPublicKey(s.ua)
-	i := slices.IndexFunc(p.subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
 	why := ""
 	switch {
 	case err != nil:
@@ -2511,11 +2506,11 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	case err2 != nil || len(s.auth) != 16:
 		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
 	case i >= 0:
-		p.subs[i] = s
-	case len(p.subs) == 100:
+		p.Subs[i] = s
+	case len(p.Subs) == 100:
 		why = "the inbox holds 100 push subscriptions already"
 	default:
-		p.subs = append(p.subs, s)
+		p.Subs = append(p.Subs, s)
 	}
 	if why != "" {
 		return NewError(CodeInvalidRequest, "the push subscription is refused: "+why, nil)
@@ -2533,10 +2528,18 @@ func (b *Inbox) vapid() *pusher {
 	return &b.push
 }
 
-// notify sends msg to each subscription on a goroutine of its own. b.mu is held.
-func (b *Inbox) notify(msg map[string]any) {
+// notify sends each subscription, on a goroutine of its own, the message of
+// question id: its req's first line cut to 100 characters and agent's name, or,
+// without req, that it ended. b.mu is held.
+func (b *Inbox) notify(id string, req *Request) {
+	msg := map[string]any{"id": id, "ended": true}
+	if req != nil {
+		line, _, _ := strings.Cut(req.Question, "\n")
+		r := []rune(line)
+		msg = map[string]any{"id": id, "text": string(r[:min(len(r), 100)]), "agent": cmp.Or(req.Agent, &Agent{}).Name}
+	}
 	plain, _ := json.Marshal(msg)
-	for _, s := range b.push.subs {
+	for _, s := range b.push.Subs {
 		if b.vapid().key == nil || b.push.sending == 64 {
 			return
 		}
@@ -2545,26 +2548,13 @@ func (b *Inbox) notify(msg map[string]any) {
 	}
 }
 
-// pushOpened is the message of question p: its ID, its first line cut to 100
-// characters, and its agent's name.
-func pushOpened(p Pending) map[string]any {
-	line, _, _ := strings.Cut(p.Request.Question, "\n")
-	if r := []rune(line); len(r) > 100 {
-		line = string(r[:100])
-	}
-	return map[string]any{"id": p.ID, "text": line, "agent": cmp.Or(p.Request.Agent, &Agent{}).Name}
-}
-
 // send sends plain to s, and drops s when its push service says it is gone.
 func (b *Inbox) send(s pushSub, plain []byte, p pusher, contact string) {
 	resp, err := pushClient.Do(pushRequest(s, plain, p, contact, time.Now()))
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.push.sending--; err == nil {
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
-			b.push.subs = slices.DeleteFunc(b.push.subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
-		}
+	if b.push.sending--; err == nil && resp.Body.Close() == nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
+		b.push.Subs = slices.DeleteFunc(b.push.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
 	}
 }
 
@@ -2598,7 +2588,7 @@ func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
 	uaKey, _ := ecdh.P256().NewPublicKey(ua) // add checked it
 	secret, _ := as.ECDH(uaKey)
 	asPublic := as.PublicKey().Bytes()
-	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), []byte("WebPush: info\x00"), ua, asPublic, []byte{1}))
+	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), slices.Concat([]byte("WebPush: info\x00"), ua, asPublic, []byte{1})))
 	block, _ := aes.NewCipher(hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16])
 	gcm, _ := cipher.NewGCM(block)
 	head := append(binary.BigEndian.AppendUint32(slices.Clip(salt), 4096), byte(len(asPublic)))
@@ -2608,11 +2598,9 @@ func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
 
 // hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
 // expand of one block when data ends with 1.
-func hmacSHA256(key []byte, data ...[]byte) []byte {
+func hmacSHA256(key, data []byte) []byte {
 	m := hmac.New(sha256.New, key)
-	for _, d := range data {
-		m.Write(d)
-	}
+	m.Write(data)
 	return m.Sum(nil)
 }
 

@@ -77,7 +77,7 @@ func TestPushFollowsNoRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := pushClient.Do(pushRequest(p.subs[0], []byte(`{}`), p, "", time.Now()))
+	resp, err := pushClient.Do(pushRequest(p.Subs[0], []byte(`{}`), p, "", time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,15 +113,15 @@ func TestPushDropsGoneSubscriptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.send(p.subs[0], []byte(`{}`), p, "") // on this goroutine
+		b.send(p.Subs[0], []byte(`{}`), p, "") // on this goroutine
 		service.Close()
 		var endpoints []string
-		for _, s := range b.push.subs {
+		for _, s := range b.push.Subs {
 			endpoints = append(endpoints, s.Endpoint)
 		}
 		want := []string{other.Endpoint}
 		if tc.kept {
-			want = []string{p.subs[0].Endpoint, other.Endpoint}
+			want = []string{p.Subs[0].Endpoint, other.Endpoint}
 		}
 		if strings.Join(endpoints, " ") != strings.Join(want, " ") || b.push.sending != 0 {
 			t.Errorf("after %d: subscriptions %q, %d sending, want %q, 0", tc.status, endpoints, b.push.sending, want)
