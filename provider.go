@@ -1991,7 +1991,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		q.elem = b.open.PushBack(q)
 		b.note(q.entry.ID, nil)
 	}
-	b.notify(c.questions[0].entry.ID, &c.questions[0].entry.Request)
+	b.notify(c, &c.questions[0].entry.Request)
 	b.publish()
 	b.mu.Unlock()
 	select {
@@ -2074,7 +2074,7 @@ func (b *Inbox) leave(q *question, o Outcome) {
 		}
 		b.note(q.entry.ID, &o)
 		if q.call.left++; q.call.left == len(q.call.questions) {
-			b.notify(q.call.questions[0].entry.ID, nil)
+			b.notify(q.call, nil)
 		}
 	}
 	b.ended.put(q.entry.ID, o)
@@ -2463,11 +2463,10 @@ var b64 = base64.RawURLEncoding
 var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type pusher struct {
-	Key     string            `json:"key"` // in PushState's JSON only
-	Subs    []pushSub         `json:"subscriptions"`
-	key     *ecdsa.PrivateKey // nil until first use
-	pub     []byte            // key's public key, uncompressed
-	sending int               // messages on their way, at most 64; more are dropped
+	Key  string            `json:"key"` // in PushState's JSON only
+	Subs []pushSub         `json:"subscriptions"`
+	key  *ecdsa.PrivateKey // nil until first use
+	pub  []byte            // key's public key, uncompressed
 }
 
 type pushSub struct {
@@ -2476,7 +2475,9 @@ type pushSub struct {
 		P256dh string `json:"p256dh"`
 		Auth   string `json:"auth"`
 	} `json:"keys"`
-	ua, auth []byte // the keys decoded
+	ua, auth []byte         // the keys decoded
+	sending  *int           // its messages on their way, at most 8; more are dropped
+	last     *chan struct{} // closed once its last message went; nil at first
 }
 
 // setKey makes scalar d p's key, which Go 1.22's ecdsa cannot read.
@@ -2496,6 +2497,7 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
 	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
 	_, err2 := ecdh.P256().NewPublicKey(s.ua)
+	s.sending, s.last = new(int), new(chan struct{})
 	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
 	why := ""
 	switch {
@@ -2529,9 +2531,10 @@ func (b *Inbox) vapid() *pusher {
 }
 
 // notify sends each subscription, on a goroutine of its own, the message of
-// question id: its req's first line cut to 100 characters and agent's name, or,
-// without req, that it ended. b.mu is held.
-func (b *Inbox) notify(id string, req *Request) {
+// c: its first question's ID, req's first line cut to 100 characters and
+// agent's name, or, without req, that it ended. b.mu is held.
+func (b *Inbox) notify(c *inboxCall, req *Request) {
+	id := c.questions[0].entry.ID
 	msg := map[string]any{"id": id, "ended": true}
 	if req != nil {
 		line, _, _ := strings.Cut(req.Question, "\n")
@@ -2540,27 +2543,35 @@ func (b *Inbox) notify(id string, req *Request) {
 	}
 	plain, _ := json.Marshal(msg)
 	for _, s := range b.push.Subs {
-		if b.vapid().key == nil || b.push.sending == 64 {
-			return
+		if p := *b.vapid(); p.key != nil && *s.sending < 8 {
+			*s.sending++
+			prev, done := *s.last, make(chan struct{})
+			*s.last = done
+			go func() {
+				if prev != nil {
+					<-prev // one message at a time to a subscription, in order
+				}
+				b.send(s, pushRequest(s, plain, p, b.PushContact, id, time.Now()))
+				close(done)
+			}()
 		}
-		b.push.sending++
-		go b.send(s, plain, *b.vapid(), b.PushContact)
 	}
 }
 
-// send sends plain to s, and drops s when its push service says it is gone.
-func (b *Inbox) send(s pushSub, plain []byte, p pusher, contact string) {
-	resp, err := pushClient.Do(pushRequest(s, plain, p, contact, time.Now()))
+// send sends req to s, and drops s when its push service says it is gone.
+func (b *Inbox) send(s pushSub, req *http.Request) {
+	resp, err := pushClient.Do(req)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.push.sending--; err == nil && resp.Body.Close() == nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
+	if *s.sending--; err == nil && resp.Body.Close() == nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
 		b.push.Subs = slices.DeleteFunc(b.push.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
 	}
 }
 
 // pushRequest returns the request that sends plain to s, encrypted under a new
 // key and salt, with a VAPID header of p's key and contact valid for 12 hours.
-func pushRequest(s pushSub, plain []byte, p pusher, contact string, now time.Time) *http.Request {
+// A message of the same topic replaces it while it waits at the push service.
+func pushRequest(s pushSub, plain []byte, p pusher, contact, topic string, now time.Time) *http.Request {
 	u, _ := url.Parse(s.Endpoint) // add parsed it
 	claims, _ := json.Marshal(struct {
 		Aud string `json:"aud"`
@@ -2577,7 +2588,7 @@ func pushRequest(s pushSub, plain []byte, p pusher, contact string, now time.Tim
 	}
 	token += "." + b64.EncodeToString(append(r.FillBytes(make([]byte, 32)), sig.FillBytes(make([]byte, 32))...))
 	req, _ := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
-	req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"},
+	req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"}, "Topic": {topic},
 		"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
 	return req
 }

@@ -77,7 +77,7 @@ func TestPushFollowsNoRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := pushClient.Do(pushRequest(p.Subs[0], []byte(`{}`), p, "", time.Now()))
+	resp, err := pushClient.Do(pushRequest(p.Subs[0], []byte(`{}`), p, "", "topic", time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +108,12 @@ func TestPushDropsGoneSubscriptions(t *testing.T) {
 			err = b.push.add(other, nil, true)
 		}
 		p := *b.vapid()
-		b.push.sending = 1
+		*p.Subs[0].sending = 1
 		b.mu.Unlock()
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.send(p.Subs[0], []byte(`{}`), p, "") // on this goroutine
+		b.send(p.Subs[0], pushRequest(p.Subs[0], []byte(`{}`), p, "", "topic", time.Now())) // on this goroutine
 		service.Close()
 		var endpoints []string
 		for _, s := range b.push.Subs {
@@ -123,8 +123,8 @@ func TestPushDropsGoneSubscriptions(t *testing.T) {
 		if tc.kept {
 			want = []string{p.Subs[0].Endpoint, other.Endpoint}
 		}
-		if strings.Join(endpoints, " ") != strings.Join(want, " ") || b.push.sending != 0 {
-			t.Errorf("after %d: subscriptions %q, %d sending, want %q, 0", tc.status, endpoints, b.push.sending, want)
+		if strings.Join(endpoints, " ") != strings.Join(want, " ") || *p.Subs[0].sending != 0 {
+			t.Errorf("after %d: subscriptions %q, %d sending, want %q, 0", tc.status, endpoints, *p.Subs[0].sending, want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +40,11 @@ type pushService struct {
 	got    chan map[string]any
 	status int
 	hold   chan struct{}
+	once   sync.Once
 }
+
+// release lets the held messages go.
+func (s *pushService) release() { s.once.Do(func() { close(s.hold) }) }
 
 func newPushService(t *testing.T, inbox *ui.Inbox, status int, hold bool) *pushService {
 	t.Helper()
@@ -67,7 +72,7 @@ func newPushService(t *testing.T, inbox *ui.Inbox, status int, hold bool) *pushS
 	}))
 	t.Cleanup(s.Close)
 	if hold {
-		t.Cleanup(func() { close(s.hold) }) // before Close, which waits for the handlers
+		t.Cleanup(s.release) // before Close, which waits for the handlers
 	}
 	return s
 }
@@ -230,8 +235,9 @@ func TestPushOpensAndEnds(t *testing.T) {
 }
 
 // TestPushFaultsHoldNothingUp: a push service that never answers and one
-// that answers 500 hold up neither Ask, Respond nor the page: the question is
-// answered, and Ask returns, while the first still holds its message.
+// that answers 500 hold up neither Ask, Respond, the page nor each other: the
+// question is answered, Ask returns and the second gets the ending while the
+// first still holds the opening, and gets the ending only after it.
 func TestPushFaultsHoldNothingUp(t *testing.T) {
 	inbox := &ui.Inbox{PushLoopback: true}
 	held := newPushService(t, inbox, http.StatusCreated, true)
@@ -266,6 +272,18 @@ func TestPushFaultsHoldNothingUp(t *testing.T) {
 	case <-held.hold:
 		t.Fatal("the held message was let go before Ask returned")
 	default:
+	}
+	if msg := failing.next(t); !strings.Contains(msg, `"ended":true`) {
+		t.Errorf("the failing service got %s, want the ending", msg)
+	}
+	select {
+	case msg := <-held.got:
+		t.Fatalf("the ending %v went before the opening's answer", msg)
+	default:
+	}
+	held.release()
+	if msg := held.next(t); !strings.Contains(msg, `"ended":true`) {
+		t.Errorf("the held service got %s, want the ending", msg)
 	}
 }
 
