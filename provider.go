@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1211,13 +1212,17 @@ func timeLeft(ctx context.Context) string {
 func (t *Terminal) bell(req *Request, i int) string {
 	if t.Quiet || i > 0 || terminal(t.out) == nil {
 		return ""
+	} else if runtime.GOOS == "windows" { // a console without VT mode shows escapes
+		return "\a"
 	}
-	title := "A question waits"
+	r, title := rows{width: 100}, "A question waits"
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
-		title = strings.ReplaceAll(wrapped(cmp.Or(a.Name, a.ID), 40), ";", ",")
+		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
 	}
 	first, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
-	body := wrapped(first, 100) // columns
+	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(first, "", "", 1)
+	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
 	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
 }
 
@@ -1291,13 +1296,6 @@ func wrap(width int, s string) string {
 	r := rows{width: width}
 	r.text(s, "", "", 0)
 	return r.String()
-}
-
-// wrapped returns s in one row as wide as width, cut with "…", tabs as spaces.
-func wrapped(s string, width int) string {
-	r := rows{width: width}
-	r.text(s, "", "", 1)
-	return strings.TrimSuffix(r.String(), "\n")
 }
 
 type rows struct {

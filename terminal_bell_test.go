@@ -248,9 +248,9 @@ func TestTerminalBellOfHostileText(t *testing.T) {
 		if body != tt.body || osc9 != "9;"+title+": "+body {
 			t.Errorf("question %q: notifications %q and %q, want the body %q", clipped(tt.question), osc9, osc777, tt.body)
 		}
-		if want := strings.ReplaceAll(tt.agent, ";", ","); tt.agent != "" && (columns(title) > 40 ||
+		if want := strings.ReplaceAll(tt.agent, ";", ","); tt.agent != "" && (columns(title) > 100 ||
 			!strings.HasPrefix(want, strings.TrimSuffix(title, "…"))) {
-			t.Errorf("agent %q: title %q, want its start without \";\", at most 40 columns", tt.agent, title)
+			t.Errorf("agent %q: title %q, want its start without \";\", at most 100 columns", tt.agent, title)
 		}
 		if n := columns(body); n > 100 || !utf8.ValidString(osc777) {
 			t.Errorf("body %q of %d columns, want at most 100 of UTF-8", body, n)
