@@ -1207,12 +1207,13 @@ func timeLeft(ctx context.Context) string {
 }
 
 // bell returns, for question i of an ask to a terminal, BEL and the desktop
-// notifications OSC 9 and 777: the agent (no ";", which ends 777's title) and
-// req's first row, cut. Validate let no control through to end them. Else "".
+// notifications OSC 9 and 777: the agent or "A question waits" (no ";", which
+// ends 777's title) and req's first row, cut. Validate let no control through to end them. Else "".
 func (t *Terminal) bell(req *Request, i int) string {
-	if t.Quiet || i > 0 || terminal(t.out) == nil {
+	switch {
+	case t.Quiet || i > 0 || terminal(t.out) == nil:
 		return ""
-	} else if runtime.GOOS == "windows" { // a console without VT mode shows escapes
+	case runtime.GOOS == "windows": // a console without VT mode shows escapes
 		return "\a"
 	}
 	r, title := rows{width: 100}, "A question waits"
