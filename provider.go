@@ -1206,9 +1206,9 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
-// bell returns, for question i of an ask to a terminal, BEL and the desktop
-// notifications OSC 9 and 777: the agent or "A question waits" (no ";", which
-// ends 777's title) and req's first row, cut. Validate let no control through to end them. Else "".
+// bell returns BEL and the desktop notifications OSC 9 and 777, when question
+// i opens an ask on a terminal: the agent or "A question waits" (without ";",
+// 777's separator) and req's first row, cut. No control passes Validate.
 func (t *Terminal) bell(req *Request, i int) string {
 	switch {
 	case t.Quiet || i > 0 || terminal(t.out) == nil:
