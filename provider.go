@@ -37,7 +37,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -2636,7 +2635,7 @@ func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
 	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), slices.Concat([]byte("WebPush: info\x00"), ua, asPublic, []byte{1})))
 	block, _ := aes.NewCipher(hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16])
 	gcm, _ := cipher.NewGCM(block)
-	head := append(binary.BigEndian.AppendUint32(slices.Clip(salt), 4096), byte(len(asPublic)))
+	head := append(slices.Clip(salt), 0, 0, 0x10, 0, 65) // record size 4096, and the key's length
 	nonce := hmacSHA256(prk, []byte("Content-Encoding: nonce\x00\x01"))[:12]
 	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
 }
