@@ -2436,7 +2436,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Inbox: Web Push
 
 // PushKey returns b's push key (VAPID, RFC 8292), made on first use: a P-256
-// public key in base64url, or "" when no random key could be made.
+// public key in base64url, or "" when no random key could be made. [Handler]
+// serves it at GET /push, and [Inbox.Subscribe] at POST /push (204, or 400 and
+// the error's JSON).
 func (b *Inbox) PushKey() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -2570,7 +2572,7 @@ func (b *Inbox) notify(c *inboxCall, req *Request) {
 	id := c.questions[0].entry.ID
 	msg := map[string]any{"id": id, "ended": true}
 	if req != nil {
-		line, _, _ := strings.Cut(req.Question, "\n")
+		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
 		r := []rune(line)
 		msg = map[string]any{"id": id, "text": string(r[:min(len(r), 100)]), "agent": cmp.Or(req.Agent, &Agent{}).Name}
 	}

@@ -194,7 +194,7 @@ func TestPushOpensAndEnds(t *testing.T) {
 	}
 
 	withdrawn, cancel := context.WithCancel(ctx)
-	done = askAsync(withdrawn, ui.Request{Question: "Deploy?"})
+	done = askAsync(withdrawn, ui.Request{Question: "\n  Deploy?\nWhy: the tests passed"})
 	open = s.next(t)
 	id = inbox.Pending()[0].ID
 	if want := fmt.Sprintf(`{"agent":"","id":%q,"text":"Deploy?"}`, id); open != want {
