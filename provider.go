@@ -3366,10 +3366,12 @@ function connect() {
   source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(), lost(); retry = setTimeout(recheck, 1000); };
+  source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
 }
-function lost() { // what the page knows while it reconnects; no card can be answered, so no countdown runs
-  off = true, statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+  statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
+  if (!away) return;
+  off = true;
   for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
   for (const d of document.querySelectorAll("[data-deadline]")) d.textContent = "";
   moved(place(box, false));
@@ -3378,7 +3380,7 @@ async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
     if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
-  } catch (e) {}
+  } catch (e) { lost(true); } // the host cannot be reached
   connect();
 }
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
