@@ -3353,7 +3353,7 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
+  d.textContent = off ? "" : s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3371,10 +3371,8 @@ function connect() {
 function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
   statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
   if (!away) return;
-  off = true;
+  off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
   for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
-  for (const d of document.querySelectorAll("[data-deadline]")) d.textContent = "";
-  moved(place(box, false));
 }
 async function recheck() {
   try {
@@ -3421,6 +3419,6 @@ box.parentElement.addEventListener("click", e => {
   }
 }, true);
 addEventListener("hashchange", start);
-setInterval(() => { if (!off) for (const d of document.querySelectorAll("[data-deadline]")) countdown(d); }, 1000);
+setInterval(() => { for (const d of document.querySelectorAll("[data-deadline]")) countdown(d); }, 1000);
 start();
 `
