@@ -2211,12 +2211,15 @@ func Handler(src Source, token string) http.Handler {
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
 	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
 		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]string{"key": b.PushKey()})
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
 		})
 		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
 			if err := b.Subscribe(body); err != nil {
-				writeJSON(w, http.StatusBadRequest, err)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_ = json.NewEncoder(w).Encode(err)
 			} else {
 				w.WriteHeader(http.StatusNoContent)
 			}
@@ -2430,13 +2433,9 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 			reply.Hint = pending[i].Hint
 		}
 	}
-	writeJSON(w, cmp.Or(status, http.StatusConflict), reply)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, _ := json.Marshal(v)
+	data, _ := json.Marshal(reply)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(cmp.Or(status, http.StatusConflict))
 	_, _ = w.Write(data)
 }
 
