@@ -1777,8 +1777,9 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // Inbox is a [Provider] for a UI outside the process, such as a web page. Its
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
-	// PushContact (mailto: or https:) is whom push services tell of a problem; PushLoopback
-	// allows http push endpoints on a loopback address, for tests. Set them before first use.
+	// PushContact (mailto: or https:) is whom push services tell of a problem;
+	// Apple's needs one. PushLoopback allows http push endpoints on a loopback
+	// address, for tests. Set them before first use.
 	PushContact  string
 	PushLoopback bool
 
