@@ -1778,8 +1778,8 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
 	// PushContact (mailto: or https:) is whom push services tell of a problem;
-	// Apple's needs one. PushLoopback allows http push endpoints on a loopback
-	// address, for tests. Set them before first use.
+	// Apple's needs a real one. PushLoopback allows http push endpoints on a
+	// loopback address, for tests. Set them before first use.
 	PushContact  string
 	PushLoopback bool
 
