@@ -261,7 +261,7 @@ func fileToken(db string) (string, error) {
 }
 
 // waiting returns the workflows that Launch recovered: this executor's of
-// this version that did not end. It says on stderr, one line each, which
+// this version that did not end (pending, or enqueued by the recovery). It says on stderr, one line each, which
 // others wait, since DBOS would leave them waiting without a word: on
 // SQLite any other one, on Postgres this executor's of another version (the
 // others are other processes'). The host does not resume them itself: a
@@ -270,7 +270,7 @@ func fileToken(db string) (string, error) {
 // something the host cannot know; the operator can.
 func waiting(engine dbos.Context, onPostgres bool) ([]string, error) {
 	executor, version := dbos.GetExecutorID(engine), dbos.GetApplicationVersion(engine)
-	filters := []dbos.ListWorkflowsOption{dbos.WithFilterStatus(dbos.WorkflowStatusPending), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false)}
+	filters := []dbos.ListWorkflowsOption{dbos.WithFilterStatus(dbos.WorkflowStatusPending, dbos.WorkflowStatusEnqueued), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false)}
 	if onPostgres {
 		filters = append(filters, dbos.WithFilterExecutorIDs(executor))
 	}
