@@ -754,8 +754,8 @@ func TestTokenKept(t *testing.T) {
 	if second.token != first.token {
 		t.Errorf("after a restart the token is %q, want %q, as before it", second.token, first.token)
 	}
-	if got := second.waitQuestion(second.events()); got.ID != q.ID {
-		t.Errorf("after a restart the page shows %s, want %s", got.ID, q.ID)
+	if got := idsOf(second.questions()); !slices.Contains(got, q.ID) {
+		t.Errorf("after a restart the page lists %q, want %s", got, q.ID)
 	}
 	second.kill()
 

@@ -22,7 +22,9 @@ import (
 //
 // A recovered workflow asks again. A question that was answered returns its
 // recorded outcome at once, without the page. One that was still open is
-// opened again, with the deadline recorded before the crash. As for Replay,
+// opened again, with the deadline recorded before the crash, and under the
+// same ID (WithQuestionID, from the workflow's ID and the question's
+// number), so that a tab open across the restart shows it once. As for Replay,
 // the tool must ask the same questions in the same order and ask before it
 // acts. A question that differs from the one recorded at its step fails.
 //
