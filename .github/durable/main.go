@@ -195,7 +195,7 @@ func run() error {
 		return err
 	}
 	if !onPostgres { // on Postgres, an open question's row outlives its process
-		awaitRecovered(engine, recovered)
+		awaitRecovered(ctx, engine, recovered)
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -297,7 +297,7 @@ func waiting(engine dbos.Context, onPostgres bool) ([]string, error) {
 // connects again at once, finds the question under its ID rather than
 // closed. A workflow that asks nothing within 10 s, as one that acts for
 // long, does not hold the page longer.
-func awaitRecovered(engine dbos.Context, ids []string) {
+func awaitRecovered(ctx context.Context, engine dbos.Context, ids []string) {
 	ended := make(chan string, len(ids))
 	left := make(map[string]bool)
 	for _, id := range ids {
@@ -329,6 +329,8 @@ func awaitRecovered(engine dbos.Context, ids []string) {
 		case id := <-ended:
 			delete(left, id)
 		case <-changed:
+		case <-ctx.Done():
+			return
 		case <-late:
 			fmt.Fprintf(os.Stderr, "durable: %d recovered workflows asked nothing within 10 s: the page serves without their questions for now\n", len(left))
 			return
