@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -897,6 +898,10 @@ type called[T any] struct {
 // Terminal is a [Provider] that asks on a text terminal, or on any reader
 // and writer. Make one with [NewTerminal].
 type Terminal struct {
+	// Quiet, set before the first Ask, turns off the bell and the desktop
+	// notification (OSC 9 and 777) that each Ask or AskAll sends a terminal.
+	Quiet bool
+
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or batch is asked
@@ -910,7 +915,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
-// writes to out. A nil in has ended, and a nil out discards.
+// writes to out. A nil in has ended, and a nil out discards. When out is a
+// terminal, each ask rings it and notifies the desktop, unless Quiet.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
@@ -994,7 +1000,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, i, n)
+	ans, err := t.answer(ctx, req, i, n, t.bell(req, i))
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
@@ -1003,7 +1009,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
 		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
-			ans, err = t.answer(ctx, req, i, n)
+			ans, err = t.answer(ctx, req, i, n, "")
 		}
 	}
 	if err == nil {
@@ -1013,10 +1019,10 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 	return Answer{}, err
 }
 
-// answer shows req and reads replies until one answers.
-func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
+// answer shows req, after bell, and reads replies until one answers.
+func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell string) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
+	if err := t.write(ctx, bell+render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
@@ -1200,16 +1206,44 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
+// bell returns BEL and the desktop notifications OSC 9 and 777, when question
+// i opens an ask on a terminal: the agent or "A question waits" (without ";",
+// 777's separator) and req's first row, cut. No control passes Validate.
+func (t *Terminal) bell(req *Request, i int) string {
+	switch {
+	case t.Quiet || i > 0 || terminal(t.out) == nil:
+		return ""
+	case runtime.GOOS == "windows": // a console without VT mode shows escapes
+		return "\a"
+	}
+	r, title := rows{width: 100}, "A question waits"
+	if a := req.Agent; a != nil && a.Name+a.ID != "" {
+		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
+	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(first, "", "", 1)
+	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
+	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
+}
+
+// terminal returns out as a terminal's file, or nil.
+func terminal(out io.Writer) *os.File {
+	f, _ := out.(*os.File)
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
+}
+
 // columnsWide returns $COLUMNS, else stty's width of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
-	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			cmd := exec.CommandContext(ctx, "stty", "size")
-			cmd.Stdin = f
-			size, _ := cmd.Output()
-			n = sizeColumns(string(size))
-		}
+	if f := terminal(out); f != nil && (err != nil || n <= 0) {
+		cmd := exec.CommandContext(ctx, "stty", "size")
+		cmd.Stdin = f
+		size, _ := cmd.Output()
+		n = sizeColumns(string(size))
 	}
 	if n <= 0 {
 		return defaultColumns
