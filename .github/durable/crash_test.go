@@ -651,8 +651,8 @@ func TestStaleProcessRefused(t *testing.T) {
 		case <-time.After(guard):
 			t.Fatalf("no page shows the resumed workflow's question within %v", guard)
 		}
-		for _, q := range list {
-			if q.ID != qa.ID && q.ID != qb.ID {
+		for _, q := range list { // on b, it may have the ID it had on a
+			if on == a && q.ID != qa.ID || on == b && q.ID != qb.ID {
 				owner, qx = on, q
 			}
 		}
