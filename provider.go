@@ -2152,7 +2152,7 @@ func (e *endings) put(id string, o Outcome) {
 // concurrently, one request's calls on that request's goroutine.
 type Source interface {
 	// Changes returns the changes after cursor, oldest first, and the cursor
-	// after them. It waits for one, or for ctx to be done (then ctx.Err()).
+	// after them, else waits for one or for ctx to be done (then ctx.Err()).
 	// Cursor "" gets at once every open question, oldest first, a batch's in
 	// order. An error, such as a cursor too old to know, ends a page's event
 	// stream, and the page connects again. A source over a database may poll,
@@ -2183,9 +2183,10 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // GET / is the page; the other routes need token (16 bytes or more, else
 // Handler panics) as a bearer or a query's token. GET /questions lists the open
 // questions; GET /events streams them as "questions", then each [Change] as
-// "question" or "ended", until src.Changes fails or a peer goes. POST
-// /questions/{id} takes an MCP elicitation result: 204, or a [HarnessError]'s
-// JSON (422 or 503 with "hint", 409); a bad body is 400, 413 or 415.
+// "question" or "ended", until src.Changes fails or a peer goes; at the
+// server's Shutdown, what changed, then "stopped". POST /questions/{id} takes
+// an MCP elicitation result: 204, or a [HarnessError]'s JSON (422 or 503 with
+// "hint", 409); a bad body is 400, 413 or 415.
 func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
@@ -2286,7 +2287,8 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(h.shutdown(r), cancel)()
+	stop := h.shutdown(r)
+	defer context.AfterFunc(stop, cancel)()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
@@ -2311,11 +2313,14 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	events = appendEvent(events, "questions", list)
-	for {
-		if _, err := w.Write(events); err != nil || flush() != nil {
+	for stopped := false; ; {
+		if _, err := w.Write(events); err != nil || flush() != nil || stopped {
 			return
 		}
-		if changes, cursor, err = h.src.Changes(ctx, cursor); err != nil {
+		changes, cursor, err = h.src.Changes(ctx, cursor)
+		if stopped = err != nil && stop.Err() != nil; stopped { // the server shuts down: what changed until now, then "stopped"
+			changes, _, _ = h.src.Changes(ctx, cursor) // ctx is done: a Source returns the changes it holds
+		} else if err != nil {
 			return
 		}
 		events = events[:0]
@@ -2325,6 +2330,9 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
+		}
+		if stopped {
+			events = appendEvent(events, "stopped", nil)
 		}
 	}
 }
@@ -3208,11 +3216,12 @@ summary { line-height: 2.75rem; cursor: pointer; }
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
+const t = s => s; // the page's words
 const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0, off = false, stopped = false; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3224,7 +3233,7 @@ function el(tag, cls, text) {
 // render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
-  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); else card.form.querySelector(".why").textContent = ""; // no "ended" event told of it; or open again
   for (const q of list) update(q);
   count(cards.size);
 }
@@ -3387,7 +3396,7 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
+  d.textContent = off ? "" : s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3396,16 +3405,23 @@ function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
+  source.addEventListener("questions", e => { off = stopped = false, render(JSON.parse(e.data)); }); // the whole list, once a connection
+  source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
+  source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
+}
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+  statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
+  if (!away) return;
+  off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
+  for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
 }
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
     if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
-  } catch (e) {}
+  } catch (e) { lost(true); } // the host cannot be reached
   connect();
 }
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
