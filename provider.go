@@ -293,7 +293,7 @@ func (r *Registry) audit(req *Request, reqs []Request, ended []Outcome, a *infli
 	}
 }
 
-type registryKey struct{}
+type registryKey struct{ questionID bool } // true: the key of WithQuestionID's ID
 
 func noop() {}
 
@@ -1802,9 +1802,9 @@ type change struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question, whose ID is 32 random hex digits, and waits for
-// [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
-// closes and Ask returns ctx.Err().
+// Ask opens req as a question, whose ID is 32 random hex digits unless [WithQuestionID]
+// names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
+// first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := b.ask(ctx, []Request{req}, false, req.Validate())
 	return o[0].Answer, o[0].Err
@@ -1814,6 +1814,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
+}
+
+// WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
+// digits and not open, else a random ID, as AskAll does: a host's recovered question keeps its ID.
+func WithQuestionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, registryKey{questionID: true}, id)
 }
 
 // Pending returns the open questions, oldest first, a batch's in order. The
@@ -2017,6 +2023,9 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 	}
 	for i, req := range reqs {
 		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
+		if id, _ := ctx.Value(registryKey{questionID: true}).(string); !batch && len(id) == 32 && strings.Trim(id, "0123456789abcdef") == "" && b.byID[id] == nil {
+			q.entry.ID = id
+		}
 		if batch {
 			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
