@@ -7,6 +7,7 @@
 //	Form                                 NewForm's Provider, for clients that render forms
 //	Inbox                                a Provider for a UI outside the process
 //	Inbox: the handler, over any Source  Handler, which serves a Source (an Inbox) to a web browser
+//	Inbox: Web Push                      the push key, subscriptions, and the messages (RFC 8291, 8292)
 //	Replay                               a Provider for hosts that cannot wait: the record and its runs
 //	Replay: sealed state                 Seal and OpenReplay
 //	Replay: the record's JSON            the record's JSON and its strict reader
@@ -26,6 +27,11 @@ import (
 	"cmp"
 	"container/list"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -37,12 +43,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
 	"math/bits"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,7 +293,7 @@ func (r *Registry) audit(req *Request, reqs []Request, ended []Outcome, a *infli
 	}
 }
 
-type registryKey struct{}
+type registryKey struct{ questionID bool } // true: the key of WithQuestionID's ID
 
 func noop() {}
 
@@ -897,6 +907,10 @@ type called[T any] struct {
 // Terminal is a [Provider] that asks on a text terminal, or on any reader
 // and writer. Make one with [NewTerminal].
 type Terminal struct {
+	// Quiet, set before the first Ask, turns off the bell and the desktop
+	// notification (OSC 9 and 777) that each Ask or AskAll sends a terminal.
+	Quiet bool
+
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or batch is asked
@@ -910,7 +924,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
-// writes to out. A nil in has ended, and a nil out discards.
+// writes to out. A nil in has ended, and a nil out discards. When out is a
+// terminal, each ask rings it and notifies the desktop, unless Quiet.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
@@ -994,7 +1009,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, i, n)
+	ans, err := t.answer(ctx, req, i, n, t.bell(req, i))
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
@@ -1003,7 +1018,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
 		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
-			ans, err = t.answer(ctx, req, i, n)
+			ans, err = t.answer(ctx, req, i, n, "")
 		}
 	}
 	if err == nil {
@@ -1013,10 +1028,10 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 	return Answer{}, err
 }
 
-// answer shows req and reads replies until one answers.
-func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
+// answer shows req, after bell, and reads replies until one answers.
+func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell string) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
+	if err := t.write(ctx, bell+render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
 		return Answer{}, err
 	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
@@ -1200,16 +1215,44 @@ func timeLeft(ctx context.Context) string {
 	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
+// bell returns BEL and the desktop notifications OSC 9 and 777, when question
+// i opens an ask on a terminal: the agent or "A question waits" (without ";",
+// 777's separator) and req's first row, cut. No control passes Validate.
+func (t *Terminal) bell(req *Request, i int) string {
+	switch {
+	case t.Quiet || i > 0 || terminal(t.out) == nil:
+		return ""
+	case runtime.GOOS == "windows": // a console without VT mode shows escapes
+		return "\a"
+	}
+	r, title := rows{width: 100}, "A question waits"
+	if a := req.Agent; a != nil && a.Name+a.ID != "" {
+		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
+	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(first, "", "", 1)
+	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
+	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
+}
+
+// terminal returns out as a terminal's file, or nil.
+func terminal(out io.Writer) *os.File {
+	f, _ := out.(*os.File)
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
+}
+
 // columnsWide returns $COLUMNS, else stty's width of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
-	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			cmd := exec.CommandContext(ctx, "stty", "size")
-			cmd.Stdin = f
-			size, _ := cmd.Output()
-			n = sizeColumns(string(size))
-		}
+	if f := terminal(out); f != nil && (err != nil || n <= 0) {
+		cmd := exec.CommandContext(ctx, "stty", "size")
+		cmd.Stdin = f
+		size, _ := cmd.Output()
+		n = sizeColumns(string(size))
 	}
 	if n <= 0 {
 		return defaultColumns
@@ -1734,7 +1777,14 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // Inbox is a [Provider] for a UI outside the process, such as a web page. Its
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
-	mu      sync.Mutex           // guards the fields below
+	// PushContact (mailto: or https:) is whom push services tell of a problem;
+	// Apple's needs a real one. PushLoopback allows http push endpoints on a
+	// loopback address, for tests. Set them before first use.
+	PushContact  string
+	PushLoopback bool
+
+	mu      sync.Mutex // guards the fields below
+	push    pusher
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -1752,9 +1802,9 @@ type change struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question, whose ID is 32 random hex digits, and waits for
-// [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
-// closes and Ask returns ctx.Err().
+// Ask opens req as a question, whose ID is 32 random hex digits unless [WithQuestionID]
+// names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
+// first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := b.ask(ctx, []Request{req}, false, req.Validate())
 	return o[0].Answer, o[0].Err
@@ -1764,6 +1814,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
+}
+
+// WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
+// digits and not open, else a random ID, as AskAll does: a host's recovered question keeps its ID.
+func WithQuestionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, registryKey{questionID: true}, id)
 }
 
 // Pending returns the open questions, oldest first, a batch's in order. The
@@ -1929,6 +1985,7 @@ type inboxCall struct {
 	// Guarded by the Inbox's mu.
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
+	left     int           // questions that left
 }
 
 // outcomes returns c's outcomes once each question up to an error has one, else nil.
@@ -1966,6 +2023,9 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 	}
 	for i, req := range reqs {
 		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
+		if id, _ := ctx.Value(registryKey{questionID: true}).(string); !batch && len(id) == 32 && strings.Trim(id, "0123456789abcdef") == "" && b.byID[id] == nil {
+			q.entry.ID = id
+		}
 		if batch {
 			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
@@ -1974,6 +2034,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		q.elem = b.open.PushBack(q)
 		b.note(q.entry.ID, nil)
 	}
+	b.notify(c, &c.questions[0].entry.Request)
 	b.publish()
 	b.mu.Unlock()
 	select {
@@ -2055,6 +2116,9 @@ func (b *Inbox) leave(q *question, o Outcome) {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
 		b.note(q.entry.ID, &o)
+		if q.call.left++; q.call.left == len(q.call.questions) {
+			b.notify(q.call, nil)
+		}
 	}
 	b.ended.put(q.entry.ID, o)
 }
@@ -2109,7 +2173,7 @@ func (e *endings) put(id string, o Outcome) {
 // concurrently, one request's calls on that request's goroutine.
 type Source interface {
 	// Changes returns the changes after cursor, oldest first, and the cursor
-	// after them. It waits for one, or for ctx to be done (then ctx.Err()).
+	// after them, else waits for one or for ctx to be done (then ctx.Err()).
 	// Cursor "" gets at once every open question, oldest first, a batch's in
 	// order. An error, such as a cursor too old to know, ends a page's event
 	// stream, and the page connects again. A source over a database may poll,
@@ -2132,15 +2196,16 @@ var _ Source = (*Inbox)(nil)
 // Handler returns Handler(b, token).
 func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 
-// Handler returns an [http.Handler] that serves src to a web browser. Mount it
-// under a prefix, and give the human the link /ask/#token=....
+// Handler returns an [http.Handler] that serves src to a web browser; the
+// human's link is /ask/#token=... when it is mounted as
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", userinteraction.Handler(inbox, token)))
 //
-// GET / is the page, GET /sw.js its service worker; the other routes need token (16 bytes or more, else
-// Handler panics) as a bearer or a query's token. GET /questions lists the open
-// questions; GET /events streams them as "questions", then each [Change] as
-// "question" or "ended", until src.Changes fails or a peer goes. POST
+// GET / (the page) and GET /sw.js (its worker) need no token; the others need
+// token (16 bytes or more, else Handler panics) as a bearer or a query's. GET
+// /questions lists the open questions; GET /events streams them as
+// "questions", then each [Change] as "question" or "ended", until src.Changes
+// fails, a peer goes, or Shutdown (what changed, then "stopped"). POST
 // /questions/{id} takes an MCP elicitation result: 204, or a [HarnessError]'s
 // JSON (422 or 503 with "hint", 409); a bad body is 400, 413 or 415.
 func Handler(src Source, token string) http.Handler {
@@ -2155,6 +2220,22 @@ func Handler(src Source, token string) http.Handler {
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
 	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
+	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
+		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
+		})
+		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
+			if err := b.Subscribe(body); err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_ = json.NewEncoder(w).Encode(err)
+			} else {
+				w.WriteHeader(http.StatusNoContent)
+			}
+		})
+	}
 	return h
 }
 
@@ -2252,7 +2333,8 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(h.shutdown(r), cancel)()
+	stop := h.shutdown(r)
+	defer context.AfterFunc(stop, cancel)()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
@@ -2277,11 +2359,14 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	events = appendEvent(events, "questions", list)
-	for {
-		if _, err := w.Write(events); err != nil || flush() != nil {
+	for stopped := false; ; {
+		if _, err := w.Write(events); err != nil || flush() != nil || stopped {
 			return
 		}
-		if changes, cursor, err = h.src.Changes(ctx, cursor); err != nil {
+		changes, cursor, err = h.src.Changes(ctx, cursor)
+		if stopped = err != nil && stop.Err() != nil; stopped { // the server shuts down: what changed until now, then "stopped"
+			changes, _, _ = h.src.Changes(ctx, cursor) // ctx is done: a Source returns the changes it holds
+		} else if err != nil {
 			return
 		}
 		events = events[:0]
@@ -2291,6 +2376,9 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
+		}
+		if stopped {
+			events = appendEvent(events, "stopped", nil)
 		}
 	}
 }
@@ -2368,6 +2456,224 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(cmp.Or(status, http.StatusConflict))
 	_, _ = w.Write(data)
+}
+
+// ----------------------------------------------------------------------------
+// Inbox: Web Push
+
+// PushKey returns b's push key (VAPID, RFC 8292), made on first use: a P-256
+// public key in base64url, or "" when no random key could be made. [Handler]
+// serves it at GET /push, and [Inbox.Subscribe] at POST /push (204, or 400 and
+// the error's JSON).
+func (b *Inbox) PushKey() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b64.EncodeToString(b.vapid().pub)
+}
+
+// Subscribe adds a browser's PushSubscription, as JSON, in place of one of the
+// same endpoint; a bad one, or a 101st, is [CodeInvalidRequest]. An endpoint
+// gets an encrypted message (RFC 8291) as each question, or batch, opens and
+// ends, and is dropped when its service answers 404 or 410.
+func (b *Inbox) Subscribe(subscription []byte) error {
+	var s pushSub
+	err := json.Unmarshal(subscription, &s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.push.add(s, err, b.PushLoopback)
+}
+
+// PushState returns b's push key and subscriptions, a secret a host keeps
+// across restarts (at exit, say), as JSON: {"key": the private key's 32 bytes
+// in base64url, "subscriptions": [...]}; nil when no key could be made.
+func (b *Inbox) PushState() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.vapid().key == nil {
+		return nil
+	}
+	data, _ := json.Marshal(pusher{Key: b64.EncodeToString(b.push.key.D.FillBytes(make([]byte, 32))), Subs: append([]pushSub{}, b.push.Subs...)})
+	return data
+}
+
+// SetPushState replaces b's push key and subscriptions with those of
+// PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
+// naming it, and leaves b as it was.
+func (b *Inbox) SetPushState(data []byte) error {
+	var st pusher
+	err := json.Unmarshal(data, &st)
+	d, _ := b64.DecodeString(st.Key)
+	p := pusher{}
+	if err != nil || p.setKey(d) != nil {
+		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
+	}
+	for _, s := range st.Subs {
+		if err := p.add(s, nil, b.PushLoopback); err != nil {
+			return err
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.push.key, b.push.pub, b.push.Subs = p.key, p.pub, p.Subs
+	return nil
+}
+
+var b64 = base64.RawURLEncoding
+
+// pushClient gives up after 10 s and follows no redirect.
+var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type pusher struct {
+	Key  string            `json:"key"` // in PushState's JSON only
+	Subs []pushSub         `json:"subscriptions"`
+	key  *ecdsa.PrivateKey // nil until first use
+	pub  []byte            // key's public key, uncompressed
+}
+
+type pushSub struct {
+	Endpoint string `json:"endpoint"`
+	Keys     struct {
+		P256dh string `json:"p256dh"`
+		Auth   string `json:"auth"`
+	} `json:"keys"`
+	ua, auth []byte         // the keys decoded
+	sending  *int           // its messages on their way, at most 8; more are dropped
+	last     *chan struct{} // closed once its last message went; nil at first
+}
+
+// setKey makes scalar d p's key, which Go 1.22's ecdsa cannot read.
+func (p *pusher) setKey(d []byte) error {
+	k, err := ecdh.P256().NewPrivateKey(d)
+	if err == nil {
+		p.pub = k.PublicKey().Bytes()
+		x, y := new(big.Int).SetBytes(p.pub[1:33]), new(big.Int).SetBytes(p.pub[33:])
+		p.key = &ecdsa.PrivateKey{PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, D: new(big.Int).SetBytes(d)}
+	}
+	return err
+}
+
+// add checks s, which failed to read when err is not nil, and puts it in p.
+func (p *pusher) add(s pushSub, err error, loopback bool) error {
+	u, err1 := url.Parse(s.Endpoint)
+	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
+	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
+	_, err2 := ecdh.P256().NewPublicKey(s.ua)
+	s.sending, s.last = new(int), new(chan struct{})
+	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	why := ""
+	switch {
+	case err != nil:
+		why = "it is not a PushSubscription's JSON"
+	case err1 != nil || len(s.Endpoint) > 2048 || u.Host == "" || u.User != nil || u.Scheme != "https" && !(loopback && u.Scheme == "http" && net.ParseIP(u.Hostname()).IsLoopback()):
+		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
+	case err2 != nil || len(s.auth) != 16:
+		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
+	case i >= 0:
+		p.Subs[i] = s
+	case len(p.Subs) == 100:
+		why = "the inbox holds 100 push subscriptions already"
+	default:
+		p.Subs = append(p.Subs, s)
+	}
+	if why != "" {
+		return NewError(CodeInvalidRequest, "the push subscription is refused: "+why, nil)
+	}
+	return nil
+}
+
+// vapid returns b's push, with a key made now if need be. b.mu is held.
+func (b *Inbox) vapid() *pusher {
+	if b.push.key == nil {
+		if k, err := ecdh.P256().GenerateKey(rand.Reader); err == nil {
+			_ = b.push.setKey(k.Bytes())
+		}
+	}
+	return &b.push
+}
+
+// notify sends each subscription, on a goroutine of its own, the message of
+// c: its first question's ID, req's first line cut to 100 characters and
+// agent's name, or, without req, that it ended. b.mu is held.
+func (b *Inbox) notify(c *inboxCall, req *Request) {
+	id := c.questions[0].entry.ID
+	msg := map[string]any{"id": id, "ended": true}
+	if req != nil {
+		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
+		r := []rune(line)
+		msg = map[string]any{"id": id, "text": string(r[:min(len(r), 100)]), "agent": cmp.Or(req.Agent, &Agent{}).Name}
+	}
+	plain, _ := json.Marshal(msg)
+	for _, s := range b.push.Subs {
+		if p := *b.vapid(); p.key != nil && *s.sending < 8 {
+			*s.sending++
+			prev, done := *s.last, make(chan struct{})
+			*s.last = done
+			go func() {
+				if prev != nil {
+					<-prev // one message at a time to a subscription, in order
+				}
+				b.send(s, pushRequest(s, plain, p, b.PushContact, id, time.Now()))
+				close(done)
+			}()
+		}
+	}
+}
+
+// send sends req to s, and drops s when its push service says it is gone.
+func (b *Inbox) send(s pushSub, req *http.Request) {
+	resp, err := pushClient.Do(req)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if *s.sending--; err == nil && resp.Body.Close() == nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
+		b.push.Subs = slices.DeleteFunc(b.push.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	}
+}
+
+// pushRequest returns the request that sends plain to s, encrypted under a new
+// key and salt, with a VAPID header of p's key and contact valid for 12 hours.
+// A message of the same topic replaces it while it waits at the push service.
+func pushRequest(s pushSub, plain []byte, p pusher, contact, topic string, now time.Time) *http.Request {
+	u, _ := url.Parse(s.Endpoint) // add parsed it
+	claims, _ := json.Marshal(struct {
+		Aud string `json:"aud"`
+		Exp int64  `json:"exp"`
+		Sub string `json:"sub,omitempty"`
+	}{u.Scheme + "://" + u.Host, now.Add(12 * time.Hour).Unix(), contact})
+	token := b64.EncodeToString([]byte(`{"typ":"JWT","alg":"ES256"}`)) + "." + b64.EncodeToString(claims)
+	digest := sha256.Sum256([]byte(token))
+	r, sig, err := ecdsa.Sign(rand.Reader, p.key, digest[:])
+	as, err2 := ecdh.P256().GenerateKey(rand.Reader)
+	salt := make([]byte, 16)
+	if _, err3 := rand.Read(salt); err != nil || err2 != nil || err3 != nil {
+		return &http.Request{} // Do fails: no random bytes
+	}
+	token += "." + b64.EncodeToString(append(r.FillBytes(make([]byte, 32)), sig.FillBytes(make([]byte, 32))...))
+	req, _ := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
+	req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"}, "Topic": {topic},
+		"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
+	return req
+}
+
+// encryptPush returns plain encrypted for key ua and secret auth as RFC 8291
+// says, in one record of aes128gcm (RFC 8188).
+func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
+	uaKey, _ := ecdh.P256().NewPublicKey(ua) // add checked it
+	secret, _ := as.ECDH(uaKey)
+	asPublic := as.PublicKey().Bytes()
+	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), slices.Concat([]byte("WebPush: info\x00"), ua, asPublic, []byte{1})))
+	block, _ := aes.NewCipher(hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16])
+	gcm, _ := cipher.NewGCM(block)
+	head := append(slices.Clip(salt), 0, 0, 0x10, 0, 65) // record size 4096, and the key's length
+	nonce := hmacSHA256(prk, []byte("Content-Encoding: nonce\x00\x01"))[:12]
+	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
+}
+
+// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
+// expand of one block when data ends with 1.
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
 }
 
 // ----------------------------------------------------------------------------
@@ -3197,11 +3503,12 @@ summary { line-height: 2.75rem; cursor: pointer; }
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
+const t = s => s; // the page's words
 const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0, off = false, stopped = false; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 const t = s => s; // the page's words; a table of them replaces it
 
 function el(tag, cls, text) {
@@ -3214,7 +3521,7 @@ function el(tag, cls, text) {
 // render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
-  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); else card.form.querySelector(".why").textContent = ""; // no "ended" event told of it; or open again
   for (const q of list) update(q);
   count(cards.size);
 }
@@ -3379,11 +3686,11 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
+  d.textContent = off ? "" : s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
 }
 
 // Notifications come through the page's service worker, as phones show them only from one: while the page is hidden,
-// a question that opens shows one, closed when it ends; a click on one brings the page to its question (reach).
+// a question that opens shows one, closed when it ends; a click on one brings its card into view, focused (reach).
 const sw = isSecureContext && "Notification" in window && navigator.serviceWorker, bell = el("button", "", t("Notify me of new questions"));
 let worker = null, shown = Promise.resolve(), wanted = ""; // shown: the notifications' changes, in order; wanted: a card a click asked for
 Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.permission !== "default", onclick: () => Notification.requestPermission().then(p =>
@@ -3395,10 +3702,7 @@ function allow() { // registers the worker (its URL holds the token, for a page 
   (worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready)).then(push).catch(() => {});
 }
 function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); }
-function reach(id) { // brings question id's card into view, focused, now or once it is shown
-  const card = cards.get(id);
-  if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView();
-}
+function reach(id) { const card = cards.get(id); if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView(); }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
 // closed meanwhile ended. It reconnects itself, a second after an error, once a check says the token is right.
@@ -3406,16 +3710,23 @@ function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
   source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
-  source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
+  source.addEventListener("questions", e => { off = stopped = false, render(JSON.parse(e.data)); }); // the whole list, once a connection
+  source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
+  source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
+}
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+  statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
+  if (!away) return;
+  off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
+  for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
 }
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
     if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
-  } catch (e) {}
+  } catch (e) { lost(true); } // the host cannot be reached
   connect();
 }
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
