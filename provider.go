@@ -3509,7 +3509,6 @@ const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
 let token = "", source = null, retry = 0, still = 0, off = false, stopped = false; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
-const t = s => s; // the page's words; a table of them replaces it
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);

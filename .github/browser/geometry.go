@@ -279,7 +279,8 @@ func keyboardPick(s *site, t *tab) error {
 	if err != nil {
 		return err
 	}
-	if err := t.do(chromedp.KeyEvent("\t"), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r")); err != nil {
+	// The first Tab reaches the page's notify control, the second the picked row.
+	if err := t.do(chromedp.KeyEvent("\t\t"), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r")); err != nil {
 		return err
 	}
 	return want(done, "us")
