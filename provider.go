@@ -810,7 +810,7 @@ type Pending struct {
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Count > 1 {
-		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
+		form.Message = Words(nil).Place(q) + ".\n" + form.Message
 	}
 	if q.Hint != "" {
 		form.Message = q.Hint + "\n" + form.Message
@@ -850,6 +850,226 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 		q.Deadline = *w.Deadline
 	}
 	return nil
+}
+
+// Words is a UI's own words in one language, each keyed by its English text
+// (see [EnglishWords]), with its format verbs, such as %d, in the same order.
+// A nil Words, or a missing key, says it in English.
+type Words map[string]string
+
+// EnglishWords returns every key of [Words], each mapped to itself: the list
+// a translator translates. Each call returns a new map.
+func EnglishWords() Words {
+	w := make(Words, len(english))
+	for _, key := range english {
+		w[key] = key
+	}
+	return w
+}
+
+// english lists the words that the page and the Terminal say, in that order.
+var english = strings.Split(`Questions from your agent
+Connecting…
+Closed
+Questions
+No open questions.
+1 open question.
+%d open questions.
+From %s
+Pick one or more:
+Pick one:
+Recommended
+Or your own answer:
+Your answer:
+Send answer
+Decline to answer
+Dismiss here
+You answered: %s
+This question is no longer open.
+You declined to answer.
+Dismissed here. If the agent asked on another screen too, the question is still open there.
+Not used. %s
+Show the question
+Not sent: the connection is lost. Try again.
+This answer was refused.
+Your answer could not be kept. Send it again.
+Too late: this question is no longer open, and your answer was not used.
+Not sent (HTTP %d). Try again.
+Answer within %s.
+Time is up.
+Connection lost: reconnecting…
+This link's token is wrong: open the link the host printed.
+Open this page through the link the host printed: it ends with #token=…
+This moved as you clicked: look again, then click.
+Question %d of %d
+Answered %s: %s.
+Declined %s.
+Dismissed %s.
+No answer came before the deadline.
+The agent no longer needs an answer.
+The question ended %s.
+Answered %s.
+on the page
+in the terminal
+in the form
+in the inbox
+on another screen
+elsewhere
+in %s
+own words %s
+%d options
+%d second
+%d seconds
+%d minute
+%d minutes
+%d hour
+%d hours
+%s %s
+A line typed before this question was shown was ignored.
+That answer could not be kept. Here is the question again.
+The questions were declined %s.
+The questions were answered %s.
+Your answer here was not used.
+Your %d answers here were not used.
+from %s
+Type your answer.
+one or more of 1-%d, such as 1,%d
+1-%d
+Enter for %s
+type your own answer
+or %s
+That line is longer than %d bytes.
+That line is not valid UTF-8.
+Type an answer.
+No option is recommended: type a number.
+%s is not an option: type its number.
+Pick one option.
+Option %d is given twice.
+%s is option %s, and the label of option %d: type %s or #%d.
+Type the number of an option.
+Some labels hold commas: type the numbers of the options, such as #1,#2.
+%s is not an option: type only options, or only your own words.
+%s mixes numbers and labels: type %s.
+Type each number, such as 1,2,3.
+There is no option %s.`, "\n")
+
+// say returns w's word for key, formatted with args.
+func (w Words) say(key string, args ...any) string {
+	if s, ok := w[key]; ok && s != "" {
+		key = s
+	}
+	if len(args) == 0 {
+		return key
+	}
+	return fmt.Sprintf(key, args...)
+}
+
+// Ended returns the sentence for how a question ended with o, as the page and
+// the Terminal say it: `Answered in the terminal: "Keep".`, "Declined on the
+// page.", "No answer came before the deadline.". Text of the model or the
+// human in it is quoted.
+func (w Words) Ended(o Outcome) string {
+	where := w.where(o.Answer.Via)
+	switch code := CodeOf(o.Err); {
+	case o.Err == nil && len(w.picks(o.Answer)) == 0:
+		return w.say("Answered %s.", where)
+	case o.Err == nil:
+		return w.say("Answered %s: %s.", where, strings.Join(w.picks(o.Answer), ", "))
+	case code == CodeAskDeclined:
+		return w.say("Declined %s.", where)
+	case code == CodeAskCancelled:
+		return w.say("Dismissed %s.", where)
+	case code == CodeAskAborted && (errors.Is(o.Err, context.DeadlineExceeded) || strings.Contains(o.Err.Error(), "deadline")):
+		return w.say("No answer came before the deadline.")
+	case code == CodeAskAborted:
+		return w.say("The agent no longer needs an answer.")
+	}
+	return w.say("The question ended %s.", where)
+}
+
+// Place returns where q stands in its batch, "Question 2 of 3", or "" for a
+// question asked alone.
+func (w Words) Place(q Pending) string {
+	if q.Count <= 1 {
+		return ""
+	}
+	return w.say("Question %d of %d", q.Index+1, q.Count)
+}
+
+// TimeLeft returns the words for the time from now to deadline, as the
+// Terminal writes them: "Answer within 5 minutes.", then "Time is up.". A
+// zero deadline is "".
+func (w Words) TimeLeft(deadline, now time.Time) string {
+	d := max(deadline.Sub(now).Round(time.Second), time.Second)
+	count := func(n time.Duration, one, more string) string {
+		return w.say(map[bool]string{true: one, false: more}[n == 1], n)
+	}
+	switch m := d.Round(time.Minute); {
+	case deadline.IsZero():
+		return ""
+	case !deadline.After(now):
+		return w.say("Time is up.")
+	case d < time.Minute:
+		return w.say("Answer within %s.", count(d/time.Second, "%d second", "%d seconds"))
+	case m%time.Hour == 0:
+		return w.say("Answer within %s.", count(m/time.Hour, "%d hour", "%d hours"))
+	case m < time.Hour:
+		return w.say("Answer within %s.", count(m/time.Minute, "%d minute", "%d minutes"))
+	default:
+		return w.say("Answer within %s.", w.say("%s %s", count(m/time.Hour, "%d hour", "%d hours"), count(m%time.Hour/time.Minute, "%d minute", "%d minutes")))
+	}
+}
+
+// where says where via is, as "on the page". Another name shows when plain.
+func (w Words) where(via string) string {
+	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
+	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
+		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
+	switch where, ok := known[via]; {
+	case ok:
+		return w.say(where)
+	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
+		return w.say("elsewhere")
+	}
+	return w.say("in %s", quote(via))
+}
+
+// picks returns a's picks quoted, then its own words.
+func (w Words) picks(a Answer) []string {
+	picks, quoted, values := a.Options, []string(nil), []string(nil)
+	if a.Option != nil {
+		picks = []Option{*a.Option}
+	}
+	for _, opt := range picks {
+		quoted, values = append(quoted, quoteTheirs(opt.Label)), append(values, opt.text())
+	}
+	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
+	case a.Option != nil || words == "":
+	case len(quoted) > 0:
+		quoted = append(quoted, w.say("own words %s", quoteTheirs(words)))
+	default:
+		quoted = append(quoted, quoteTheirs(words))
+	}
+	return quoted
+}
+
+// quoteTheirs quotes s with at most maxMarks marks a character.
+func quoteTheirs(s string) string {
+	var b strings.Builder
+	for i, marks := 0, 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.Is(unicode.M, c):
+			marks++
+		case !isJoiner(c):
+			marks = 0
+		}
+		if marks <= maxMarks {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return quote(b.String())
 }
 
 // errStopped is what goCall gives for runtime.Goexit or panic(nil).
@@ -905,6 +1125,8 @@ type Terminal struct {
 	written chan called[error] // the last write in flight, or nil
 	midLine bool               // the last output is a prompt no line answered
 	columns int                // the width of the question shown last
+	// Words are its own words, English when nil. Set it before t is used.
+	Words Words
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -960,10 +1182,6 @@ const (
 	descriptionRows = 3           // so descriptions push no options out of sight
 	sayWait         = time.Second // how long writing an ask's ending may take
 
-	staleNotice   = "A line typed before this question was shown was ignored."
-	timeUpNotice  = "No answer came before the deadline."
-	stoppedNotice = "The agent no longer needs an answer."
-	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
 // acquire takes t's turn for the questions, unless they are invalid, t is not
@@ -1002,7 +1220,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
-		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
+		} else if err = t.write(ctx, wrap(t.columns, t.Words.say("That answer could not be kept. Here is the question again."))); err == nil { // the question is open
 			ans, err = t.answer(ctx, req, i, n)
 		}
 	}
@@ -1016,10 +1234,11 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 // answer shows req and reads replies until one answers.
 func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
+	deadline, _ := ctx.Deadline()
+	if err := t.write(ctx, render(t.Words, req, t.columns, i, n, t.Words.TimeLeft(deadline, time.Now()))); err != nil {
 		return Answer{}, err
 	}
-	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options)), w: t.Words}
 	for i, o := range req.Options {
 		key := labelKey(o.Label)
 		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
@@ -1028,7 +1247,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, 
 	select {
 	case l := <-t.read: // a line the read in flight has was typed before the question; never, when t.read is nil
 		if l.value.err == nil && l.panicked == nil {
-			t.read, prompt = nil, wrap(t.columns, staleNotice)
+			t.read, prompt = nil, wrap(t.columns, t.Words.say("A line typed before this question was shown was ignored."))
 		} else {
 			t.read <- l // an end of input or a panic, which the next read meets
 		}
@@ -1051,7 +1270,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, 
 		}
 		prompt = wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form refusal says what to type
-			prompt += wrap(t.columns, accepts(req))
+			prompt += wrap(t.columns, accepts(t.Words, req))
 		}
 	}
 }
@@ -1066,21 +1285,21 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	}
 	wait, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
-	r := rows{width: columnsWide(wait, t.out)}
+	r, w := rows{width: columnsWide(wait, t.out)}, t.Words
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
-		r.ended(o, req, batch)
+		r.ended(w, o, req, batch)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.text(timeUpNotice, "", "", 0)
+		r.text(w.say("No answer came before the deadline."), "", "", 0)
 	default:
-		r.text(stoppedNotice, "", "", 0)
+		r.text(w.say("The agent no longer needs an answer."), "", "", 0)
 	}
 	switch {
 	case elsewhere && typed == 1:
-		r.text("Your answer here was not used.", "", "", 0)
+		r.text(w.say("Your answer here was not used."), "", "", 0)
 	case elsewhere && typed > 1:
-		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
+		r.text(w.say("Your %d answers here were not used.", typed), "", "", 0)
 	}
 	// Before the host's next output, after a write ctx interrupted.
 	if _, err := await(wait, &t.written); err != nil {
@@ -1090,24 +1309,25 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	_ = t.write(wait, r.String())
 }
 
-// ended writes in two rows at most how req, or its batch, ended with o elsewhere.
-func (r *rows) ended(o Outcome, req *Request, batch bool) {
-	where, a := onUI(o.Answer.Via), o.Answer
-	if o.Err != nil || batch {
-		how := "The question ended "
-		switch declined := CodeOf(o.Err) == CodeAskDeclined; {
-		case declined && batch:
-			how = "The questions were declined "
-		case declined:
-			how = "Declined "
-		case o.Err == nil:
-			how = "The questions were answered "
+// ended writes in two rows at most how req, or its batch, ended with o
+// elsewhere: [Words.Ended]'s sentence, with the rows picked before the picks.
+func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
+	where, declined := w.where(o.Answer.Via), CodeOf(o.Err) == CodeAskDeclined
+	switch {
+	case batch && declined:
+		r.text(w.say("The questions were declined %s.", where), "", "", 0)
+	case batch && o.Err == nil:
+		r.text(w.say("The questions were answered %s.", where), "", "", 0)
+	}
+	quoted := strings.Join(w.picks(o.Answer), ", ")
+	if batch || o.Err != nil || quoted == "" {
+		if !batch {
+			r.text(w.Ended(o), "", "", 0)
 		}
-		r.text(how+where+".", "", "", 0)
 		return
 	}
-	row := labelIndexes(req.Options)
-	var numbers, quoted, values []string
+	a, row := o.Answer, labelIndexes(req.Options)
+	var numbers []string
 	picks := a.Options
 	if a.Option != nil {
 		picks = []Option{*a.Option}
@@ -1116,88 +1336,28 @@ func (r *rows) ended(o Outcome, req *Request, batch bool) {
 		if i, ok := row[opt.Label]; ok {
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
-		quoted = append(quoted, quoteTheirs(opt.Label))
-		values = append(values, opt.text())
 	}
-	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
-	case a.Option != nil || words == "":
-	case len(quoted) > 0:
-		quoted = append(quoted, "own words "+quoteTheirs(words))
-	default:
-		quoted = append(quoted, quoteTheirs(words))
+	rows := func(s string) int { return strings.Count(wrap(r.width, s), "\n") }
+	answered := func() string { return strings.TrimSuffix(w.say("Answered %s: %s.", where, strings.Join(numbers, " ")), " .") }
+	own := answered()
+	if rows(own) > 2 { // a long name
+		where = w.say("elsewhere")
+		own = answered()
 	}
-	own := strings.TrimSpace("Answered " + where + ": " + strings.Join(numbers, " "))
-	if strings.Count(wrap(r.width, own), "\n") > 2 { // a long name
-		own = strings.TrimSpace("Answered elsewhere: " + strings.Join(numbers, " "))
+	if rows(own) > 2 { // too many numbers
+		numbers = []string{w.say("%d options", len(numbers))}
+		own = answered()
 	}
-	if strings.Count(wrap(r.width, own), "\n") > 2 { // too many numbers
-		own = fmt.Sprintf("Answered elsewhere: %d options", len(numbers))
-	}
-	line := own + " " + strings.Join(quoted, ", ") + "."
+	line := w.say("Answered %s: %s.", where, strings.TrimSpace(strings.Join(numbers, " ")+" "+quoted))
 	switch {
-	case len(quoted) == 0:
-		r.text(strings.TrimSuffix(own, ":")+".", "", "", 0)
 	case fit(line, 0, r.width) == len(line):
 		r.WriteString(line + "\n")
 	case fit(own, 0, r.width) == len(own):
 		r.WriteString(own + "\n")
-		r.text(line[len(own)+1:], "| ", "| ", 1)
+		r.text(quoted, "| ", "| ", 1)
 	default:
 		r.text(own, "", "", 0)
 	}
-}
-
-// onUI says where via is, as "on the page". Another name shows when plain.
-func onUI(via string) string {
-	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
-		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
-	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
-	switch where, ok := known[via]; {
-	case ok:
-		return where
-	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
-		return "elsewhere"
-	}
-	return "in " + quote(via)
-}
-
-// quoteTheirs quotes s with at most maxMarks marks a character.
-func quoteTheirs(s string) string {
-	var b strings.Builder
-	for i, marks := 0, 0; i < len(s); {
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case unicode.Is(unicode.M, c):
-			marks++
-		case !isJoiner(c):
-			marks = 0
-		}
-		if marks <= maxMarks {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return quote(b.String())
-}
-
-func timeLeft(ctx context.Context) string {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return ""
-	}
-	count := func(n time.Duration, unit string) string {
-		if n != 1 {
-			unit += "s"
-		}
-		return fmt.Sprintf("%d %s", n, unit)
-	}
-	d := time.Until(deadline).Round(time.Second)
-	if d < time.Minute {
-		return "Answer within " + count(max(d/time.Second, 1), "second") + "."
-	}
-	m := d.Round(time.Minute)
-	left := count(m/time.Hour, "hour") + " " + count(m%time.Hour/time.Minute, "minute")
-	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
 // columnsWide returns $COLUMNS, else stty's width of out, else 80.
@@ -1227,13 +1387,13 @@ func sizeColumns(size string) int {
 }
 
 // render writes req, question i of n, in rows as wide as width.
-func render(req *Request, width, i, n int, deadline string) string {
+func render(w Words, req *Request, width, i, n int, deadline string) string {
 	r := rows{width: width}
 	if n > 1 {
-		r.text(fmt.Sprintf("Question %d of %d", i+1, n), "", "", 0)
+		r.text(w.Place(Pending{Index: i, Count: n}), "", "", 0)
 	}
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
-		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
+		r.text(w.say("from %s", cmp.Or(a.Name, a.ID)), "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
@@ -1255,7 +1415,7 @@ func render(req *Request, width, i, n int, deadline string) string {
 	if deadline != "" {
 		r.text(deadline, "", "", 0)
 	}
-	r.text(accepts(req), "", "", 0)
+	r.text(accepts(w, req), "", "", 0)
 	return r.String()
 }
 
@@ -1337,25 +1497,25 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return 1, size
 }
 
-func accepts(req *Request) string {
+func accepts(w Words, req *Request) string {
 	n := len(req.Options)
 	ways := []string{"1"}
 	switch {
 	case n == 0:
-		return "Type your answer."
+		return w.say("Type your answer.")
 	case req.MultiSelect && n > 1:
-		ways[0] = fmt.Sprintf("one or more of 1-%d, such as 1,%d", n, n)
+		ways[0] = w.say("one or more of 1-%d, such as 1,%d", n, n)
 	case n > 1:
-		ways[0] = fmt.Sprintf("1-%d", n)
+		ways[0] = w.say("1-%d", n)
 	}
 	if rows := recommended(req.Options); rows != nil {
-		ways = append(ways, "Enter for "+strings.ReplaceAll(rowList(rows), "#", ""))
+		ways = append(ways, w.say("Enter for %s", strings.ReplaceAll(rowList(rows), "#", "")))
 	}
 	if req.CustomAllowed() {
-		ways = append(ways, "type your own answer")
+		ways = append(ways, w.say("type your own answer"))
 	}
 	if last := len(ways) - 1; last > 0 {
-		ways[last] = "or " + ways[last]
+		ways[last] = w.say("or %s", ways[last])
 	}
 	return strings.Join(ways, ", ")
 }
@@ -1427,26 +1587,27 @@ type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
 	commas bool           // a label holds a comma, so no reply joins labels
+	w      Words
 }
 
 // read reads l as an answer or a refusal, in linear time.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
-	text, opts := l.text, r.req.Options
+	text, opts, w := l.text, r.req.Options, r.w
 	var rows []int
 	switch {
 	case l.err != nil:
 		return Answer{}, "", l.err
 	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
+		return Answer{}, w.say("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8.", nil
+		return Answer{}, w.say("That line is not valid UTF-8."), nil
 	case len(opts) == 0 && text == "":
-		return Answer{}, "Type an answer.", nil
+		return Answer{}, w.say("Type an answer."), nil
 	case len(opts) == 0:
 		return Answer{Text: text}, "", nil
 	case text == "":
 		if rows = recommended(opts); rows == nil {
-			return Answer{}, "No option is recommended: type a number.", nil
+			return Answer{}, w.say("No option is recommended: type a number."), nil
 		}
 	default:
 		key := labelKey(text)
@@ -1459,19 +1620,19 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 		case err != nil || refusal != "":
 			return Answer{}, refusal, err
 		case picks == nil && !r.req.CustomAllowed():
-			return Answer{}, quote(text) + " is not an option: type its number.", nil
+			return Answer{}, w.say("%s is not an option: type its number.", quote(text)), nil
 		case picks == nil:
 			return Answer{Text: text}, "", nil
 		}
 		rows = picks
 	}
 	if len(rows) > 1 && !r.req.MultiSelect {
-		return Answer{}, "Pick one option.", nil
+		return Answer{}, w.say("Pick one option."), nil
 	}
 	picked, picks := make([]bool, len(opts)), make([]Option, 0, len(rows))
 	for _, i := range rows {
 		if picked[i] {
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1), nil
+			return Answer{}, w.say("Option %d is given twice.", i+1), nil
 		}
 		picked[i] = true
 		picks = append(picks, opts[i])
@@ -1482,7 +1643,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 // pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
 // neither. Numbers that are another row's label are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
-	rows, hash, problem := numbers(key, len(r.req.Options))
+	rows, hash, problem := numbers(r.w, key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
 	for _, row := range rows { // "2 3" or "2, 3", where "2" is another row's label
 		if j, ok := r.byKey[strconv.Itoa(row+1)]; ok && j != row && !isLabel {
@@ -1492,7 +1653,7 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	switch isLabel = isLabel && !hash; {
 	case isLabel && rows != nil && !slices.Equal(rows, []int{i}):
 		list := rowList(rows)
-		return nil, true, fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
+		return nil, true, r.w.say("%s is option %s, and the label of option %d: type %s or #%d.",
 			quote(text), strings.ReplaceAll(list, "#", ""), i+1, list, i+1)
 	case rows != nil:
 		return rows, false, ""
@@ -1529,15 +1690,15 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 	}
 	switch {
 	case picks == nil && other == "":
-		return nil, "Type the number of an option.", nil
+		return nil, r.w.say("Type the number of an option."), nil
 	case picks == nil:
 		return nil, "", nil
 	case labelled && r.commas:
-		return nil, "Some labels hold commas: type the numbers of the options, such as #1,#2.", nil
+		return nil, r.w.say("Some labels hold commas: type the numbers of the options, such as #1,#2."), nil
 	case other != "":
-		return nil, quote(other) + " is not an option: type only options, or only your own words.", nil
+		return nil, r.w.say("%s is not an option: type only options, or only your own words.", quote(other)), nil
 	case numbered && labelled:
-		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
+		return nil, r.w.say("%s mixes numbers and labels: type %s.", quote(text), rowList(picks)), nil
 	}
 	return picks, "", nil
 }
@@ -1561,7 +1722,7 @@ func rowList(rows []int) string {
 }
 
 // numbers reads key as row numbers ("#2", "2."), in digits of any script.
-func numbers(key string, n int) (rows []int, hash bool, problem string) {
+func numbers(w Words, key string, n int) (rows []int, hash bool, problem string) {
 	var ascii []byte // labelKey made fullwidth forms ASCII
 	for _, c := range key {
 		switch {
@@ -1582,16 +1743,16 @@ func numbers(key string, n int) (rows []int, hash bool, problem string) {
 		i, err := strconv.Atoi(f)
 		switch {
 		case ranged && isDigits(from) && isDigits(to):
-			problem = "Type each number, such as 1,2,3."
+			problem = w.say("Type each number, such as 1,2,3.")
 		case !isDigits(f):
 			return nil, false, "" // "-1", "1.5", "#": not a row
 		case problem == "" && (err != nil || i < 1 || i > n):
-			problem = "There is no option " + clip(f, maxQuoted) + "."
+			problem = w.say("There is no option %s.", clip(f, maxQuoted))
 		}
 		rows = append(rows, i-1)
 	}
 	if len(fields) == 0 {
-		problem = "Type the number of an option."
+		problem = w.say("Type the number of an option.")
 	}
 	if problem != "" {
 		rows = nil
