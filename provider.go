@@ -1338,7 +1338,9 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 		}
 	}
 	rows := func(s string) int { return strings.Count(wrap(r.width, s), "\n") }
-	answered := func() string { return strings.TrimSuffix(w.say("Answered %s: %s.", where, strings.Join(numbers, " ")), " .") }
+	answered := func() string {
+		return strings.TrimSuffix(w.say("Answered %s: %s.", where, strings.Join(numbers, " ")), " .")
+	}
 	own := answered()
 	if rows(own) > 2 { // a long name
 		where = w.say("elsewhere")
