@@ -1904,6 +1904,10 @@ type Inbox struct {
 	ended   endings
 	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
 	seq     uint64   // the number of the last change
+
+	// Words are the page's words in other languages than English, by BCP 47
+	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
+	Words map[string]Words
 }
 
 // A change is one entry of an Inbox's log: a question that opened or got a
@@ -2311,6 +2315,9 @@ func Handler(src Source, token string) http.Handler {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
+	if b, ok := src.(*Inbox); ok && b != nil {
+		h.words = maps.Clone(b.Words)
+	}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
@@ -2333,6 +2340,7 @@ type handler struct {
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
+	words map[string]Words // by BCP 47 tag
 	// A context per server that served a stream, cancelled at its shutdown,
 	// which ends its streams then and later.
 	servers sync.Map
@@ -2415,6 +2423,10 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
+	tag, words := h.language(cmp.Or(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
+	if words != nil { // before the questions; English needs none
+		events = appendEvent(events, "words", map[string]any{"lang": tag, "words": words})
+	}
 	list, open := make([]Pending, len(changes)), make(map[string]bool, len(changes))
 	for i, c := range changes {
 		list[i], open[c.Pending.ID] = c.Pending, true
@@ -2427,7 +2439,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if o, ok := h.src.Outcome(id); ok {
 				ended = &o
 			}
-			events = appendEvent(events, "ended", endedEvent{id, ended})
+			events = appendEvent(events, "ended", endedOf(words, id, ended))
 		}
 	}
 	events = appendEvent(events, "questions", list)
@@ -2441,7 +2453,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		events = events[:0]
 		for _, c := range changes {
 			if c.Ended != nil {
-				events = appendEvent(events, "ended", endedEvent{c.Pending.ID, c.Ended})
+				events = appendEvent(events, "ended", endedOf(words, c.Pending.ID, c.Ended))
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
@@ -2452,6 +2464,30 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 type endedEvent struct {
 	ID      string   `json:"id"`
 	Outcome *Outcome `json:"outcome"`
+	Said    string   `json:"said,omitempty"` // Words.Ended in the page's language
+}
+
+// language returns the first tag of langs ("de-AT,en;q=0.8") that h has
+// words for, exactly or by its first part ("de"), with them; else English.
+func (h *handler) language(langs string) (string, Words) {
+	for _, tag := range strings.SplitN(langs, ",", 17)[:min(16, strings.Count(langs, ",")+1)] {
+		tag, _, _ = strings.Cut(strings.TrimSpace(tag), ";")
+		for _, t := range []string{tag, strings.Split(tag, "-")[0]} {
+			for key, words := range h.words {
+				if strings.EqualFold(key, t) {
+					return key, words
+				}
+			}
+		}
+	}
+	return "en", nil
+}
+
+func endedOf(w Words, id string, o *Outcome) endedEvent {
+	if o == nil {
+		return endedEvent{ID: id}
+	}
+	return endedEvent{id, o, w.Ended(*o)}
 }
 
 func appendEvent(events []byte, name string, v any) []byte {
@@ -3276,10 +3312,10 @@ const inboxPage = `<!doctype html>
 <title>Questions</title>
 <style>` + pageStyle + `</style>
 <main>
-<h1>Questions from your agent</h1>
+<h1 data-key="Questions from your agent">Questions from your agent</h1>
 <p id="status" role="status">Connecting…</p>
 <div id="questions"></div>
-<section id="ended" hidden><h2>Closed</h2></section>
+<section id="ended" hidden><h2 data-key="Closed">Closed</h2></section>
 </main>
 <script>` + pageScript + `</script>
 `
@@ -3332,8 +3368,10 @@ const statusLine = document.getElementById("status"), box = document.getElementB
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0, words = {}; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
+function t(key, ...args) { let i = 0; return (words[key] || key).replace(/%[ds]/g, () => args[i++]); } // the host's words for this page's language, else the English key
+function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -3353,15 +3391,15 @@ function update(q) { // a question that opened, or whose hint changed
   if (q.hint && !card.sending) refuse(card, q.hint);
 }
 function count(n) {
-  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
-  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
+  statusLine.textContent = n === 0 ? t("No open questions.") : n === 1 ? t("1 open question.") : t("%d open questions.", n);
+  document.title = (n > 0 ? "(" + n + ") " : "") + t("Questions");
 }
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
   const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
-  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
-  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (q.count > 1) meta.append(el("span", "place", t("Question %d of %d", (q.index || 0) + 1, q.count)), " ");
+  if (r.agent) meta.append(...tn("From %s", said([r.agent.name, r.agent.id].filter(Boolean).join(", "))), " ");
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline, countdown(meta.lastChild);
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));
@@ -3369,12 +3407,12 @@ function show(q) {
   form.setAttribute("aria-labelledby", "q-" + q.id);
   if (opts.length > 0) {
     const set = el("fieldset");
-    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
+    set.append(el("legend", "", t(multi ? "Pick one or more:" : "Pick one:")));
     for (const o of opts) {
       const row = el("div", "option"), label = el("label", "pick"), input = el("input");
       Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
       label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
-      if (o.recommended) label.append(el("span", "badge", "Recommended"));
+      if (o.recommended) label.append(el("span", "badge", t("Recommended")));
       row.append(label);
       if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
       set.append(row);
@@ -3383,7 +3421,7 @@ function show(q) {
   }
   let own = null;
   if (opts.length === 0 || r.allowCustom !== false) {
-    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
+    const label = el("label", "own", t(opts.length > 0 ? "Or your own answer:" : "Your answer:"));
     own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
     label.append(own);
     body.append(label);
@@ -3394,7 +3432,7 @@ function show(q) {
   }
   const note = el("p", "note"), buttons = el("div", "buttons");
   note.setAttribute("role", "alert");
-  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
+  const submit = el("button", "", t("Send answer")), decline = el("button", "", t("Decline to answer")), dismiss = el("button", "", t("Dismiss here"));
   submit.type = "submit", decline.type = dismiss.type = "button";
   buttons.append(submit, decline, dismiss);
   body.append(buttons, note); // a refusal moves none of the question's own controls
@@ -3415,17 +3453,18 @@ function show(q) {
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
 
-// end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
-// Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
-function end(card, outcome) {
+// end shows how a question ended: m is the stream's "ended" event (its outcome, and the sentence that says it
+// in this page's language), or null when the Inbox no longer knows. Its controls show what was answered (what
+// this page sent), and the card moves below the open ones, collapsed.
+function end(card, m) {
   if (cards.delete(card.id)) count(cards.size);
-  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
+  if (card.sending) return void (card.left = m || card.left || null); // the POST's response comes first
   if (card.over) return;
   card.over = true, moved(place(card.form, false));
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, shown] = describe(card, outcome);
+  const [why, shown] = describe(card, m);
   for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
   if (own) own.value = shown ? shown.words : "";
@@ -3433,40 +3472,23 @@ function end(card, outcome) {
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
   const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
-  more.append(el("summary", "", "Show the question"), card.body);
+  more.append(el("summary", "", t("Show the question")), card.body);
   card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !sentIn.has(card.batch) && unused(outcome)) // this card's answer too, when sent here
-    for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
+  if (card.answer && m && !sentIn.has(card.batch) && !(m.outcome.answer && m.outcome.answer.via === "page"))
+    card.note.replaceChildren(t("Not used. %s", m.said)); // another UI won the batch
 }
 // describe returns the line that says how a question ended, and the answer its controls show, if any:
 // an answer sent here as it was sent, whichever outcome the stream tells.
-function describe(card, o) {
-  if (card.answer) return [["You answered: ", said(spoken(card.answer))], card.answer];
-  if (!o) return [["This question is no longer open."], null];
-  if (o.error) {
-    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
-    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
-    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
-    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
-    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
-    return [["Closed: ", said(o.error.message)], null];
-  }
-  const a = o.answer, via = a.via || "";
-  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
-    return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
-}
-// unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
-function unused(o) {
-  if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
-  return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
-}
-function where(via) { // the UI that answered, in the page's words, or framed as the host named it
-  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
+function describe(card, m) {
+  const o = m && m.outcome, code = o && o.error && o.error.code, mine = card.sent || sentIn.get(card.batch);
+  if (card.answer) return [tn("You answered: %s", said(spoken(card.answer))), card.answer];
+  if (!o) return [[t("This question is no longer open.")], null];
+  if (code === "ASK_DECLINED" && mine === "decline") return [[t("You declined to answer.")], null];
+  if (code === "ASK_CANCELLED" && mine === "cancel") return [[t("Dismissed here. If the agent asked on another screen too, the question is still open there.")], null];
+  return [[m.said], o.answer ? answerOf(o.answer) : null];
 }
 function said(text) {
   text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
@@ -3487,16 +3509,16 @@ async function send(card, body) {
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
-  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
+  if (res === null) refuse(card, t("Not sent: the connection is lost. Try again."));
   else if (res.status === 204) {
     card.sent = body.action;
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.querySelectorAll("input, button")) c.disabled = true; // until the stream says how it ended
-  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
-  else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
-  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
-  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || t("This answer was refused."));
+  else if (res.status === 503) refuse(card, refusal.hint || t("Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
+  else if (res.status === 409) refuse(card, t("Too late: this question is no longer open, and your answer was not used."));
+  else refuse(card, t("Not sent (HTTP %d). Try again.", res.status));
   if (card.left !== undefined) end(card, card.left);
 }
 function refuse(card, why) { say(card.note, why, " refused"); }
@@ -3507,7 +3529,7 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
+  d.textContent = s > 0 ? t("Answer within %s.", Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0")) : t("Time is up.");
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3515,16 +3537,22 @@ function countdown(d) {
 function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
-  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
+  const lang = "&lang=" + encodeURIComponent(navigator.languages.join(","));
+  source = new EventSource("events?token=" + encodeURIComponent(token) + lang + (open ? "&open=" + open : ""));
+  source.addEventListener("words", e => { // the host's table for this page's language, before the questions
+    const m = JSON.parse(e.data);
+    words = m.words || {}, document.documentElement.lang = m.lang;
+    for (const e of document.querySelectorAll("h1, h2")) e.textContent = t(e.dataset.key);
+  });
   source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
-  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
-  source.onerror = () => { source.close(); statusLine.textContent = "Connection lost: reconnecting…"; retry = setTimeout(recheck, 1000); };
+  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome && m); });
+  source.onerror = () => { source.close(); statusLine.textContent = t("Connection lost: reconnecting…"); retry = setTimeout(recheck, 1000); };
 }
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
-    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
+    if (res.status === 401) return void (statusLine.textContent = t("This link's token is wrong: open the link the host printed."));
   } catch (e) {}
   connect();
 }
@@ -3533,7 +3561,7 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
   if (token !== "") return connect();
   if (source) source.close(), clearTimeout(retry);
-  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
+  statusLine.textContent = t("Open this page through the link the host printed: it ends with #token=…");
 }
 
 // A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
@@ -3562,7 +3590,7 @@ box.parentElement.addEventListener("click", e => {
   const c = e.target.closest("label, button, input, summary"), form = c && c.closest("form"), now = Date.now();
   const m = form && moves.find(m => m.n > form.born && now - m.at < 600);
   if (e.detail > 0 && m && m.from.comparePoint(c, 0) > 0) { // a button's listener is stopped too
-    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), "This moved as you clicked: look again, then click.", "");
+    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), t("This moved as you clicked: look again, then click."), "");
   }
 }, true);
 addEventListener("hashchange", start);
