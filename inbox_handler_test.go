@@ -561,7 +561,7 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 			line := scan.Text()
 			switch name, isEvent := strings.CutPrefix(line, "event: "); {
 			case line == "retry: 1000":
-			case isEvent && (name == "questions" || name == "question" || name == "ended"):
+			case isEvent && (name == "questions" || name == "question" || name == "ended" || name == "words"):
 				event = name
 			case strings.HasPrefix(line, "data: ") && event != "":
 				got <- event + " " + strings.TrimPrefix(line, "data: ")

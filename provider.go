@@ -869,7 +869,6 @@ func EnglishWords() Words {
 
 // english lists the words that the page and the Terminal say, in that order.
 var english = strings.Split(`Questions from your agent
-Connecting…
 Closed
 Questions
 No open questions.
@@ -3388,7 +3387,7 @@ function render(list) {
 }
 function update(q) { // a question that opened, or whose hint changed
   const card = cards.get(q.id) || show(q);
-  if (q.hint && !card.sending) refuse(card, q.hint);
+  if (q.hint && !card.sending) refuse(card, t(q.hint)); // a hint that is a key, in this page's language
 }
 function count(n) {
   statusLine.textContent = n === 0 ? t("No open questions.") : n === 1 ? t("1 open question.") : t("%d open questions.", n);
@@ -3407,7 +3406,7 @@ function show(q) {
   form.setAttribute("aria-labelledby", "q-" + q.id);
   if (opts.length > 0) {
     const set = el("fieldset");
-    set.append(el("legend", "", t(multi ? "Pick one or more:" : "Pick one:")));
+    set.append(el("legend", "", multi ? t("Pick one or more:") : t("Pick one:")));
     for (const o of opts) {
       const row = el("div", "option"), label = el("label", "pick"), input = el("input");
       Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
@@ -3421,7 +3420,7 @@ function show(q) {
   }
   let own = null;
   if (opts.length === 0 || r.allowCustom !== false) {
-    const label = el("label", "own", t(opts.length > 0 ? "Or your own answer:" : "Your answer:"));
+    const label = el("label", "own", opts.length > 0 ? t("Or your own answer:") : t("Your answer:"));
     own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
     label.append(own);
     body.append(label);
@@ -3473,7 +3472,7 @@ function end(card, m) {
   card.form.querySelector(".why").replaceChildren(...why);
   const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
   more.append(el("summary", "", t("Show the question")), card.body);
-  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
+  card.form.append(card.note, gist, more); // the note stays in view: too late, not used
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
@@ -3515,8 +3514,8 @@ async function send(card, body) {
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.querySelectorAll("input, button")) c.disabled = true; // until the stream says how it ended
-  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || t("This answer was refused."));
-  else if (res.status === 503) refuse(card, refusal.hint || t("Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
+  } else if (res.status === 422) refuse(card, t(refusal.hint || refusal.message || "This answer was refused."));
+  else if (res.status === 503) refuse(card, t(refusal.hint || "Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, t("Too late: this question is no longer open, and your answer was not used."));
   else refuse(card, t("Not sent (HTTP %d). Try again.", res.status));
   if (card.left !== undefined) end(card, card.left);
