@@ -867,36 +867,71 @@ func TestInboxHandlerEventsEnded(t *testing.T) {
 }
 
 // TestInboxHandlerShutdown: http.Server.Shutdown ends the open event
-// streams and returns, instead of waiting for the tabs to close.
+// streams and returns, instead of waiting for the tabs to close; each stream
+// first sends how a question ended just before (a host that exits right
+// after its last answer), then "stopped", so a page says the agent stopped,
+// not that the connection is lost. Rounds, as the ending and the shutdown
+// race in the handler; the last over a Source that sees the change late.
 func TestInboxHandlerShutdown(t *testing.T) {
-	_, _, h := serve(t)
-	server := httptest.NewServer(h)
-	defer server.Close()
-	var bodies []io.ReadCloser
-	for i := 0; i < 2; i++ { // two tabs on one server
-		res, err := http.Get(server.URL + "/events?token=" + pageToken)
-		if err != nil {
+	for round := 0; round <= 20; round++ {
+		inbox, ctx, h := serve(t)
+		if round == 20 {
+			h = ui.Handler(lateSource{inbox}, pageToken)
+		}
+		server := httptest.NewServer(h)
+		defer server.Close()
+		done := askInbox(ctx, ui.Request{Question: "Deploy?"})
+		id := waitPending(t, inbox, 1)[0].ID
+		var bodies []io.ReadCloser
+		for i := 0; i < 2; i++ { // two tabs on one server
+			res, err := http.Get(server.URL + "/events?token=" + pageToken)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			lines := bufio.NewReader(res.Body)
+			for _, want := range []string{"retry: 1000\n", "\n", "event: questions\n"} {
+				if line, err := lines.ReadString('\n'); line != want || err != nil {
+					t.Fatalf("stream line = %q, %v, want %q", line, err, want)
+				}
+			}
+			if line, err := lines.ReadString('\n'); !strings.Contains(line, id) || err != nil {
+				t.Fatalf("questions event = %q, %v, want %s in it", line, err, id)
+			}
+			bodies = append(bodies, io.NopCloser(lines))
+		}
+		if err := inbox.Respond(id, ui.Answer{Text: "yes", Via: "terminal"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		defer res.Body.Close()
-		lines := bufio.NewReader(res.Body)
-		for _, want := range []string{"retry: 1000\n", "\n", "event: questions\n"} {
-			if line, err := lines.ReadString('\n'); line != want || err != nil {
-				t.Fatalf("stream line = %q, %v, want %q", line, err, want)
+		receive(t, done) // the host's last answer: it shuts down at once
+		stop, cancel := context.WithTimeout(context.Background(), inboxWait)
+		defer cancel()
+		if err := server.Config.Shutdown(stop); err != nil {
+			t.Fatalf("Shutdown() with two streams open = %v, want nil", err)
+		}
+		for _, body := range bodies {
+			rest, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatalf("reading the stream after Shutdown = %v, want its end", err)
+			}
+			ended := "\nevent: ended\ndata: {\"id\":\"" + id + "\",\"outcome\":{\"answer\":{\"answer\":\"yes\",\"via\":\"terminal\"}}}\n\n"
+			if !strings.HasSuffix(string(rest), ended+"event: stopped\ndata: null\n\n") {
+				t.Fatalf("round %d: the stream's end = %q, want the question's ending, then stopped", round, rest)
 			}
 		}
-		bodies = append(bodies, io.NopCloser(lines))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), inboxWait)
-	defer cancel()
-	if err := server.Config.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown() with two streams open = %v, want nil", err)
+}
+
+// lateSource is an Inbox whose Changes after a cursor sees nothing until its
+// ctx is done, as a Source's wait may end on ctx with a change just made.
+type lateSource struct{ *ui.Inbox }
+
+func (s lateSource) Changes(ctx context.Context, cursor string) ([]ui.Change, string, error) {
+	if cursor != "" && ctx.Err() == nil {
+		<-ctx.Done()
+		return nil, cursor, ctx.Err()
 	}
-	for _, body := range bodies {
-		if _, err := io.ReadAll(body); err != nil {
-			t.Fatalf("reading the stream after Shutdown = %v, want its end", err)
-		}
-	}
+	return s.Inbox.Changes(ctx, cursor)
 }
 
 // TestInboxHandlerUsesExportedNames: the handler and the page use only what

@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -897,6 +898,9 @@ Not sent (HTTP %d). Try again.
 Answer within %s.
 Time is up.
 Connection lost: reconnecting…
+The agent stopped. This page reconnects if it starts again.
+The agent stopped before this was answered.
+This cannot be answered until the connection is back.
 This link's token is wrong: open the link the host printed.
 Open this page through the link the host printed: it ends with #token=…
 This moved as you clicked: look again, then click.
@@ -924,6 +928,7 @@ own words %s
 %d hour
 %d hours
 %s %s
+A question waits
 A line typed before this question was shown was ignored.
 That answer could not be kept. Here is the question again.
 The questions were declined %s.
@@ -1116,6 +1121,10 @@ type called[T any] struct {
 // Terminal is a [Provider] that asks on a text terminal, or on any reader
 // and writer. Make one with [NewTerminal].
 type Terminal struct {
+	// Quiet, set before the first Ask, turns off the bell and the desktop
+	// notification (OSC 9 and 777) that each Ask or AskAll sends a terminal.
+	Quiet bool
+
 	in   *bufio.Reader
 	out  io.Writer
 	turn chan struct{} // holds a token while a question or batch is asked
@@ -1131,7 +1140,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
-// writes to out. A nil in has ended, and a nil out discards.
+// writes to out. A nil in has ended, and a nil out discards. When out is a
+// terminal, each ask rings it and notifies the desktop, unless Quiet.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
@@ -1211,7 +1221,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, i, n)
+	ans, err := t.answer(ctx, req, i, n, t.bell(req, i))
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
@@ -1220,7 +1230,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
 		} else if err = t.write(ctx, wrap(t.columns, t.Words.say("That answer could not be kept. Here is the question again."))); err == nil { // the question is open
-			ans, err = t.answer(ctx, req, i, n)
+			ans, err = t.answer(ctx, req, i, n, "")
 		}
 	}
 	if err == nil {
@@ -1230,11 +1240,11 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 	return Answer{}, err
 }
 
-// answer shows req and reads replies until one answers.
-func (t *Terminal) answer(ctx context.Context, req *Request, i, n int) (Answer, error) {
+// answer shows req, after bell, and reads replies until one answers.
+func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell string) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
 	deadline, _ := ctx.Deadline()
-	if err := t.write(ctx, render(t.Words, req, t.columns, i, n, t.Words.TimeLeft(deadline, time.Now()))); err != nil {
+	if err := t.write(ctx, bell+render(t.Words, req, t.columns, i, n, t.Words.TimeLeft(deadline, time.Now()))); err != nil {
 		return Answer{}, err
 	}
 	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options)), w: t.Words}
@@ -1361,16 +1371,44 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 	}
 }
 
+// bell returns BEL and the desktop notifications OSC 9 and 777, when question
+// i opens an ask on a terminal: the agent or "A question waits" (without ";",
+// 777's separator) and req's first row, cut. No control passes Validate.
+func (t *Terminal) bell(req *Request, i int) string {
+	switch {
+	case t.Quiet || i > 0 || terminal(t.out) == nil:
+		return ""
+	case runtime.GOOS == "windows": // a console without VT mode shows escapes
+		return "\a"
+	}
+	r, title := rows{width: 100}, t.Words.say("A question waits")
+	if a := req.Agent; a != nil && a.Name+a.ID != "" {
+		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
+	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(first, "", "", 1)
+	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
+	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
+}
+
+// terminal returns out as a terminal's file, or nil.
+func terminal(out io.Writer) *os.File {
+	f, _ := out.(*os.File)
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
+}
+
 // columnsWide returns $COLUMNS, else stty's width of out, else 80.
 func columnsWide(ctx context.Context, out io.Writer) int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
-	if f, ok := out.(*os.File); ok && (err != nil || n <= 0) {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			cmd := exec.CommandContext(ctx, "stty", "size")
-			cmd.Stdin = f
-			size, _ := cmd.Output()
-			n = sizeColumns(string(size))
-		}
+	if f := terminal(out); f != nil && (err != nil || n <= 0) {
+		cmd := exec.CommandContext(ctx, "stty", "size")
+		cmd.Stdin = f
+		size, _ := cmd.Output()
+		n = sizeColumns(string(size))
 	}
 	if n <= 0 {
 		return defaultColumns
@@ -2275,7 +2313,7 @@ func (e *endings) put(id string, o Outcome) {
 // concurrently, one request's calls on that request's goroutine.
 type Source interface {
 	// Changes returns the changes after cursor, oldest first, and the cursor
-	// after them. It waits for one, or for ctx to be done (then ctx.Err()).
+	// after them, else waits for one or for ctx to be done (then ctx.Err()).
 	// Cursor "" gets at once every open question, oldest first, a batch's in
 	// order. An error, such as a cursor too old to know, ends a page's event
 	// stream, and the page connects again. A source over a database may poll,
@@ -2306,9 +2344,10 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // GET / is the page; the other routes need token (16 bytes or more, else
 // Handler panics) as a bearer or a query's token. GET /questions lists the open
 // questions; GET /events streams them as "questions", then each [Change] as
-// "question" or "ended", until src.Changes fails or a peer goes. POST
-// /questions/{id} takes an MCP elicitation result: 204, or a [HarnessError]'s
-// JSON (422 or 503 with "hint", 409); a bad body is 400, 413 or 415.
+// "question" or "ended", until src.Changes fails or a peer goes; at the
+// server's Shutdown, what changed, then "stopped". POST /questions/{id} takes
+// an MCP elicitation result: 204, or a [HarnessError]'s JSON (422 or 503 with
+// "hint", 409); a bad body is 400, 413 or 415.
 func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
@@ -2413,7 +2452,8 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(h.shutdown(r), cancel)()
+	stop := h.shutdown(r)
+	defer context.AfterFunc(stop, cancel)()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
@@ -2442,11 +2482,14 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	events = appendEvent(events, "questions", list)
-	for {
-		if _, err := w.Write(events); err != nil || flush() != nil {
+	for stopped := false; ; {
+		if _, err := w.Write(events); err != nil || flush() != nil || stopped {
 			return
 		}
-		if changes, cursor, err = h.src.Changes(ctx, cursor); err != nil {
+		changes, cursor, err = h.src.Changes(ctx, cursor)
+		if stopped = err != nil && stop.Err() != nil; stopped { // the server shuts down: what changed until now, then "stopped"
+			changes, _, _ = h.src.Changes(ctx, cursor) // ctx is done: a Source returns the changes it holds
+		} else if err != nil {
 			return
 		}
 		events = events[:0]
@@ -2456,6 +2499,9 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
+		}
+		if stopped {
+			events = appendEvent(events, "stopped", nil)
 		}
 	}
 }
@@ -3363,11 +3409,12 @@ summary { line-height: 2.75rem; cursor: pointer; }
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
+const t = s => s; // the page's words
 const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0, words = {}; // still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0, off = false, stopped = false, words = {}; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
 function t(key, ...args) { let i = 0; return (words[key] || key).replace(/%[ds]/g, () => args[i++]); } // the host's words for this page's language, else the English key
 function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
@@ -3381,7 +3428,7 @@ function el(tag, cls, text) {
 // render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
-  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); // no "ended" event told of it
+  for (const card of cards.values()) if (!open.has(card.id)) end(card, null); else card.form.querySelector(".why").textContent = ""; // no "ended" event told of it; or open again
   for (const q of list) update(q);
   count(cards.size);
 }
@@ -3528,7 +3575,7 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = s > 0 ? t("Answer within %s.", Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0")) : t("Time is up.");
+  d.textContent = off ? "" : s > 0 ? t("Answer within %s.", Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0")) : t("Time is up.");
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3543,16 +3590,23 @@ function connect() {
     words = m.words || {}, document.documentElement.lang = m.lang;
     for (const e of document.querySelectorAll("h1, h2")) e.textContent = t(e.dataset.key);
   });
-  source.addEventListener("questions", e => render(JSON.parse(e.data))); // the whole list, once a connection
+  source.addEventListener("questions", e => { off = stopped = false, render(JSON.parse(e.data)); }); // the whole list, once a connection
+  source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome && m); });
-  source.onerror = () => { source.close(); statusLine.textContent = t("Connection lost: reconnecting…"); retry = setTimeout(recheck, 1000); };
+  source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
+}
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+  statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
+  if (!away) return;
+  off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
+  for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
 }
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
     if (res.status === 401) return void (statusLine.textContent = t("This link's token is wrong: open the link the host printed."));
-  } catch (e) {}
+  } catch (e) { lost(true); } // the host cannot be reached
   connect();
 }
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"

@@ -1,7 +1,14 @@
 package userinteraction_test
 
 import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
 	"fmt"
+	"go/format"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +17,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	ui "github.com/dsh-go/userinteraction"
 )
 
 // TestREADMEProgram builds and runs the program in README.md against this
@@ -32,7 +42,7 @@ func TestREADMEProgram(t *testing.T) {
 		switch {
 		case usesSDK(block):
 		case strings.HasPrefix(block, "package main\n"):
-			files["main.go"] = block
+			files["main.go"] = cmp.Or(files["main.go"], block) // the first: TestREADMEFirstOfProgram runs the other
 		default:
 			files[fmt.Sprintf("snippet%d.go", i)] = withImports(block)
 		}
@@ -65,6 +75,123 @@ func TestREADMEProgram(t *testing.T) {
 	}
 	if got := string(out); got != want {
 		t.Fatalf("README program printed:\n%s\nthe README shows:\n%s", got, want)
+	}
+}
+
+// TestREADMEFirstOfProgram builds README.md's program of a terminal and a
+// page, gofmt'd and at most 30 lines, and runs it twice: answered on the page
+// (a POST as the page sends) and in the terminal (Enter). Each time it prints
+// the answer and exits, and an open page's stream tells how the question
+// ended, then that the agent stopped.
+func TestREADMEFirstOfProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program with the go command")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	var minor int
+	if _, err := fmt.Sscanf(runtime.Version(), "go1.%d", &minor); err == nil && minor < 24 {
+		t.Skip("the program's rand.Text needs Go 1.24, this is " + runtime.Version())
+	}
+	readme := readFile(t, "README.md")
+	program := fenced(readme[max(strings.Index(readme, "**A terminal and a phone.**"), 0):], "```go\n")
+	if !strings.HasPrefix(program, "package main\n") || strings.Count(program, "\n") > 30 || !strings.Contains(program, "FirstOf") {
+		t.Fatalf("README.md's program after **A terminal and a phone.** = %d lines:\n%s\nwant a whole FirstOf program of at most 30", strings.Count(program, "\n"), program)
+	}
+	if formatted, err := format.Source([]byte(program)); err != nil || string(formatted) != program {
+		t.Fatalf("README.md's FirstOf program is not gofmt'd (%v):\n%s", err, formatted)
+	}
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{"main.go": program, "go.mod": "module firstof\n\ngo 1.24\n\nrequire github.com/dsh-go/userinteraction v0.0.0\n\n" +
+		"replace github.com/dsh-go/userinteraction => " + repo + "\n"}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"vet", "."}, {"build", "-o", "firstof", "."}} {
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s of README.md's FirstOf program: %v\n%s", args[0], err, out)
+		}
+	}
+	for _, via := range []string{"page", "terminal"} {
+		t.Run(via, func(t *testing.T) { runFirstOfProgram(t, filepath.Join(dir, "firstof"), via) })
+	}
+}
+
+// runFirstOfProgram runs the program, answers "Run it" on its page, or
+// presses Enter in its terminal, and checks what it prints and its page's
+// stream.
+func runFirstOfProgram(t *testing.T, program, via string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, program)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	out := bufio.NewReader(stdout)
+	first, _ := out.ReadString('\n')
+	link := regexp.MustCompile(`^Answer here or at (http://127\.0\.0\.1:\d+/)#token=(\S+)\n$`).FindStringSubmatch(first)
+	if link == nil {
+		t.Fatalf("the program's first line = %q, want the page's link with its #token=", first)
+	}
+	res, err := http.Get(link[1] + "events?token=" + link[2]) // as the page connects
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	stream, id := bufio.NewReader(res.Body), ""
+	for id == "" { // the list, then the question if it opened after
+		line, err := stream.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the page's stream before the question: %v", err)
+		}
+		var list []ui.Pending
+		var one ui.Pending
+		if data, ok := strings.CutPrefix(line, "data: "); ok && json.Unmarshal([]byte(data), &list) == nil && len(list) > 0 {
+			id = list[0].ID
+		} else if ok && json.Unmarshal([]byte(data), &one) == nil {
+			id = one.ID
+		}
+	}
+	want := `answer "Dry run first", via terminal, error <nil>`
+	if via == "page" {
+		post, _ := http.NewRequest("POST", link[1]+"questions/"+id, strings.NewReader(`{"action": "accept", "content": {"choice": "Run it"}}`))
+		post.Header.Set("Authorization", "Bearer "+link[2])
+		post.Header.Set("Content-Type", "application/json")
+		answered, err := http.DefaultClient.Do(post)
+		if err != nil || answered.StatusCode != http.StatusNoContent {
+			t.Fatalf("POST of the page's answer = %v, %v, want 204", answered, err)
+		}
+		answered.Body.Close()
+		want = `answer "Run it", via page, error <nil>`
+	} else if _, err := io.WriteString(stdin, "\n"); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(stream)
+	if err != nil || !regexp.MustCompile(`event: ended\ndata: {"id":"`+id+`","outcome":{"answer":{[^\n]*"via":"`+via+`"}}}\n\nevent: stopped\ndata: null\n\n$`).Match(rest) {
+		t.Errorf("the page's stream after the answer = %q, %v, want its ending via %s, then stopped, then its end", rest, err, via)
+	}
+	printed, _ := io.ReadAll(out)
+	if err := cmd.Wait(); err != nil || !strings.HasSuffix(string(printed), want+"\n") {
+		t.Errorf("the program printed %q and exited with %v, want %q last and a clean exit", printed, err, want)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +30,7 @@ func init() {
 		scenario{"a batch won in a real terminal while the stream was down: the card keeps what was sent", onOneTab(sentWhileAway)},
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
+		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
 
@@ -77,6 +80,90 @@ var cleanup = ui.Request{
 	},
 	DisallowCustom: true,
 	Agent:          &ui.Agent{Name: "cleanup-bot"},
+}
+
+// hostExits: the terminal answers and the host shuts down at once, as the
+// README's FirstOf program does. The page shows that answer, says that the
+// agent stopped (not that the connection is lost), and runs no countdown on
+// the question still open, which it says cannot be answered now, while it
+// retries. The host comes back (a durable one does): the question can be
+// answered again and counts down.
+func hostExits(s *site, t *tab) error {
+	timed, cancel := context.WithTimeout(s.session, 10*time.Minute)
+	defer cancel()
+	still, stillID, err := s.askInSession(t, timed, ui.Request{Question: "Still open when the host stopped?"})
+	if err != nil {
+		return err
+	}
+	term := &terminal{ans: ui.Answer{Text: "delete", Via: "terminal"}, now: make(chan struct{})}
+	session, dispose, err := s.raced(term)
+	defer dispose()
+	if err != nil {
+		return err
+	}
+	raced, cancelRaced := context.WithTimeout(session, 10*time.Minute)
+	defer cancelRaced()
+	done, id, err := s.askInSession(t, raced, cleanup)
+	if err != nil {
+		return err
+	}
+	deadline := "document.querySelector('" + card(stillID) + " .deadline').textContent"
+	if err := t.until(deadline + ".startsWith('Answer within') && " + checked(id) + " === 'Keep'"); err != nil {
+		return err
+	}
+	close(term.now)
+	if err := want(done, "delete"); err != nil {
+		return err
+	}
+	if err := s.shutdown(); err != nil { // right after the last answer
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := t.until(endedAs(id, "Answered in the terminal: Delete") + " && " + checked(id) + " === 'Delete'"); err != nil {
+		return err
+	}
+	stopped := "document.getElementById('status').textContent === 'The agent stopped. This page reconnects if it starts again.' && " +
+		whyOf(stillID) + " === 'The agent stopped before this was answered.' && " + deadline + " === ''"
+	if err := t.until(stopped); err != nil {
+		return err
+	}
+	// What the page writes while the host stays away: the status line at each
+	// retry, and each text of the open card's deadline.
+	if _, err := eval[bool](t, `window.retries = 0, window.counted = [], (new MutationObserver(() => retries++)).observe(document.getElementById("status"), {childList: true}),
+		(new MutationObserver(() => counted.push(`+deadline+`))).observe(document.querySelector('`+card(stillID)+` .deadline'), {childList: true, characterData: true, subtree: true}), true`); err != nil {
+		return err
+	}
+	if err := t.until(stopped + " && retries >= 5"); err != nil { // two writes a retry, retries a second apart: a countdown would have ticked
+		return err
+	}
+	if counted, err := eval[[]string](t, "counted.filter(s => s !== '')"); err != nil || len(counted) > 0 {
+		return fmt.Errorf("the open card counted down while the host was away: %q (%v)", counted, err)
+	}
+	if err := t.do(viewports[0].emulate()); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(viewports[1].emulate()) }()
+	if s.shots != "" { // phone sized, whole: an element's screenshot (s.shoot) waits while the host is away
+		ctx, cancel := context.WithTimeout(t.ctx, wait)
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		cancel()
+		if err == nil {
+			err = os.WriteFile(filepath.Join(s.shots, "stopped-phone.png"), png, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Println("screenshot", filepath.Join(s.shots, "stopped-phone.png"))
+	}
+	if err := s.start(); err != nil { // the host is back
+		return err
+	}
+	if err := t.until(whyOf(stillID) + " === '' && " + deadline + ".startsWith('Answer within') && document.getElementById('status').textContent === '1 open question.'"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(stillID)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	return want(still, "yes")
 }
 
 // answeredInTerminal: the human answers Delete in the terminal. The page

@@ -139,6 +139,16 @@ func (s *site) stop() {
 	_ = s.server.Close()
 }
 
+// shutdown shuts the server down as a host that exits does: its event
+// streams end after telling what changed.
+func (s *site) shutdown() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return s.server.Shutdown(ctx)
+}
+
 // pageURL is the URL a host prints for the human.
 func (s *site) pageURL() string { return "http://" + s.addr + "/ask/#token=" + s.token }
 
