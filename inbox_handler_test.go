@@ -914,7 +914,7 @@ func TestInboxHandlerShutdown(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading the stream after Shutdown = %v, want its end", err)
 			}
-			ended := "\nevent: ended\ndata: {\"id\":\"" + id + "\",\"outcome\":{\"answer\":{\"answer\":\"yes\",\"via\":\"terminal\"}}}\n\n"
+			ended := "\nevent: ended\ndata: {\"id\":\"" + id + "\",\"outcome\":{\"answer\":{\"answer\":\"yes\",\"via\":\"terminal\"}},\"said\":\"Answered in the terminal: \\\"yes\\\".\"}\n\n"
 			if !strings.HasSuffix(string(rest), ended+"event: stopped\ndata: null\n\n") {
 				t.Fatalf("round %d: the stream's end = %q, want the question's ending, then stopped", round, rest)
 			}
