@@ -868,94 +868,33 @@ func EnglishWords() Words {
 	return w
 }
 
-// english lists the words that the page and the Terminal say, in that order.
-var english = strings.Split(`Questions from your agent
-Closed
-Questions
-No open questions.
-1 open question.
-%d open questions.
-From %s
-Pick one or more:
-Pick one:
-Recommended
-Or your own answer:
-Your answer:
-Send answer
-Decline to answer
-Dismiss here
-You answered: %s
-This question is no longer open.
-You declined to answer.
-Dismissed here. If the agent asked on another screen too, the question is still open there.
-Not used. %s
-Show the question
-Not sent: the connection is lost. Try again.
-This answer was refused.
+// english lists the words that the page and the Terminal say, split at "|".
+var english = strings.FieldsFunc(`Questions from your agent|Closed|Questions|No open questions.|1 open question.|%d open questions.|From %s
+Pick one or more:|Pick one:|Recommended|Or your own answer:|Your answer:|Send answer|Decline to answer
+Dismiss here|You answered: %s|This question is no longer open.|You declined to answer.
+Dismissed here. If the agent asked on another screen too, the question is still open there.|Not used. %s
+Show the question|Not sent: the connection is lost. Try again.|This answer was refused.
 Your answer could not be kept. Send it again.
-Too late: this question is no longer open, and your answer was not used.
-Not sent (HTTP %d). Try again.
-Answer within %s.
-Time is up.
-Connection lost: reconnecting…
-The agent stopped. This page reconnects if it starts again.
-The agent stopped before this was answered.
+Too late: this question is no longer open, and your answer was not used.|Not sent (HTTP %d). Try again.
+Answer within %s.|Time is up.|Connection lost: reconnecting…
+The agent stopped. This page reconnects if it starts again.|The agent stopped before this was answered.
 This cannot be answered until the connection is back.
 This link's token is wrong: open the link the host printed.
 Open this page through the link the host printed: it ends with #token=…
-This moved as you clicked: look again, then click.
-Question %d of %d
-Answered %s: %s.
-Declined %s.
-Dismissed %s.
-No answer came before the deadline.
-The agent no longer needs an answer.
-The question ended %s.
-Answered %s.
-on the page
-in the terminal
-in the form
-in the inbox
-on another screen
-elsewhere
-in %s
-own words %s
-%d options
-%d second
-%d seconds
-%d minute
-%d minutes
-%d hour
-%d hours
-%s %s
-A question waits
-A line typed before this question was shown was ignored.
-That answer could not be kept. Here is the question again.
-The questions were declined %s.
-The questions were answered %s.
-Your answer here was not used.
-Your %d answers here were not used.
-from %s
-Type your answer.
-one or more of 1-%d, such as 1,%d
-1-%d
-Enter for %s
-type your own answer
-or %s
-That line is longer than %d bytes.
-That line is not valid UTF-8.
-Type an answer.
-No option is recommended: type a number.
-%s is not an option: type its number.
-Pick one option.
-Option %d is given twice.
-%s is option %s, and the label of option %d: type %s or #%d.
-Type the number of an option.
-Some labels hold commas: type the numbers of the options, such as #1,#2.
-%s is not an option: type only options, or only your own words.
-%s mixes numbers and labels: type %s.
-Type each number, such as 1,2,3.
-There is no option %s.`, "\n")
+This moved as you clicked: look again, then click.|Question %d of %d|Answered %s: %s.|Declined %s.
+Dismissed %s.|No answer came before the deadline.|The agent no longer needs an answer.
+The question ended %s.|Answered %s.|on the page|in the terminal|in the form|in the inbox|on another screen
+elsewhere|in %s|own words %s|%d options|%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours|%s %s
+A question waits|A line typed before this question was shown was ignored.
+That answer could not be kept. Here is the question again.|The questions were declined %s.
+The questions were answered %s.|Your answer here was not used.|Your %d answers here were not used.|from %s
+Type your answer.|one or more of 1-%d, such as 1,%d|1-%d|Enter for %s|type your own answer|or %s
+That line is longer than %d bytes.|That line is not valid UTF-8.|Type an answer.
+No option is recommended: type a number.|%s is not an option: type its number.|Pick one option.
+Option %d is given twice.|%s is option %s, and the label of option %d: type %s or #%d.
+Type the number of an option.|Some labels hold commas: type the numbers of the options, such as #1,#2.
+%s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
+Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
 
 // say returns w's word for key, formatted with args.
 func (w Words) say(key string, args ...any) string {

@@ -78,9 +78,9 @@ func TestWordsAreKeys(t *testing.T) {
 			t.Errorf("%q is said but is no key of EnglishWords", key)
 		}
 	}
-	list := string(src[strings.Index(string(src), "var english"):])
-	list = list[strings.Index(list, "`\n")+2:]
-	rest := strings.Replace(string(src), list[:strings.Index(list, "`")], "", 1)
+	_, list, _ := strings.Cut(string(src), "var english = strings.FieldsFunc(`")
+	list, _, _ = strings.Cut(list, "`")
+	rest := strings.Replace(string(src), list, "", 1)
 	for key := range english {
 		if !strings.Contains(rest, strconv.Quote(key)) {
 			t.Errorf("EnglishWords has %q, which neither the page nor the Terminal says", key)
