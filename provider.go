@@ -872,7 +872,7 @@ func EnglishWords() Words {
 var english = strings.FieldsFunc(`Questions from your agent|Closed|Questions|No open questions.|1 open question.|%d open questions.|From %s
 Pick one or more:|Pick one:|Recommended|Or your own answer:|Your answer:|Send answer|Decline to answer
 Dismiss here|You answered: %s|This question is no longer open.|You declined to answer.
-Dismissed here. If the agent asked on another screen too, the question is still open there.|Not used. %s
+Dismissed here. If the agent asked on another screen too, the question is still open there.|Not used: the batch was answered %s.|Not used: the batch was declined.
 Show the question|Not sent: the connection is lost. Try again.|This answer was refused.
 Your answer could not be kept. Send it again.
 Too late: this question is no longer open, and your answer was not used.|Not sent (HTTP %d). Try again.
@@ -3348,7 +3348,6 @@ summary { line-height: 2.75rem; cursor: pointer; }
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
-const t = s => s; // the page's words
 const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
@@ -3462,8 +3461,12 @@ function end(card, m) {
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.answer && m && !sentIn.has(card.batch) && !(m.outcome.answer && m.outcome.answer.via === "page"))
-    card.note.replaceChildren(t("Not used. %s", m.said)); // another UI won the batch
+  const note = unused(card, m && m.outcome); // this card's answer too, when sent here
+  if (note) for (const other of closed.querySelectorAll("form[data-batch]")) if (other.dataset.batch === card.batch) other.querySelector(".note").textContent = note;
+}
+function unused(card, o) { // the note of the answers sent here for a batch that another UI ended with o, or null
+  if (!card.batch || sentIn.has(card.batch) || !o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
+  return o.answer ? t("Not used: the batch was answered %s.", t({terminal: "in the terminal", form: "in the form"}[o.answer.via] || "elsewhere")) : t("Not used: the batch was declined.");
 }
 // describe returns the line that says how a question ended, and the answer its controls show, if any:
 // an answer sent here as it was sent, whichever outcome the stream tells.
