@@ -884,7 +884,7 @@ Open this page through the link the host printed: it ends with #token=…
 This moved as you clicked: look again, then click.|Question %d of %d|Answered %s: %s.|Declined %s.
 Dismissed %s.|No answer came before the deadline.|The agent no longer needs an answer.
 The question ended %s.|Answered %s.|on the page|in the terminal|in the form|in the inbox|on another screen
-elsewhere|in %s|own words %s|%d options|%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours|%s %s
+elsewhere|in %s|own words %s|%d options|%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours
 A question waits|A line typed before this question was shown was ignored.
 That answer could not be kept. Here is the question again.|The questions were declined %s.
 The questions were answered %s.|Your answer here was not used.|Your %d answers here were not used.|from %s
@@ -898,10 +898,7 @@ Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { re
 
 // say returns w's word for key, formatted with args.
 func (w Words) say(key string, args ...any) string {
-	if s, ok := w[key]; ok && s != "" {
-		key = s
-	}
-	if len(args) == 0 {
+	if key = cmp.Or(w[key], key); len(args) == 0 {
 		return key
 	}
 	return fmt.Sprintf(key, args...)
@@ -944,23 +941,24 @@ func (w Words) Place(q Pending) string {
 // zero deadline is "".
 func (w Words) TimeLeft(deadline, now time.Time) string {
 	d := max(deadline.Sub(now).Round(time.Second), time.Second)
+	h, m := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
 	count := func(n time.Duration, one, more string) string {
 		return w.say(map[bool]string{true: one, false: more}[n == 1], n)
 	}
-	switch m := d.Round(time.Minute); {
+	left := count(d/time.Second, "%d second", "%d seconds")
+	switch {
 	case deadline.IsZero():
 		return ""
 	case !deadline.After(now):
 		return w.say("Time is up.")
-	case d < time.Minute:
-		return w.say("Answer within %s.", count(d/time.Second, "%d second", "%d seconds"))
-	case m%time.Hour == 0:
-		return w.say("Answer within %s.", count(m/time.Hour, "%d hour", "%d hours"))
-	case m < time.Hour:
-		return w.say("Answer within %s.", count(m/time.Minute, "%d minute", "%d minutes"))
-	default:
-		return w.say("Answer within %s.", w.say("%s %s", count(m/time.Hour, "%d hour", "%d hours"), count(m%time.Hour/time.Minute, "%d minute", "%d minutes")))
+	case d >= time.Minute && m == 0:
+		left = count(h, "%d hour", "%d hours")
+	case d >= time.Minute && h == 0:
+		left = count(m, "%d minute", "%d minutes")
+	case d >= time.Minute:
+		left = count(h, "%d hour", "%d hours") + " " + count(m, "%d minute", "%d minutes")
 	}
+	return w.say("Answer within %s.", left)
 }
 
 // where says where via is, as "on the page". Another name shows when plain.
@@ -1260,53 +1258,45 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 // ended writes in two rows at most how req, or its batch, ended with o
 // elsewhere: [Words.Ended]'s sentence, with the rows picked before the picks.
 func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
-	where, declined := w.where(o.Answer.Via), CodeOf(o.Err) == CodeAskDeclined
+	a, where, quoted := o.Answer, w.where(o.Answer.Via), strings.Join(w.picks(o.Answer), ", ")
 	switch {
-	case batch && declined:
+	case batch && CodeOf(o.Err) == CodeAskDeclined:
 		r.text(w.say("The questions were declined %s.", where), "", "", 0)
 	case batch && o.Err == nil:
 		r.text(w.say("The questions were answered %s.", where), "", "", 0)
+	case !batch && (o.Err != nil || quoted == ""):
+		r.text(w.Ended(o), "", "", 0)
 	}
-	quoted := strings.Join(w.picks(o.Answer), ", ")
 	if batch || o.Err != nil || quoted == "" {
-		if !batch {
-			r.text(w.Ended(o), "", "", 0)
-		}
 		return
 	}
-	a, row := o.Answer, labelIndexes(req.Options)
-	var numbers []string
-	picks := a.Options
+	numbers, row := []string(nil), labelIndexes(req.Options)
 	if a.Option != nil {
-		picks = []Option{*a.Option}
+		a.Options = []Option{*a.Option}
 	}
-	for _, opt := range picks {
+	for _, opt := range a.Options {
 		if i, ok := row[opt.Label]; ok {
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
 	}
-	rows := func(s string) int { return strings.Count(wrap(r.width, s), "\n") }
-	answered := func() string {
+	own := func() string {
 		return strings.TrimSuffix(w.say("Answered %s: %s.", where, strings.Join(numbers, " ")), " .")
 	}
-	own := answered()
-	if rows(own) > 2 { // a long name
+	if strings.Count(wrap(r.width, own()), "\n") > 2 { // a long name
 		where = w.say("elsewhere")
-		own = answered()
 	}
-	if rows(own) > 2 { // too many numbers
+	if strings.Count(wrap(r.width, own()), "\n") > 2 { // too many numbers
 		numbers = []string{w.say("%d options", len(numbers))}
-		own = answered()
 	}
 	line := w.say("Answered %s: %s.", where, strings.TrimSpace(strings.Join(numbers, " ")+" "+quoted))
 	switch {
 	case fit(line, 0, r.width) == len(line):
 		r.WriteString(line + "\n")
-	case fit(own, 0, r.width) == len(own):
-		r.WriteString(own + "\n")
+	case fit(own(), 0, r.width) == len(own()):
+		r.WriteString(own() + "\n")
 		r.text(quoted, "| ", "| ", 1)
 	default:
-		r.text(own, "", "", 0)
+		r.text(own(), "", "", 0)
 	}
 }
 
@@ -3529,8 +3519,7 @@ function connect() {
   source = new EventSource("events?token=" + encodeURIComponent(token) + lang + (open ? "&open=" + open : ""));
   source.addEventListener("words", e => { // the host's table for this page's language, before the questions
     const m = JSON.parse(e.data);
-    words = m.words || {}, document.documentElement.lang = m.lang;
-    for (const e of document.querySelectorAll("h1, h2")) e.textContent = t(e.dataset.key);
+    words = m.words, document.documentElement.lang = m.lang, document.querySelectorAll("h1, h2").forEach(h => { h.textContent = t(h.dataset.key); });
   });
   source.addEventListener("questions", e => { off = stopped = false, render(JSON.parse(e.data)); }); // the whole list, once a connection
   source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first

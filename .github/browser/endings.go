@@ -445,8 +445,8 @@ func answeredWithMarks(s *site, t *tab) error {
 	if err := t.until("document.querySelector('#ended " + card(id) + "') !== null"); err != nil {
 		return err
 	}
-	shown, err := eval[string](t, "document.querySelector('"+card(id)+" .why .said').textContent")
-	if err != nil || shown != "x"+strings.Repeat("\u030d", 4)+"y" {
+	shown, err := eval[string](t, whyOf(id))
+	if err != nil || shown != s.said(id) || !strings.Contains(shown, `"x`+strings.Repeat("\u030d", 4)+`y"`) {
 		return fmt.Errorf("the answer is shown as %+q (%v), want x, 4 marks, y", shown, err)
 	}
 	return nil
