@@ -1911,8 +1911,9 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id: err, or else ans. An
-// empty Via is "inbox". Respond returns nil once the outcome is taken
+// Respond delivers the outcome of the open question id: err, or else ans.
+// ans.Via names the UI, also beside err (Answer{Via: "tui"} with a decline);
+// empty, it is "inbox". Respond returns nil once the outcome is taken
 // ([Decide]) and the question closed.
 //
 // An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
