@@ -711,3 +711,27 @@ func referenceCanonicalString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// FuzzPushState checks that SetPushState never panics: it refuses what is not
+// a PushState with INVALID_REQUEST and leaves the Inbox as it was, or takes
+// it, and then the Inbox's PushState restores the same state in another.
+func FuzzPushState(f *testing.F) {
+	f.Add(`{"key": "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw", "subscriptions": []}`)
+	f.Add(`{"key": "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw", "subscriptions": [{"endpoint": "https://push.example.com/1",
+		"keys": {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", "auth": "BTBZMqHH6r4Tts7J_aSIgg=="}}]}`)
+	f.Add(`{"key": "", "subscriptions": [{}]}`)
+	f.Fuzz(func(t *testing.T, state string) {
+		inbox := &ui.Inbox{}
+		before := inbox.PushState()
+		if err := inbox.SetPushState([]byte(state)); err != nil {
+			if ui.CodeOf(err) != ui.CodeInvalidRequest || !bytes.Equal(inbox.PushState(), before) {
+				t.Fatalf("SetPushState(%q) = %v and state %s, want INVALID_REQUEST and %s", state, err, inbox.PushState(), before)
+			}
+			return
+		}
+		again := &ui.Inbox{}
+		if err := again.SetPushState(inbox.PushState()); err != nil || !bytes.Equal(again.PushState(), inbox.PushState()) {
+			t.Fatalf("SetPushState(PushState()) = %v, state %s, want %s", err, again.PushState(), inbox.PushState())
+		}
+	})
+}

@@ -930,3 +930,33 @@ func randomInbox(t *testing.T, seed int64, steps int) {
 	}
 	t.Logf("%d asks; outcomes by code (\"\" answered): %v", len(askers), tally)
 }
+
+// TestInboxQuestionID: WithQuestionID names Ask's question, which Respond
+// answers under that ID. An ID that is open already, is not 32 lowercase
+// hex digits, or is given to AskAll leaves the question a random ID.
+func TestInboxQuestionID(t *testing.T) {
+	inbox := &ui.Inbox{}
+	ctx, _ := inboxScope(t, inbox)
+	id, req := strings.Repeat("0a", 16), ui.Request{Question: "Deploy?"}
+	first := askInbox(ui.WithQuestionID(ctx, id), req)
+	if got := waitPending(t, inbox, 1)[0].ID; got != id {
+		t.Fatalf("the question's ID = %q, want %q, as WithQuestionID named it", got, id)
+	}
+	for _, bad := range []string{id, strings.ToUpper(id), id[:30], id + "0a", strings.Repeat("g", 32)} {
+		askInbox(ui.WithQuestionID(ctx, bad), req)
+	}
+	askInbox(ui.WithQuestionID(ctx, strings.Repeat("0b", 16)), req, req)
+	pending := waitPending(t, inbox, 8)
+	random := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for _, p := range pending[1:] {
+		if p.ID == id || p.ID == strings.Repeat("0b", 16) || !random.MatchString(p.ID) {
+			t.Errorf("a question asked under a bad or open ID, or in a batch, has the ID %q, want a random one", p.ID)
+		}
+	}
+	if err := inbox.Respond(id, ui.Answer{Text: "yes"}, nil); err != nil {
+		t.Fatalf("Respond(%q) = %v", id, err)
+	}
+	if got := receive(t, first); got.err != nil || texts(got.answers)[0] != "yes" {
+		t.Errorf("Ask under WithQuestionID returned %v, want the answer %q", got, "yes")
+	}
+}

@@ -7,6 +7,7 @@
 //	Form                                 NewForm's Provider, for clients that render forms
 //	Inbox                                a Provider for a UI outside the process
 //	Inbox: the handler, over any Source  Handler, which serves a Source (an Inbox) to a web browser
+//	Inbox: Web Push                      the push key, subscriptions, and the messages (RFC 8291, 8292)
 //	Replay                               a Provider for hosts that cannot wait: the record and its runs
 //	Replay: sealed state                 Seal and OpenReplay
 //	Replay: the record's JSON            the record's JSON and its strict reader
@@ -26,6 +27,11 @@ import (
 	"cmp"
 	"container/list"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -37,9 +43,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
 	"math/bits"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"reflect"
@@ -284,7 +293,7 @@ func (r *Registry) audit(req *Request, reqs []Request, ended []Outcome, a *infli
 	}
 }
 
-type registryKey struct{}
+type registryKey struct{ questionID bool } // true: the key of WithQuestionID's ID
 
 func noop() {}
 
@@ -1863,7 +1872,14 @@ func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // Inbox is a [Provider] for a UI outside the process, such as a web page. Its
 // zero value is ready to use. It is safe for concurrent use.
 type Inbox struct {
-	mu      sync.Mutex           // guards the fields below
+	// PushContact (mailto: or https:) is whom push services tell of a problem;
+	// Apple's needs a real one. PushLoopback allows http push endpoints on a
+	// loopback address, for tests. Set them before first use.
+	PushContact  string
+	PushLoopback bool
+
+	mu      sync.Mutex // guards the fields below
+	push    pusher
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -1885,9 +1901,9 @@ type change struct {
 
 var _ BatchProvider = (*Inbox)(nil)
 
-// Ask opens req as a question, whose ID is 32 random hex digits, and waits for
-// [Inbox.Respond] to deliver its outcome. When ctx is done first, the question
-// closes and Ask returns ctx.Err().
+// Ask opens req as a question, whose ID is 32 random hex digits unless [WithQuestionID]
+// names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
+// first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 	o := b.ask(ctx, []Request{req}, false, req.Validate())
 	return o[0].Answer, o[0].Err
@@ -1897,6 +1913,12 @@ func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
+}
+
+// WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
+// digits and not open, else a random ID, as AskAll does: a host's recovered question keeps its ID.
+func WithQuestionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, registryKey{questionID: true}, id)
 }
 
 // Pending returns the open questions, oldest first, a batch's in order. The
@@ -2063,6 +2085,7 @@ type inboxCall struct {
 	// Guarded by the Inbox's mu.
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
+	left     int           // questions that left
 }
 
 // outcomes returns c's outcomes once each question up to an error has one, else nil.
@@ -2100,6 +2123,9 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 	}
 	for i, req := range reqs {
 		q := &question{call: c, entry: Pending{ID: hex.EncodeToString(random[16*i : 16*(i+1)]), Request: req.clone(), Deadline: deadline}}
+		if id, _ := ctx.Value(registryKey{questionID: true}).(string); !batch && len(id) == 32 && strings.Trim(id, "0123456789abcdef") == "" && b.byID[id] == nil {
+			q.entry.ID = id
+		}
 		if batch {
 			q.entry.Batch = hex.EncodeToString(random[16*len(reqs):])
 			q.entry.Index, q.entry.Count = i, len(reqs)
@@ -2108,6 +2134,7 @@ func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid err
 		q.elem = b.open.PushBack(q)
 		b.note(q.entry.ID, nil)
 	}
+	b.notify(c, &c.questions[0].entry.Request)
 	b.publish()
 	b.mu.Unlock()
 	select {
@@ -2189,6 +2216,9 @@ func (b *Inbox) leave(q *question, o Outcome) {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
 		b.note(q.entry.ID, &o)
+		if q.call.left++; q.call.left == len(q.call.questions) {
+			b.notify(q.call, nil)
+		}
 	}
 	b.ended.put(q.entry.ID, o)
 }
@@ -2292,6 +2322,22 @@ func Handler(src Source, token string) http.Handler {
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
 	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
+	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
+		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
+		})
+		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
+			if err := b.Subscribe(body); err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_ = json.NewEncoder(w).Encode(err)
+			} else {
+				w.WriteHeader(http.StatusNoContent)
+			}
+		})
+	}
 	return h
 }
 
@@ -2533,6 +2579,224 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(cmp.Or(status, http.StatusConflict))
 	_, _ = w.Write(data)
+}
+
+// ----------------------------------------------------------------------------
+// Inbox: Web Push
+
+// PushKey returns b's push key (VAPID, RFC 8292), made on first use: a P-256
+// public key in base64url, or "" when no random key could be made. [Handler]
+// serves it at GET /push, and [Inbox.Subscribe] at POST /push (204, or 400 and
+// the error's JSON).
+func (b *Inbox) PushKey() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b64.EncodeToString(b.vapid().pub)
+}
+
+// Subscribe adds a browser's PushSubscription, as JSON, in place of one of the
+// same endpoint; a bad one, or a 101st, is [CodeInvalidRequest]. An endpoint
+// gets an encrypted message (RFC 8291) as each question, or batch, opens and
+// ends, and is dropped when its service answers 404 or 410.
+func (b *Inbox) Subscribe(subscription []byte) error {
+	var s pushSub
+	err := json.Unmarshal(subscription, &s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.push.add(s, err, b.PushLoopback)
+}
+
+// PushState returns b's push key and subscriptions, a secret a host keeps
+// across restarts (at exit, say), as JSON: {"key": the private key's 32 bytes
+// in base64url, "subscriptions": [...]}; nil when no key could be made.
+func (b *Inbox) PushState() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.vapid().key == nil {
+		return nil
+	}
+	data, _ := json.Marshal(pusher{Key: b64.EncodeToString(b.push.key.D.FillBytes(make([]byte, 32))), Subs: append([]pushSub{}, b.push.Subs...)})
+	return data
+}
+
+// SetPushState replaces b's push key and subscriptions with those of
+// PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
+// naming it, and leaves b as it was.
+func (b *Inbox) SetPushState(data []byte) error {
+	var st pusher
+	err := json.Unmarshal(data, &st)
+	d, _ := b64.DecodeString(st.Key)
+	p := pusher{}
+	if err != nil || p.setKey(d) != nil {
+		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
+	}
+	for _, s := range st.Subs {
+		if err := p.add(s, nil, b.PushLoopback); err != nil {
+			return err
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.push.key, b.push.pub, b.push.Subs = p.key, p.pub, p.Subs
+	return nil
+}
+
+var b64 = base64.RawURLEncoding
+
+// pushClient gives up after 10 s and follows no redirect.
+var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type pusher struct {
+	Key  string            `json:"key"` // in PushState's JSON only
+	Subs []pushSub         `json:"subscriptions"`
+	key  *ecdsa.PrivateKey // nil until first use
+	pub  []byte            // key's public key, uncompressed
+}
+
+type pushSub struct {
+	Endpoint string `json:"endpoint"`
+	Keys     struct {
+		P256dh string `json:"p256dh"`
+		Auth   string `json:"auth"`
+	} `json:"keys"`
+	ua, auth []byte         // the keys decoded
+	sending  *int           // its messages on their way, at most 8; more are dropped
+	last     *chan struct{} // closed once its last message went; nil at first
+}
+
+// setKey makes scalar d p's key, which Go 1.22's ecdsa cannot read.
+func (p *pusher) setKey(d []byte) error {
+	k, err := ecdh.P256().NewPrivateKey(d)
+	if err == nil {
+		p.pub = k.PublicKey().Bytes()
+		x, y := new(big.Int).SetBytes(p.pub[1:33]), new(big.Int).SetBytes(p.pub[33:])
+		p.key = &ecdsa.PrivateKey{PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, D: new(big.Int).SetBytes(d)}
+	}
+	return err
+}
+
+// add checks s, which failed to read when err is not nil, and puts it in p.
+func (p *pusher) add(s pushSub, err error, loopback bool) error {
+	u, err1 := url.Parse(s.Endpoint)
+	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
+	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
+	_, err2 := ecdh.P256().NewPublicKey(s.ua)
+	s.sending, s.last = new(int), new(chan struct{})
+	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	why := ""
+	switch {
+	case err != nil:
+		why = "it is not a PushSubscription's JSON"
+	case err1 != nil || len(s.Endpoint) > 2048 || u.Host == "" || u.User != nil || u.Scheme != "https" && !(loopback && u.Scheme == "http" && net.ParseIP(u.Hostname()).IsLoopback()):
+		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
+	case err2 != nil || len(s.auth) != 16:
+		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
+	case i >= 0:
+		p.Subs[i] = s
+	case len(p.Subs) == 100:
+		why = "the inbox holds 100 push subscriptions already"
+	default:
+		p.Subs = append(p.Subs, s)
+	}
+	if why != "" {
+		return NewError(CodeInvalidRequest, "the push subscription is refused: "+why, nil)
+	}
+	return nil
+}
+
+// vapid returns b's push, with a key made now if need be. b.mu is held.
+func (b *Inbox) vapid() *pusher {
+	if b.push.key == nil {
+		if k, err := ecdh.P256().GenerateKey(rand.Reader); err == nil {
+			_ = b.push.setKey(k.Bytes())
+		}
+	}
+	return &b.push
+}
+
+// notify sends each subscription, on a goroutine of its own, the message of
+// c: its first question's ID, req's first line cut to 100 characters and
+// agent's name, or, without req, that it ended. b.mu is held.
+func (b *Inbox) notify(c *inboxCall, req *Request) {
+	id := c.questions[0].entry.ID
+	msg := map[string]any{"id": id, "ended": true}
+	if req != nil {
+		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
+		r := []rune(line)
+		msg = map[string]any{"id": id, "text": string(r[:min(len(r), 100)]), "agent": cmp.Or(req.Agent, &Agent{}).Name}
+	}
+	plain, _ := json.Marshal(msg)
+	for _, s := range b.push.Subs {
+		if p := *b.vapid(); p.key != nil && *s.sending < 8 {
+			*s.sending++
+			prev, done := *s.last, make(chan struct{})
+			*s.last = done
+			go func() {
+				if prev != nil {
+					<-prev // one message at a time to a subscription, in order
+				}
+				b.send(s, pushRequest(s, plain, p, b.PushContact, id, time.Now()))
+				close(done)
+			}()
+		}
+	}
+}
+
+// send sends req to s, and drops s when its push service says it is gone.
+func (b *Inbox) send(s pushSub, req *http.Request) {
+	resp, err := pushClient.Do(req)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if *s.sending--; err == nil && resp.Body.Close() == nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
+		b.push.Subs = slices.DeleteFunc(b.push.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
+	}
+}
+
+// pushRequest returns the request that sends plain to s, encrypted under a new
+// key and salt, with a VAPID header of p's key and contact valid for 12 hours.
+// A message of the same topic replaces it while it waits at the push service.
+func pushRequest(s pushSub, plain []byte, p pusher, contact, topic string, now time.Time) *http.Request {
+	u, _ := url.Parse(s.Endpoint) // add parsed it
+	claims, _ := json.Marshal(struct {
+		Aud string `json:"aud"`
+		Exp int64  `json:"exp"`
+		Sub string `json:"sub,omitempty"`
+	}{u.Scheme + "://" + u.Host, now.Add(12 * time.Hour).Unix(), contact})
+	token := b64.EncodeToString([]byte(`{"typ":"JWT","alg":"ES256"}`)) + "." + b64.EncodeToString(claims)
+	digest := sha256.Sum256([]byte(token))
+	r, sig, err := ecdsa.Sign(rand.Reader, p.key, digest[:])
+	as, err2 := ecdh.P256().GenerateKey(rand.Reader)
+	salt := make([]byte, 16)
+	if _, err3 := rand.Read(salt); err != nil || err2 != nil || err3 != nil {
+		return &http.Request{} // Do fails: no random bytes
+	}
+	token += "." + b64.EncodeToString(append(r.FillBytes(make([]byte, 32)), sig.FillBytes(make([]byte, 32))...))
+	req, _ := http.NewRequest(http.MethodPost, s.Endpoint, bytes.NewReader(encryptPush(plain, s.ua, s.auth, salt, as)))
+	req.Header = http.Header{"Content-Encoding": {"aes128gcm"}, "Content-Type": {"application/octet-stream"}, "Ttl": {"86400"}, "Topic": {topic},
+		"Urgency": {"high"}, "Authorization": {"vapid t=" + token + ", k=" + b64.EncodeToString(p.pub)}}
+	return req
+}
+
+// encryptPush returns plain encrypted for key ua and secret auth as RFC 8291
+// says, in one record of aes128gcm (RFC 8188).
+func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
+	uaKey, _ := ecdh.P256().NewPublicKey(ua) // add checked it
+	secret, _ := as.ECDH(uaKey)
+	asPublic := as.PublicKey().Bytes()
+	prk := hmacSHA256(salt, hmacSHA256(hmacSHA256(auth, secret), slices.Concat([]byte("WebPush: info\x00"), ua, asPublic, []byte{1})))
+	block, _ := aes.NewCipher(hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16])
+	gcm, _ := cipher.NewGCM(block)
+	head := append(slices.Clip(salt), 0, 0, 0x10, 0, 65) // record size 4096, and the key's length
+	nonce := hmacSHA256(prk, []byte("Content-Encoding: nonce\x00\x01"))[:12]
+	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
+}
+
+// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
+// expand of one block when data ends with 1.
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
 }
 
 // ----------------------------------------------------------------------------

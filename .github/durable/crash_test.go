@@ -120,6 +120,7 @@ type host struct {
 	t       *testing.T
 	cmd     *exec.Cmd
 	url     string      // of the page's routes, such as http://127.0.0.1:4242/ask
+	token   string      // the page's, from the link it printed
 	results chan string // the lines it prints on stdout: the tool's results
 	exited  chan struct{}
 
@@ -153,7 +154,7 @@ func start(t *testing.T, s setup, env ...string) *host {
 		for lines.Scan() {
 			line := lines.Text()
 			if rest, ok := strings.CutPrefix(line, "Answer the agent's questions at "); ok {
-				served <- strings.TrimSuffix(rest, "/#token="+token)
+				served <- rest
 			}
 			h.mu.Lock()
 			h.stderr.WriteString(line + "\n")
@@ -175,7 +176,11 @@ func start(t *testing.T, s setup, env ...string) *host {
 		close(h.exited)
 	}()
 	select {
-	case h.url = <-served:
+	case link := <-served:
+		var ok bool
+		if h.url, h.token, ok = strings.Cut(link, "/#token="); !ok {
+			t.Fatalf("the host printed the link %q, want one ending in /#token=...", link)
+		}
 	case <-h.exited:
 		t.Fatalf("the host exited before it served its page:\n%s", h.errors())
 	case <-time.After(guard):
@@ -208,7 +213,7 @@ type pending struct {
 // stream, as the page reads them.
 func (h *host) events() <-chan []pending {
 	h.t.Helper()
-	res, err := http.Get(h.url + "/events?token=" + token)
+	res, err := http.Get(h.url + "/events?token=" + h.token)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -246,6 +251,50 @@ func (h *host) events() <-chan []pending {
 	return events
 }
 
+// reconnect connects to the page's event stream as a tab that shows the
+// questions ids does, and returns the IDs that the stream says ended, and
+// the open questions that it lists then.
+func (h *host) reconnect(ids ...string) (ended []string, open []pending) {
+	h.t.Helper()
+	res, err := http.Get(h.url + "/events?token=" + h.token + "&open=" + strings.Join(ids, ","))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		h.t.Fatalf("GET /events = %s, want 200 OK", res.Status)
+	}
+	lines := bufio.NewScanner(res.Body)
+	lines.Buffer(nil, 1<<20)
+	event := ""
+	for lines.Scan() {
+		if name, ok := strings.CutPrefix(lines.Text(), "event: "); ok {
+			event = name
+		}
+		data, ok := strings.CutPrefix(lines.Text(), "data: ")
+		switch {
+		case ok && event == "ended":
+			var e struct{ ID string }
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				h.t.Fatalf("the ended event %s: %v", data, err)
+			}
+			ended = append(ended, e.ID)
+		case ok && event == "questions":
+			return ended, decodePending(h.t, []byte(data))
+		}
+	}
+	h.t.Fatalf("the event stream ended before it listed the open questions: %v", lines.Err())
+	return nil, nil
+}
+
+func idsOf(list []pending) []string {
+	var ids []string
+	for _, q := range list {
+		ids = append(ids, q.ID)
+	}
+	return ids
+}
+
 func decodePending(t *testing.T, data []byte) []pending {
 	var list []userinteraction.Pending
 	var raw []struct {
@@ -265,7 +314,7 @@ func decodePending(t *testing.T, data []byte) []pending {
 // questions returns GET /questions: the page's JSON.
 func (h *host) questions() []pending {
 	h.t.Helper()
-	res, err := http.Get(h.url + "/questions?token=" + token)
+	res, err := http.Get(h.url + "/questions?token=" + h.token)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -307,7 +356,7 @@ func (h *host) answer(id, body string) int {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -407,8 +456,16 @@ func TestQuestionSurvivesCrash(t *testing.T) {
 	first.kill()
 
 	second := start(t, s)
+	// A tab that stayed open across the crash connects again, naming the
+	// question it shows: the question is still open under that ID.
+	if ended, open := second.reconnect(before.ID); len(ended) > 0 || !slices.Equal(idsOf(open), []string{before.ID}) {
+		t.Errorf("a tab open across the crash gets %q ended and %q open, want none ended and %s open: the question once, under its ID", ended, idsOf(open), before.ID)
+	}
 	events := second.events()
 	after := second.waitQuestion(events)
+	if after.ID != before.ID {
+		t.Errorf("after the crash the question's ID is %s, want %s, as before it", after.ID, before.ID)
+	}
 	wantRequest, _ := json.Marshal(before.Request)
 	if got, _ := json.Marshal(after.Request); string(got) != string(wantRequest) {
 		t.Errorf("after the crash the page shows %s, want %s", got, wantRequest)
@@ -421,11 +478,6 @@ func TestQuestionSurvivesCrash(t *testing.T) {
 	}
 	if got := second.answer(after.ID, runIt); got != http.StatusConflict {
 		t.Errorf("POST of a second answer = %d, want 409", got)
-	}
-	if after.ID != before.ID {
-		if got := second.answer(before.ID, runIt); got != http.StatusConflict {
-			t.Errorf("POST of an answer to the ID before the crash = %d, want 409", got)
-		}
 	}
 	if got := second.waitResult(s, events, true); got != "migration mode: run" {
 		t.Errorf("the tool's result = %q, want %q", got, "migration mode: run")
@@ -599,8 +651,8 @@ func TestStaleProcessRefused(t *testing.T) {
 		case <-time.After(guard):
 			t.Fatalf("no page shows the resumed workflow's question within %v", guard)
 		}
-		for _, q := range list {
-			if q.ID != qa.ID && q.ID != qb.ID {
+		for _, q := range list { // on b, it may have the ID it had on a
+			if on == a && q.ID != qa.ID || on == b && q.ID != qb.ID {
 				owner, qx = on, q
 			}
 		}
@@ -624,5 +676,93 @@ func TestStaleProcessRefused(t *testing.T) {
 	}
 	if got := append(actsIfAny(t, x.log, x.call), actsIfAny(t, y.log, x.call)...); len(got) != 1 || got[0] != "migration mode: run" {
 		t.Errorf("the two processes acted %d times: %q, want once", len(got), got)
+	}
+}
+
+// TestOtherVersionSaysSo: a question waits when the host is killed, and the
+// next process is of another application version, which DBOS does not
+// recover. It says so on stderr, naming the workflow and how to resume it,
+// and does not ask. A process of the first version then resumes the
+// question, under its ID and with its deadline, and the tool acts once.
+func TestOtherVersionSaysSo(t *testing.T) {
+	s := newSetup(t)
+	first := start(t, s, "DBOS__APPVERSION=v1")
+	before := first.waitQuestion(first.events())
+	first.kill()
+
+	second := start(t, s, "DBOS__APPVERSION=v2")
+	want := `workflow "migrate-1" waits for executor "local" of application version "v1", and this process is "local" of "v2"`
+	if got := second.errors(); !strings.Contains(got, want) || !strings.Contains(got, `DBOS__VMID="local" DBOS__APPVERSION="v1"`) {
+		t.Errorf("another version's process wrote on stderr:\n%s\nwant a line with %q and how to resume it", got, want)
+	}
+	if got := second.questions(); len(got) != 0 && os.Getenv("DURABLE_TEST_DB") == "" {
+		t.Errorf("another version's page shows %d questions, want none: its process does not resume the workflow", len(got))
+	}
+	second.kill()
+
+	third := start(t, s, "DBOS__APPVERSION=v1")
+	events := third.events()
+	after := third.waitQuestion(events)
+	if after.ID != before.ID || after.DeadlineJSON != before.DeadlineJSON {
+		t.Errorf("the first version's process shows %s with the deadline %s, want %s with %s", after.ID, after.DeadlineJSON, before.ID, before.DeadlineJSON)
+	}
+	if strings.Contains(third.errors(), "does not resume here") {
+		t.Errorf("the first version's process says a workflow does not resume:\n%s", third.errors())
+	}
+	if got := third.answer(after.ID, runIt); got != http.StatusNoContent {
+		t.Fatalf("POST of the answer = %d, want 204", got)
+	}
+	if got := third.waitResult(s, events, true); got != "migration mode: run" {
+		t.Errorf("the tool's result = %q, want %q", got, "migration mode: run")
+	}
+	if got := acts(t, s); len(got) != 1 {
+		t.Errorf("the tool acted %d times: %q, want once", len(got), got)
+	}
+}
+
+// TestTokenKept: without USERINTERACTION_TOKEN the host makes a token at
+// its first start and keeps it, in a file beside the SQLite database that
+// only its user reads, or in the Postgres database, which a second process
+// shares: the page's link stays valid across a restart and works on every
+// process. USERINTERACTION_TOKEN overrides it.
+func TestTokenKept(t *testing.T) {
+	s := newSetup(t)
+	first := start(t, s, "USERINTERACTION_TOKEN=")
+	if len(first.token) != 32 || strings.Trim(first.token, "0123456789abcdef") != "" {
+		t.Fatalf("the host's token is %q, want 32 hex digits", first.token)
+	}
+	q := first.waitQuestion(first.events())
+	if os.Getenv("DURABLE_TEST_DB") == "" {
+		name := strings.TrimPrefix(s.db, "sqlite:") + ".token"
+		info, err := os.Stat(name)
+		if err != nil {
+			t.Fatalf("the token's file: %v", err)
+		}
+		if info.Mode().Perm() != 0o600 {
+			t.Errorf("the token's file has the mode %v, want 0600", info.Mode().Perm())
+		}
+	} else {
+		other := start(t, s.another(t), "USERINTERACTION_TOKEN=", "DBOS__VMID=other")
+		if other.token != first.token {
+			t.Errorf("a second process on the database prints the token %q, want the first one's %q", other.token, first.token)
+		}
+		if got := idsOf(other.questions()); !slices.Contains(got, q.ID) { // the first one's link, on the second process
+			t.Errorf("the second process's page lists %q, want the first one's question %s", got, q.ID)
+		}
+	}
+	first.kill()
+
+	second := start(t, s, "USERINTERACTION_TOKEN=")
+	if second.token != first.token {
+		t.Errorf("after a restart the token is %q, want %q, as before it", second.token, first.token)
+	}
+	if got := idsOf(second.questions()); !slices.Contains(got, q.ID) {
+		t.Errorf("after a restart the page lists %q, want %s", got, q.ID)
+	}
+	second.kill()
+
+	third := start(t, s)
+	if third.token != token {
+		t.Errorf("with USERINTERACTION_TOKEN set the host prints the token %q, want %q", third.token, token)
 	}
 }

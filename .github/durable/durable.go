@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -21,7 +22,9 @@ import (
 //
 // A recovered workflow asks again. A question that was answered returns its
 // recorded outcome at once, without the page. One that was still open is
-// opened again, with the deadline recorded before the crash. As for Replay,
+// opened again, with the deadline recorded before the crash, and under the
+// same ID (WithQuestionID, from the workflow's ID and the question's
+// number), so that a tab open across the restart shows it once. As for Replay,
 // the tool must ask the same questions in the same order and ask before it
 // acts. A question that differs from the one recorded at its step fails.
 //
@@ -34,8 +37,13 @@ type durable struct {
 	dbos    dbos.Context // the workflow's
 	inbox   *userinteraction.Inbox
 	timeout time.Duration // how long a question waits for its answer
+	asked   int           // the questions asked so far, which names the next one
 	err     error         // the first failure of the engine
 }
+
+// asking maps each workflow to the ID of the question it opens, last, on
+// the Inbox: awaitRecovered reads it.
+var asking sync.Map
 
 // Err returns the first error that the engine gave an ask, or nil.
 func (d *durable) Err() error { return d.err }
@@ -57,7 +65,14 @@ func (d *durable) Ask(ctx context.Context, req userinteraction.Request) (userint
 	if err != nil {
 		return userinteraction.Answer{}, d.fail(err)
 	}
-	q := &question{req: req, deadline: deadline, inbox: d.inbox, asker: ctx, claims: make(chan claim), closed: make(chan struct{})}
+	wfID, err := dbos.GetWorkflowID(wf)
+	if err != nil {
+		return userinteraction.Answer{}, d.fail(err)
+	}
+	d.asked++
+	id := questionID(wfID, d.asked) // the same in every execution, so a tab open across a restart shows the question once
+	asking.Store(wfID, id)
+	q := &question{id: id, req: req, deadline: deadline, inbox: d.inbox, asker: ctx, claims: make(chan claim), closed: make(chan struct{})}
 	got, err := dbos.RunAsStep(wf, q.wait, dbos.WithStepName("question outcome"))
 	q.end(err == nil) // the checkpoint holds the page's answer, or the page is told no
 	if err != nil {
@@ -80,6 +95,7 @@ func (d *durable) fail(err error) error {
 
 // A question is one ask open on the Inbox while its outcome step waits.
 type question struct {
+	id       string // its ID on the Inbox
 	req      userinteraction.Request
 	deadline time.Time // zero for none
 	inbox    *userinteraction.Inbox
@@ -127,7 +143,7 @@ func (q *question) wait(step context.Context) (asked, error) {
 		}
 	}
 	go func() {
-		ans, err := q.inbox.Ask(userinteraction.WithKeep(view, keep), q.req)
+		ans, err := q.inbox.Ask(userinteraction.WithKeep(userinteraction.WithQuestionID(view, q.id), keep), q.req)
 		q.ended <- userinteraction.Outcome{Answer: ans, Err: err}
 	}()
 	defer close(q.closed)

@@ -16,13 +16,25 @@
 // process its own DBOS__VMID and all of them the same DBOS__APPVERSION,
 // and keep both across its restarts.
 //
-// Set USERINTERACTION_TOKEN to keep the page's URL across restarts (16
-// bytes or more), and DBOS__APPVERSION to recover a workflow after its code
-// changed: DBOS recovers only the workflows of its own version, by default a
-// hash of the binary. Processes that share a database each need their own
-// DBOS__VMID, the executor ID: a process recovers, at its start, the
-// unfinished workflows of its own ID, even those another process still runs.
-// On SQLite each page shows its own process's questions only.
+// The page's URL outlives a restart, and so does a tab open on it: the
+// host keeps its token in a file beside the SQLite database (its name and
+// ".token", mode 0600), or in the Postgres database, one for all its
+// processes; USERINTERACTION_TOKEN (16 bytes or more) overrides it. A
+// question asked again after a restart keeps its ID, and on SQLite the page
+// is served once the recovered questions are open again: the tab shows each
+// question once.
+//
+// DBOS recovers at launch only the workflows of its own application
+// version (DBOS__APPVERSION, by default a hash of the binary) and executor
+// ID (DBOS__VMID). The host prints one line on stderr for each workflow
+// that waits for another version (on SQLite, or another executor) and
+// leaves it waiting: resumed here, this build's code would run over steps
+// that another recorded. Start the host with that version, when its tool
+// asks the same questions in the same order, or run that build. Processes
+// that share a database each need their own DBOS__VMID: a process recovers,
+// at its start, the unfinished workflows of its own ID, even those another
+// process still runs. On SQLite each page shows its own process's questions
+// only.
 package main
 
 import (
@@ -136,16 +148,6 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	token := os.Getenv("USERINTERACTION_TOKEN")
-	if token == "" {
-		secret := make([]byte, 16)
-		rand.Read(secret) // never fails since Go 1.24
-		token = hex.EncodeToString(secret)
-	}
-	if len(token) < 16 {
-		return errors.New("USERINTERACTION_TOKEN is shorter than 16 bytes")
-	}
-
 	engine, err := dbos.NewContext(context.Background(), dbos.Config{
 		AppName:     "durable",
 		DatabaseURL: *db,
@@ -155,22 +157,46 @@ func run() error {
 		return err
 	}
 	dbos.RegisterWorkflow(engine, migrateCall, dbos.WithWorkflowName("migrate"))
-	var page http.Handler
-	if strings.HasPrefix(*db, "postgres") {
-		src, err := openShared(ctx, *db, engine)
+	token := os.Getenv("USERINTERACTION_TOKEN")
+	var src userinteraction.Source = inbox
+	onPostgres := strings.HasPrefix(*db, "postgres")
+	if onPostgres {
+		shared, err := openShared(ctx, *db, engine)
 		if err != nil {
 			return err
 		}
-		newAsker = func(wf dbos.Context) asker { return &sharedAsker{dbos: wf, db: src, timeout: *timeout} }
-		page = userinteraction.Handler(src, token)
+		if token == "" {
+			token, err = shared.token(ctx, newToken())
+		}
+		if err != nil {
+			return err
+		}
+		newAsker = func(wf dbos.Context) asker { return &sharedAsker{dbos: wf, db: shared, timeout: *timeout} }
+		src = shared
 	} else {
+		if token == "" {
+			token, err = fileToken(*db)
+		}
+		if err != nil {
+			return err
+		}
 		newAsker = func(wf dbos.Context) asker { return &durable{dbos: wf, inbox: inbox, timeout: *timeout} }
-		page = inbox.Handler(token)
 	}
-	if err := dbos.Launch(engine); err != nil { // recovers this executor's workflows that did not end
+	if len(token) < 16 {
+		return errors.New("USERINTERACTION_TOKEN is shorter than 16 bytes")
+	}
+	page := userinteraction.Handler(src, token)
+	if err := dbos.Launch(engine); err != nil { // recovers this executor's workflows of this version that did not end
 		return err
 	}
 	defer dbos.Shutdown(engine, 5*time.Second)
+	recovered, err := waiting(engine, onPostgres)
+	if err != nil {
+		return err
+	}
+	if !onPostgres { // on Postgres, an open question's row outlives its process
+		awaitRecovered(ctx, engine, recovered)
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -204,4 +230,110 @@ func run() error {
 	}
 	<-ctx.Done() // until then the page stays up, and refuses a late answer
 	return nil
+}
+
+func newToken() string {
+	secret := make([]byte, 16)
+	rand.Read(secret) // never fails since Go 1.24
+	return hex.EncodeToString(secret)
+}
+
+// fileToken returns the page's token that the file beside the SQLite
+// database db keeps (its name and ".token", mode 0600), after writing a new
+// one there at the first start. A database in memory keeps none.
+func fileToken(db string) (string, error) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(db, "sqlite:"), "file:"), "?")
+	if name = strings.TrimPrefix(name, "//"); name == "" || strings.Contains(name, ":memory:") {
+		return newToken(), nil
+	}
+	name += ".token"
+	token := newToken()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = f.WriteString(token + "\n")
+		return token, errors.Join(err, f.Close())
+	}
+	data, err := os.ReadFile(name)
+	if token = strings.TrimSpace(string(data)); err == nil && len(token) < 16 {
+		err = fmt.Errorf("%s holds no token of 16 bytes or more: remove it, and a new one is made", name)
+	}
+	return token, err
+}
+
+// waiting returns the workflows that Launch recovered: this executor's of
+// this version that did not end (pending, or enqueued by the recovery). It says on stderr, one line each, which
+// others wait, since DBOS would leave them waiting without a word: on
+// SQLite any other one, on Postgres this executor's of another version (the
+// others are other processes'). The host does not resume them itself: a
+// workflow runs this build's code over the steps another build recorded,
+// which holds only if the tool asks the same questions in the same order,
+// something the host cannot know; the operator can.
+func waiting(engine dbos.Context, onPostgres bool) ([]string, error) {
+	executor, version := dbos.GetExecutorID(engine), dbos.GetApplicationVersion(engine)
+	filters := []dbos.ListWorkflowsOption{dbos.WithFilterStatus(dbos.WorkflowStatusPending, dbos.WorkflowStatusEnqueued), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false)}
+	if onPostgres {
+		filters = append(filters, dbos.WithFilterExecutorIDs(executor))
+	}
+	list, err := dbos.ListWorkflows(engine, filters...)
+	if err != nil {
+		return nil, err
+	}
+	var ours []string
+	for _, wf := range list {
+		if wf.ExecutorID == executor && wf.ApplicationVersion == version {
+			ours = append(ours, wf.ID)
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "durable: workflow %q waits for executor %q of application version %q, and this process is %q of %q: "+
+			"it does not resume here. Start this host with DBOS__VMID=%[2]q DBOS__APPVERSION=%[3]q, "+
+			"if its tool asks the same questions in the same order, or the build of that version.\n",
+			wf.ID, wf.ExecutorID, wf.ApplicationVersion, executor, version)
+	}
+	return ours, nil
+}
+
+// awaitRecovered returns once each workflow of ids has its question open on
+// the Inbox again, or ended, so that a tab open across a restart, which
+// connects again at once, finds the question under its ID rather than
+// closed. A workflow that asks nothing within 10 s, as one that acts for
+// long, does not hold the page longer.
+func awaitRecovered(ctx context.Context, engine dbos.Context, ids []string) {
+	ended := make(chan string, len(ids))
+	left := make(map[string]bool)
+	for _, id := range ids {
+		left[id] = true
+		handle, err := dbos.RetrieveWorkflow[string](engine, id)
+		if err != nil {
+			ended <- id
+			continue
+		}
+		go func() {
+			handle.GetResult()
+			ended <- id
+		}()
+	}
+	late := time.After(10 * time.Second)
+	for {
+		changed := inbox.Changed()
+		for _, q := range inbox.Pending() {
+			for wf := range left {
+				if id, _ := asking.Load(wf); id == q.ID {
+					delete(left, wf)
+				}
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		select {
+		case id := <-ended:
+			delete(left, id)
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-late:
+			fmt.Fprintf(os.Stderr, "durable: %d recovered workflows asked nothing within 10 s: the page serves without their questions for now\n", len(left))
+			return
+		}
+	}
 }

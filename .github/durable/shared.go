@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS userinteraction_questions (
 CREATE INDEX IF NOT EXISTS userinteraction_questions_changed ON userinteraction_questions (changed);
 CREATE INDEX IF NOT EXISTS userinteraction_questions_open ON userinteraction_questions (opened) WHERE outcome IS NULL;
 CREATE TABLE IF NOT EXISTS userinteraction_changes (last bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS userinteraction_page (one boolean PRIMARY KEY DEFAULT true CHECK (one), token text NOT NULL);
 INSERT INTO userinteraction_changes SELECT 0 WHERE NOT EXISTS (SELECT FROM userinteraction_changes);
 COMMIT;`
 
@@ -72,6 +73,18 @@ func openShared(ctx context.Context, url string, engine dbos.Context) (*shared, 
 		return nil, err
 	}
 	return &shared{db: db, engine: engine}, nil
+}
+
+// token returns the page's token that every process on the database
+// shares, after storing fresh at the first start, so that a link that one
+// process printed works on all of them, and after their restarts.
+func (s *shared) token(ctx context.Context, fresh string) (string, error) {
+	if _, err := s.db.Exec(ctx, `INSERT INTO userinteraction_page (token) VALUES ($1) ON CONFLICT DO NOTHING`, fresh); err != nil {
+		return "", err
+	}
+	var token string
+	err := s.db.QueryRow(ctx, `SELECT token FROM userinteraction_page`).Scan(&token)
+	return token, err
 }
 
 // opened is what a workflow's step records of its question.
