@@ -879,29 +879,27 @@ func EnglishWords() Words {
 
 // english lists the words that the page and the Terminal say, split at "|".
 var english = strings.FieldsFunc(`Questions from your agent|Closed|Questions|No open questions.|1 open question.|%d open questions.|From %s
-Pick one or more:|Pick one:|Recommended|Or your own answer:|Your answer:|Send answer|Decline to answer
-Dismiss here|You answered: %s|This question is no longer open.|You declined to answer.
-Dismissed here. If the agent asked on another screen too, the question is still open there.|Not used: the batch was answered %s.|Not used: the batch was declined.
-Show the question|Not sent: the connection is lost. Try again.|This answer was refused.
-Your answer could not be kept. Send it again.
+Pick one or more:|Pick one:|Recommended|Or your own answer:|Your answer:|Send answer|Decline to answer|Dismiss here
+You answered: %s|This question is no longer open.|You declined to answer.
+Dismissed here. If the agent asked on another screen too, the question is still open there.
+Not used: the batch was answered %s.|Not used: the batch was declined.|Show the question
+Not sent: the connection is lost. Try again.|This answer was refused.|Your answer could not be kept. Send it again.
 Too late: this question is no longer open, and your answer was not used.|Not sent (HTTP %d). Try again.
 Answer within %s.|Time is up.|Connection lost: reconnecting…
 The agent stopped. This page reconnects if it starts again.|The agent stopped before this was answered.
-This cannot be answered until the connection is back.
-This link's token is wrong: open the link the host printed.
+This cannot be answered until the connection is back.|This link's token is wrong: open the link the host printed.
 Open this page through the link the host printed: it ends with #token=…
-This moved as you clicked: look again, then click.|Question %d of %d|Answered %s: %s.|Declined %s.
-Dismissed %s.|No answer came before the deadline.|The agent no longer needs an answer.
-The question ended %s.|Answered %s.|on the page|in the terminal|in the form|in the inbox|on another screen
-elsewhere|in %s|own words %s|%d options|%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours
-A question waits|A line typed before this question was shown was ignored.
-That answer could not be kept. Here is the question again.|The questions were declined %s.
-The questions were answered %s.|Your answer here was not used.|Your %d answers here were not used.|from %s
-Type your answer.|one or more of 1-%d, such as 1,%d|1-%d|Enter for %s|type your own answer|or %s
-That line is longer than %d bytes.|That line is not valid UTF-8.|Type an answer.
+This moved as you clicked: look again, then click.|Question %d of %d|Answered %s: %s.|Declined %s.|Dismissed %s.
+No answer came before the deadline.|The agent no longer needs an answer.|The question ended %s.|Answered %s.
+on the page|in the terminal|in the form|in the inbox|on another screen|elsewhere|in %s|own words %s|%d options
+%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours|A question waits
+A line typed before this question was shown was ignored.|That answer could not be kept. Here is the question again.
+The questions were declined %s.|The questions were answered %s.|Your answer here was not used.
+Your %d answers here were not used.|from %s|Type your answer.|one or more of 1-%d, such as 1,%d|1-%d|Enter for %s
+type your own answer|or %s|That line is longer than %d bytes.|That line is not valid UTF-8.|Type an answer.
 No option is recommended: type a number.|%s is not an option: type its number.|Pick one option.
-Option %d is given twice.|%s is option %s, and the label of option %d: type %s or #%d.
-Type the number of an option.|Some labels hold commas: type the numbers of the options, such as #1,#2.
+Option %d is given twice.|%s is option %s, and the label of option %d: type %s or #%d.|Type the number of an option.
+Some labels hold commas: type the numbers of the options, such as #1,#2.
 %s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
 Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
 
@@ -1886,8 +1884,7 @@ type Inbox struct {
 	ended   endings
 	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
 	seq     uint64   // the number of the last change
-
-	// Words are the page's words in other languages than English, by BCP 47
+	// Words are the page's words in languages other than English, by BCP 47
 	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
 	Words map[string]Words
 }
@@ -2450,11 +2447,11 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	for _, id := range shown[:min(len(shown), maxOpen)] { // the rest is one part, unsplit
 		if id != "" && !open[id] {
 			open[id] = true // one event for an ID named twice
-			var ended *Outcome
+			e := endedEvent{ID: id}
 			if o, ok := h.src.Outcome(id); ok {
-				ended = &o
+				e = endedEvent{id, &o, words.Ended(o)}
 			}
-			events = appendEvent(events, "ended", endedOf(words, id, ended))
+			events = appendEvent(events, "ended", e)
 		}
 	}
 	events = appendEvent(events, "questions", list)
@@ -2471,7 +2468,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		events = events[:0]
 		for _, c := range changes {
 			if c.Ended != nil {
-				events = appendEvent(events, "ended", endedOf(words, c.Pending.ID, c.Ended))
+				events = appendEvent(events, "ended", endedEvent{c.Pending.ID, c.Ended, words.Ended(*c.Ended)})
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
@@ -2502,13 +2499,6 @@ func (h *handler) language(langs string) (string, Words) {
 		}
 	}
 	return "en", nil
-}
-
-func endedOf(w Words, id string, o *Outcome) endedEvent {
-	if o == nil {
-		return endedEvent{ID: id}
-	}
-	return endedEvent{id, o, w.Ended(*o)}
 }
 
 func appendEvent(events []byte, name string, v any) []byte {
