@@ -172,11 +172,12 @@ func TestWordsTerminal(t *testing.T) {
 // it before the questions, and says each ending in it.
 func TestWordsHandler(t *testing.T) {
 	inbox := &ui.Inbox{Words: map[string]ui.Words{"de": {"Declined %s.": "Abgelehnt %s.", "on the page": "auf der Seite"}, "pt-BR": {}}}
+	long := strings.Repeat("-", 1<<20) // a hostile tag, read in time linear in its length
 	ctx, _ := inboxScope(t, inbox)
 	h := inbox.Handler(pageToken)
 	for target, want := range map[string]string{
 		"/events?lang=fr,de-AT,en": "de", "/events?lang=PT-br": "pt-BR", "/events?lang=" + strings.Repeat(",", 1<<16) + "de": "",
-		"/events": "", "/events?lang=en-US,de": "de",
+		"/events": "", "/events?lang=en-US,de": "de", "/events?lang=" + long + ",de": "de",
 	} {
 		got, cancel, _ := events(t, h, target)
 		name, data := nextEvent(t, got)
