@@ -948,24 +948,23 @@ func (w Words) Place(q Pending) string {
 // zero deadline is "".
 func (w Words) TimeLeft(deadline, now time.Time) string {
 	d := max(deadline.Sub(now).Round(time.Second), time.Second)
-	h, m := d.Round(time.Minute)/time.Hour, d.Round(time.Minute)%time.Hour/time.Minute
-	count := func(n time.Duration, one, more string) string {
-		return w.say(map[bool]string{true: one, false: more}[n == 1], n)
+	parts := []time.Duration{0, 0, d / time.Second} // hours, minutes, seconds: seconds under a minute
+	if m := d.Round(time.Minute); d >= time.Minute {
+		parts = []time.Duration{m / time.Hour, m % time.Hour / time.Minute, 0}
 	}
-	left := count(d/time.Second, "%d second", "%d seconds")
+	var left []string
+	for i, n := range parts {
+		if n > 0 {
+			left = append(left, w.say([]string{"%d hour", "%d hours", "%d minute", "%d minutes", "%d second", "%d seconds"}[2*i+int(min(n-1, 1))], n))
+		}
+	}
 	switch {
 	case deadline.IsZero():
 		return ""
 	case !deadline.After(now):
 		return w.say("Time is up.")
-	case d >= time.Minute && m == 0:
-		left = count(h, "%d hour", "%d hours")
-	case d >= time.Minute && h == 0:
-		left = count(m, "%d minute", "%d minutes")
-	case d >= time.Minute:
-		left = count(h, "%d hour", "%d hours") + " " + count(m, "%d minute", "%d minutes")
 	}
-	return w.say("Answer within %s.", left)
+	return w.say("Answer within %s.", strings.Join(left, " "))
 }
 
 // where says where via is, as "on the page". Another name shows when plain.

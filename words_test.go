@@ -36,13 +36,13 @@ func TestWordsAreKeys(t *testing.T) {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "say" && len(n.Args) > 0 {
-				if lit, ok := n.Args[0].(*ast.BasicLit); ok {
-					key, _ := strconv.Unquote(lit.Value)
-					said[key], through[lit] = true, true
-				}
-			}
-			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "count" {
-				through[n.Args[1]], through[n.Args[2]] = true, true
+				ast.Inspect(n.Args[0], func(n ast.Node) bool { // a key, or keys to pick from
+					if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						key, _ := strconv.Unquote(lit.Value)
+						said[key], through[lit] = true, true
+					}
+					return true
+				})
 			}
 		case *ast.KeyValueExpr:
 			through[n.Value] = true
