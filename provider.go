@@ -1986,6 +1986,7 @@ type inboxCall struct {
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
 	left     int           // questions that left
+	pushed   []*int        // the subscriptions its opening went to, by their sending
 }
 
 // outcomes returns c's outcomes once each question up to an error has one, else nil.
@@ -2528,7 +2529,7 @@ type pushSub struct {
 		Auth   string `json:"auth"`
 	} `json:"keys"`
 	ua, auth []byte         // the keys decoded
-	sending  *int           // its messages on their way, at most 8; more are dropped
+	sending  *int           // its messages on their way, at most 8 (and endings); more are dropped
 	last     *chan struct{} // closed once its last message went; nil at first
 }
 
@@ -2595,8 +2596,10 @@ func (b *Inbox) notify(c *inboxCall, req *Request) {
 	}
 	plain, _ := json.Marshal(msg)
 	for _, s := range b.push.Subs {
-		if p := *b.vapid(); p.key != nil && *s.sending < 8 {
-			*s.sending++
+		if p := *b.vapid(); p.key != nil && (*s.sending < 8 || req == nil && slices.Contains(c.pushed, s.sending)) { // an opening's ending always goes
+			if *s.sending++; req != nil {
+				c.pushed = append(c.pushed, s.sending)
+			}
 			prev, done := *s.last, make(chan struct{})
 			*s.last = done
 			go func() {
