@@ -1928,12 +1928,17 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 	if err != nil || from > b.seq || b.seq-from > uint64(len(b.log)) {
 		return nil, next, errors.New("userinteraction: Inbox: cursor " + quote(cursor) + " is not one of the last 1,000 changes")
 	}
-	seen := make(map[string]bool)
+	seen, last := make(map[string]bool), make(map[string]uint64) // last: each ID's last ending, for one asked again
+	for n := from + 1; n <= b.seq; n++ {
+		if c := b.log[(n-1)%maxEnded]; c.ended != nil {
+			last[c.id] = n
+		}
+	}
 	for n := from + 1; n <= b.seq; n++ {
 		c := b.log[(n-1)%maxEnded]
 		if c.ended != nil {
 			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
-		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
+		} else if q := b.byID[c.id]; q != nil && !seen[c.id] && n > last[c.id] { // as it is now; its ending follows when it left
 			seen[c.id] = true
 			out = append(out, Change{Pending: q.pending()})
 		}
@@ -1959,6 +1964,9 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.ended.byID[id]
+	if b.byID[id] != nil { // asked again under its ID (WithQuestionID): open
+		return Outcome{}, false
+	}
 	o.Answer = o.Answer.clone()
 	return o, ok
 }
