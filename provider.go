@@ -2213,10 +2213,10 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // GET / is the page; the other routes need token (16 bytes or more, else
 // Handler panics) as a bearer or a query's token. GET /questions lists the open
 // questions; GET /events streams them as "questions", then each [Change] as
-// "question" or "ended", until src.Changes fails or a peer goes; at the
-// server's Shutdown, what changed, then "stopped". POST /questions/{id} takes
-// an MCP elicitation result: 204, or a [HarnessError]'s JSON (422 or 503 with
-// "hint", 409); a bad body is 400, 413 or 415.
+// "question" or "ended", until src.Changes fails or a peer goes; at
+// Shutdown, within a second, what changed, then "stopped". POST /questions/{id}
+// takes an MCP elicitation result: 204, or a [HarnessError]'s JSON (422 or 503
+// with "hint", 409); a bad body is 400, 413 or 415.
 func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
@@ -2333,15 +2333,18 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stop := h.shutdown(r)
-	defer context.AfterFunc(stop, cancel)()
+	stop, rc := h.shutdown(r), http.NewResponseController(w)
+	defer context.AfterFunc(stop, func() { // a tab that reads nothing holds up no Shutdown
+		cancel()
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+	})()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	flush := http.NewResponseController(w).Flush
+	flush := rc.Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
 	list, open := make([]Pending, len(changes)), make(map[string]bool, len(changes))
 	for i, c := range changes {
