@@ -2571,7 +2571,8 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
 	case err2 != nil || len(s.auth) != 16:
 		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
-	case i >= 0:
+	case i >= 0: // its queue kept: an ending never overtakes its opening
+		s.sending, s.last = p.Subs[i].sending, p.Subs[i].last
 		p.Subs[i] = s
 	case len(p.Subs) == 100:
 		why = "the inbox holds 100 push subscriptions already"
