@@ -2560,6 +2560,7 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	u, err1 := url.Parse(s.Endpoint)
 	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
 	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
+	s.Keys.P256dh, s.Keys.Auth = b64.EncodeToString(s.ua), b64.EncodeToString(s.auth) // kept without padding, however long
 	_, err2 := ecdh.P256().NewPublicKey(s.ua)
 	s.sending, s.last = new(int), new(chan struct{})
 	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })

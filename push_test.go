@@ -475,3 +475,17 @@ func TestPushEndingAfterAFullQueue(t *testing.T) {
 		t.Errorf("after a full queue, the first question's subscription got %q, want its ending %s first", got, want)
 	}
 }
+
+// TestPushSubscriptionKeptSmall: what the Inbox keeps of a subscription is
+// bounded, whatever padding its keys came with: 100 of them within 1 MiB
+// of body each would hold 100 MiB.
+func TestPushSubscriptionKeptSmall(t *testing.T) {
+	inbox := &ui.Inbox{}
+	padded := strings.Replace(sub("https://push.example.com/1"), "aSIgg", "aSIgg"+strings.Repeat("=", 1<<19), 1)
+	if err := inbox.Subscribe([]byte(padded)); err != nil {
+		t.Fatal(err)
+	}
+	if state := inbox.PushState(); len(state) > 4096 {
+		t.Errorf("PushState() after a subscription with %d bytes of padding holds %d bytes, want at most 4,096", 1<<19, len(state))
+	}
+}
