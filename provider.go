@@ -1928,17 +1928,15 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 	if err != nil || from > b.seq || b.seq-from > uint64(len(b.log)) {
 		return nil, next, errors.New("userinteraction: Inbox: cursor " + quote(cursor) + " is not one of the last 1,000 changes")
 	}
-	seen, last := make(map[string]bool), make(map[string]uint64) // last: each ID's last ending, for one asked again
-	for n := from + 1; n <= b.seq; n++ {
-		if c := b.log[(n-1)%maxEnded]; c.ended != nil {
-			last[c.id] = n
-		}
-	}
+	seen := make(map[string]bool)
 	for n := from + 1; n <= b.seq; n++ {
 		c := b.log[(n-1)%maxEnded]
 		if c.ended != nil {
+			if seen[c.id] { // asked again (WithQuestionID): it is open after this ending
+				out, seen[c.id] = slices.DeleteFunc(out, func(o Change) bool { return o.Ended == nil && o.Pending.ID == c.id }), false
+			}
 			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
-		} else if q := b.byID[c.id]; q != nil && !seen[c.id] && n > last[c.id] { // as it is now; its ending follows when it left
+		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
 			seen[c.id] = true
 			out = append(out, Change{Pending: q.pending()})
 		}
@@ -2333,11 +2331,17 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stop, rc := h.shutdown(r), http.NewResponseController(w)
-	defer context.AfterFunc(stop, func() { // a tab that reads nothing holds up no Shutdown
-		cancel()
+	stop, rc, stopping := h.shutdown(r), http.NewResponseController(w), make(chan struct{})
+	after := context.AfterFunc(stop, func() { // a tab that reads nothing holds up no Shutdown
 		_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
-	})()
+		cancel()
+		close(stopping)
+	})
+	defer func() {
+		if !after() {
+			<-stopping // rc is the handler's until it returns
+		}
+	}()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
@@ -2540,7 +2544,7 @@ type pushSub struct {
 		Auth   string `json:"auth"`
 	} `json:"keys"`
 	ua, auth []byte         // the keys decoded
-	sending  *int           // its messages on their way, at most 8 (and endings); more are dropped
+	sending  *int           // its messages on their way, at most 8 but for endings of openings sent; more are dropped
 	last     *chan struct{} // closed once its last message went; nil at first
 }
 
@@ -2610,9 +2614,8 @@ func (b *Inbox) notify(c *inboxCall, req *Request) {
 	plain, _ := json.Marshal(msg)
 	for _, s := range b.push.Subs {
 		if p := *b.vapid(); p.key != nil && (*s.sending < 8 || req == nil && slices.Contains(c.pushed, s.sending)) { // an opening's ending always goes
-			if *s.sending++; req != nil {
-				c.pushed = append(c.pushed, s.sending)
-			}
+			*s.sending++
+			c.pushed = append(c.pushed, s.sending) // for its ending, when this is its opening
 			prev, done := *s.last, make(chan struct{})
 			*s.last = done
 			go func() {
