@@ -562,7 +562,7 @@ func events(t *testing.T, h http.Handler, target string) (<-chan string, context
 			line := scan.Text()
 			switch name, isEvent := strings.CutPrefix(line, "event: "); {
 			case line == "retry: 1000":
-			case isEvent && (name == "questions" || name == "question" || name == "ended"):
+			case isEvent && (name == "questions" || name == "question" || name == "ended" || name == "words"):
 				event = name
 			case strings.HasPrefix(line, "data: ") && event != "":
 				got <- event + " " + strings.TrimPrefix(line, "data: ")
@@ -915,7 +915,7 @@ func TestInboxHandlerShutdown(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading the stream after Shutdown = %v, want its end", err)
 			}
-			ended := "\nevent: ended\ndata: {\"id\":\"" + id + "\",\"outcome\":{\"answer\":{\"answer\":\"yes\",\"via\":\"terminal\"}}}\n\n"
+			ended := "\nevent: ended\ndata: {\"id\":\"" + id + "\",\"outcome\":{\"answer\":{\"answer\":\"yes\",\"via\":\"terminal\"}},\"said\":\"Answered in the terminal: \\\"yes\\\".\"}\n\n"
 			if !strings.HasSuffix(string(rest), ended+"event: stopped\ndata: null\n\n") {
 				t.Fatalf("round %d: the stream's end = %q, want the question's ending, then stopped", round, rest)
 			}

@@ -820,7 +820,7 @@ type Pending struct {
 func (q Pending) Elicitation() Elicitation {
 	form := q.Request.Elicitation()
 	if q.Count > 1 {
-		form.Message = fmt.Sprintf("Question %d of %d.\n", q.Index+1, q.Count) + form.Message
+		form.Message = Words(nil).Place(q) + ".\n" + form.Message
 	}
 	if q.Hint != "" {
 		form.Message = q.Hint + "\n" + form.Message
@@ -860,6 +860,163 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 		q.Deadline = *w.Deadline
 	}
 	return nil
+}
+
+// Words is a UI's own words in one language, each keyed by its English text
+// (see [EnglishWords]), with its format verbs, such as %d, in the same order.
+// A nil Words, or a missing key, says it in English.
+type Words map[string]string
+
+// EnglishWords returns every key of [Words], each mapped to itself: the list
+// a translator translates. Each call returns a new map.
+func EnglishWords() Words {
+	w := make(Words, len(english))
+	for _, key := range english {
+		w[key] = key
+	}
+	return w
+}
+
+// english lists the words that the page and the Terminal say, split at "|".
+var english = strings.FieldsFunc(`Questions from your agent|Closed|Questions|No open questions.|1 open question.|%d open questions.|From %s
+Pick one or more:|Pick one:|Recommended|Or your own answer:|Your answer:|Send answer|Decline to answer|Dismiss here
+You answered: %s|This question is no longer open.|You declined to answer.
+Dismissed here. If the agent asked on another screen too, the question is still open there.
+Not used: the batch was answered %s.|Not used: the batch was declined.|Show the question
+Not sent: the connection is lost. Try again.|This answer was refused.|Your answer could not be kept. Send it again.
+Too late: this question is no longer open, and your answer was not used.|Not sent (HTTP %d). Try again.
+Answer within %s.|Time is up.|Connection lost: reconnecting…
+The agent stopped. This page reconnects if it starts again.|The agent stopped before this was answered.
+This cannot be answered until the connection is back.|This link's token is wrong: open the link the host printed.
+Open this page through the link the host printed: it ends with #token=…
+This moved as you clicked: look again, then click.|Question %d of %d|Answered %s: %s.|Declined %s.|Dismissed %s.
+No answer came before the deadline.|The agent no longer needs an answer.|The question ended %s.|Answered %s.
+on the page|in the terminal|in the form|in the inbox|on another screen|elsewhere|in %s|own words %s|%d options
+%d second|%d seconds|%d minute|%d minutes|%d hour|%d hours|A question waits
+A line typed before this question was shown was ignored.|That answer could not be kept. Here is the question again.
+The questions were declined %s.|The questions were answered %s.|Your answer here was not used.
+Your %d answers here were not used.|from %s|Type your answer.|one or more of 1-%d, such as 1,%d|1-%d|Enter for %s
+type your own answer|or %s|That line is longer than %d bytes.|That line is not valid UTF-8.|Type an answer.
+No option is recommended: type a number.|%s is not an option: type its number.|Pick one option.
+Option %d is given twice.|%s is option %s, and the label of option %d: type %s or #%d.|Type the number of an option.
+Some labels hold commas: type the numbers of the options, such as #1,#2.
+%s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
+Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
+
+// say returns w's word for key, formatted with args.
+func (w Words) say(key string, args ...any) string {
+	if key = cmp.Or(w[key], key); len(args) == 0 {
+		return key
+	}
+	return fmt.Sprintf(key, args...)
+}
+
+// Ended returns the sentence for how a question ended with o, as the page and
+// the Terminal say it: `Answered in the terminal: "Keep".`, "Declined on the
+// page.", "No answer came before the deadline.". Text of the model or the
+// human in it is quoted.
+func (w Words) Ended(o Outcome) string {
+	where := w.where(o.Answer.Via)
+	switch code := CodeOf(o.Err); {
+	case o.Err == nil && len(w.picks(o.Answer)) == 0:
+		return w.say("Answered %s.", where)
+	case o.Err == nil:
+		return w.say("Answered %s: %s.", where, strings.Join(w.picks(o.Answer), ", "))
+	case code == CodeAskDeclined:
+		return w.say("Declined %s.", where)
+	case code == CodeAskCancelled:
+		return w.say("Dismissed %s.", where)
+	case code == CodeAskAborted && (errors.Is(o.Err, context.DeadlineExceeded) || strings.Contains(o.Err.Error(), "deadline")):
+		return w.say("No answer came before the deadline.")
+	case code == CodeAskAborted:
+		return w.say("The agent no longer needs an answer.")
+	}
+	return w.say("The question ended %s.", where)
+}
+
+// Place returns where q stands in its batch, "Question 2 of 3", or "" for a
+// question asked alone.
+func (w Words) Place(q Pending) string {
+	if q.Count <= 1 {
+		return ""
+	}
+	return w.say("Question %d of %d", q.Index+1, q.Count)
+}
+
+// TimeLeft returns the words for the time from now to deadline, as the
+// Terminal writes them: "Answer within 5 minutes.", then "Time is up.". A
+// zero deadline is "".
+func (w Words) TimeLeft(deadline, now time.Time) string {
+	d := max(deadline.Sub(now).Round(time.Second), time.Second)
+	parts := []time.Duration{0, 0, d / time.Second} // hours, minutes, seconds: seconds under a minute
+	if m := d.Round(time.Minute); d >= time.Minute {
+		parts = []time.Duration{m / time.Hour, m % time.Hour / time.Minute, 0}
+	}
+	var left []string
+	for i, n := range parts {
+		if n > 0 {
+			left = append(left, w.say([]string{"%d hour", "%d hours", "%d minute", "%d minutes", "%d second", "%d seconds"}[2*i+int(min(n-1, 1))], n))
+		}
+	}
+	switch {
+	case deadline.IsZero():
+		return ""
+	case !deadline.After(now):
+		return w.say("Time is up.")
+	}
+	return w.say("Answer within %s.", strings.Join(left, " "))
+}
+
+// where says where via is, as "on the page". Another name shows when plain.
+func (w Words) where(via string) string {
+	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
+	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
+		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
+	switch where, ok := known[via]; {
+	case ok:
+		return w.say(where)
+	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
+		return w.say("elsewhere")
+	}
+	return w.say("in %s", quote(via))
+}
+
+// picks returns a's picks quoted, then its own words.
+func (w Words) picks(a Answer) []string {
+	picks, quoted, values := a.Options, []string(nil), []string(nil)
+	if a.Option != nil {
+		picks = []Option{*a.Option}
+	}
+	for _, opt := range picks {
+		quoted, values = append(quoted, quoteTheirs(opt.Label)), append(values, opt.text())
+	}
+	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
+	case a.Option != nil || words == "":
+	case len(quoted) > 0:
+		quoted = append(quoted, w.say("own words %s", quoteTheirs(words)))
+	default:
+		quoted = append(quoted, quoteTheirs(words))
+	}
+	return quoted
+}
+
+// quoteTheirs quotes s with at most maxMarks marks a character.
+func quoteTheirs(s string) string {
+	var b strings.Builder
+	for i, marks := 0, 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.Is(unicode.M, c):
+			marks++
+		case !isJoiner(c):
+			marks = 0
+		}
+		if marks <= maxMarks {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return quote(b.String())
 }
 
 // errStopped is what goCall gives for runtime.Goexit or panic(nil).
@@ -919,6 +1076,8 @@ type Terminal struct {
 	written chan called[error] // the last write in flight, or nil
 	midLine bool               // the last output is a prompt no line answered
 	columns int                // the width of the question shown last
+	// Words are its own words, English when nil. Set it before t is used.
+	Words Words
 }
 
 var _ BatchProvider = (*Terminal)(nil)
@@ -975,10 +1134,6 @@ const (
 	descriptionRows = 3           // so descriptions push no options out of sight
 	sayWait         = time.Second // how long writing an ask's ending may take
 
-	staleNotice   = "A line typed before this question was shown was ignored."
-	timeUpNotice  = "No answer came before the deadline."
-	stoppedNotice = "The agent no longer needs an answer."
-	unkeptNotice  = "That answer could not be kept. Here is the question again."
 )
 
 // acquire takes t's turn for the questions, unless they are invalid, t is not
@@ -1017,7 +1172,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		if CodeOf(refused) != CodeNotKept { // another UI's came a moment before
 			typed, err = typed+1, cmp.Or(ctx.Err(), refused)
-		} else if err = t.write(ctx, wrap(t.columns, unkeptNotice)); err == nil { // the question is open
+		} else if err = t.write(ctx, wrap(t.columns, t.Words.say("That answer could not be kept. Here is the question again."))); err == nil { // the question is open
 			ans, err = t.answer(ctx, req, i, n, "")
 		}
 	}
@@ -1031,10 +1186,11 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 // answer shows req, after bell, and reads replies until one answers.
 func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell string) (Answer, error) {
 	t.columns = columnsWide(ctx, t.out)
-	if err := t.write(ctx, bell+render(req, t.columns, i, n, timeLeft(ctx))); err != nil {
+	deadline, _ := ctx.Deadline()
+	if err := t.write(ctx, bell+render(t.Words, req, t.columns, i, n, t.Words.TimeLeft(deadline, time.Now()))); err != nil {
 		return Answer{}, err
 	}
-	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options))}
+	replies := &replies{req: req, byKey: make(map[string]int, len(req.Options)), w: t.Words}
 	for i, o := range req.Options {
 		key := labelKey(o.Label)
 		replies.byKey[key], replies.commas = i, replies.commas || strings.Contains(key, ",")
@@ -1043,7 +1199,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell stri
 	select {
 	case l := <-t.read: // a line the read in flight has was typed before the question; never, when t.read is nil
 		if l.value.err == nil && l.panicked == nil {
-			t.read, prompt = nil, wrap(t.columns, staleNotice)
+			t.read, prompt = nil, wrap(t.columns, t.Words.say("A line typed before this question was shown was ignored."))
 		} else {
 			t.read <- l // an end of input or a panic, which the next read meets
 		}
@@ -1066,7 +1222,7 @@ func (t *Terminal) answer(ctx context.Context, req *Request, i, n int, bell stri
 		}
 		prompt = wrap(t.columns, refusal)
 		if len(req.Options) > 0 { // a free-form refusal says what to type
-			prompt += wrap(t.columns, accepts(req))
+			prompt += wrap(t.columns, accepts(t.Words, req))
 		}
 	}
 }
@@ -1081,21 +1237,21 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	}
 	wait, cancel := context.WithTimeout(context.Background(), sayWait)
 	defer cancel()
-	r := rows{width: columnsWide(wait, t.out)}
+	r, w := rows{width: columnsWide(wait, t.out)}, t.Words
 	o, elsewhere := EndedElsewhere(ctx)
 	switch {
 	case elsewhere:
-		r.ended(o, req, batch)
+		r.ended(w, o, req, batch)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.text(timeUpNotice, "", "", 0)
+		r.text(w.say("No answer came before the deadline."), "", "", 0)
 	default:
-		r.text(stoppedNotice, "", "", 0)
+		r.text(w.say("The agent no longer needs an answer."), "", "", 0)
 	}
 	switch {
 	case elsewhere && typed == 1:
-		r.text("Your answer here was not used.", "", "", 0)
+		r.text(w.say("Your answer here was not used."), "", "", 0)
 	case elsewhere && typed > 1:
-		r.text(fmt.Sprintf("Your %d answers here were not used.", typed), "", "", 0)
+		r.text(w.say("Your %d answers here were not used.", typed), "", "", 0)
 	}
 	// Before the host's next output, after a write ctx interrupted.
 	if _, err := await(wait, &t.written); err != nil {
@@ -1105,114 +1261,49 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	_ = t.write(wait, r.String())
 }
 
-// ended writes in two rows at most how req, or its batch, ended with o elsewhere.
-func (r *rows) ended(o Outcome, req *Request, batch bool) {
-	where, a := onUI(o.Answer.Via), o.Answer
-	if o.Err != nil || batch {
-		how := "The question ended "
-		switch declined := CodeOf(o.Err) == CodeAskDeclined; {
-		case declined && batch:
-			how = "The questions were declined "
-		case declined:
-			how = "Declined "
-		case o.Err == nil:
-			how = "The questions were answered "
-		}
-		r.text(how+where+".", "", "", 0)
+// ended writes in two rows at most how req, or its batch, ended with o
+// elsewhere: [Words.Ended]'s sentence, with the rows picked before the picks.
+func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
+	a, where, quoted := o.Answer, w.where(o.Answer.Via), strings.Join(w.picks(o.Answer), ", ")
+	switch {
+	case batch && CodeOf(o.Err) == CodeAskDeclined:
+		r.text(w.say("The questions were declined %s.", where), "", "", 0)
+	case batch && o.Err == nil:
+		r.text(w.say("The questions were answered %s.", where), "", "", 0)
+	case !batch && (o.Err != nil || quoted == ""):
+		r.text(w.Ended(o), "", "", 0)
+	}
+	if batch || o.Err != nil || quoted == "" {
 		return
 	}
-	row := labelIndexes(req.Options)
-	var numbers, quoted, values []string
-	picks := a.Options
+	numbers, row := []string(nil), labelIndexes(req.Options)
 	if a.Option != nil {
-		picks = []Option{*a.Option}
+		a.Options = []Option{*a.Option}
 	}
-	for _, opt := range picks {
+	for _, opt := range a.Options {
 		if i, ok := row[opt.Label]; ok {
 			numbers = append(numbers, "#"+strconv.Itoa(i+1))
 		}
-		quoted = append(quoted, quoteTheirs(opt.Label))
-		values = append(values, opt.text())
 	}
-	switch words := ownWords(a.Text, strings.Join(values, ", ")); {
-	case a.Option != nil || words == "":
-	case len(quoted) > 0:
-		quoted = append(quoted, "own words "+quoteTheirs(words))
-	default:
-		quoted = append(quoted, quoteTheirs(words))
+	own := func() string {
+		return strings.TrimSuffix(w.say("Answered %s: %s.", where, strings.Join(numbers, " ")), " .")
 	}
-	own := strings.TrimSpace("Answered " + where + ": " + strings.Join(numbers, " "))
-	if strings.Count(wrap(r.width, own), "\n") > 2 { // a long name
-		own = strings.TrimSpace("Answered elsewhere: " + strings.Join(numbers, " "))
+	if strings.Count(wrap(r.width, own()), "\n") > 2 { // a long name
+		where = w.say("elsewhere")
 	}
-	if strings.Count(wrap(r.width, own), "\n") > 2 { // too many numbers
-		own = fmt.Sprintf("Answered elsewhere: %d options", len(numbers))
+	if strings.Count(wrap(r.width, own()), "\n") > 2 { // too many numbers
+		numbers = []string{w.say("%d options", len(numbers))}
 	}
-	line := own + " " + strings.Join(quoted, ", ") + "."
+	line := w.say("Answered %s: %s.", where, strings.TrimSpace(strings.Join(numbers, " ")+" "+quoted))
 	switch {
-	case len(quoted) == 0:
-		r.text(strings.TrimSuffix(own, ":")+".", "", "", 0)
 	case fit(line, 0, r.width) == len(line):
 		r.WriteString(line + "\n")
-	case fit(own, 0, r.width) == len(own):
-		r.WriteString(own + "\n")
-		r.text(line[len(own)+1:], "| ", "| ", 1)
+	case fit(own(), 0, r.width) == len(own()):
+		r.WriteString(own() + "\n")
+		r.text(quoted, "| ", "| ", 1)
 	default:
-		r.text(own, "", "", 0)
+		r.text(own(), "", "", 0)
 	}
-}
-
-// onUI says where via is, as "on the page". Another name shows when plain.
-func onUI(via string) string {
-	known := map[string]string{"page": "on the page", "terminal": "in the terminal", "form": "in the form",
-		"inbox": "in the inbox", "": "on another screen"} // a decline may have no Via
-	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_."
-	switch where, ok := known[via]; {
-	case ok:
-		return where
-	case len(via) > 32 || strings.TrimLeft(via, plain) != "":
-		return "elsewhere"
-	}
-	return "in " + quote(via)
-}
-
-// quoteTheirs quotes s with at most maxMarks marks a character.
-func quoteTheirs(s string) string {
-	var b strings.Builder
-	for i, marks := 0, 0; i < len(s); {
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case unicode.Is(unicode.M, c):
-			marks++
-		case !isJoiner(c):
-			marks = 0
-		}
-		if marks <= maxMarks {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return quote(b.String())
-}
-
-func timeLeft(ctx context.Context) string {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return ""
-	}
-	count := func(n time.Duration, unit string) string {
-		if n != 1 {
-			unit += "s"
-		}
-		return fmt.Sprintf("%d %s", n, unit)
-	}
-	d := time.Until(deadline).Round(time.Second)
-	if d < time.Minute {
-		return "Answer within " + count(max(d/time.Second, 1), "second") + "."
-	}
-	m := d.Round(time.Minute)
-	left := count(m/time.Hour, "hour") + " " + count(m%time.Hour/time.Minute, "minute")
-	return "Answer within " + strings.TrimPrefix(strings.TrimSuffix(left, " 0 minutes"), "0 hours ") + "."
 }
 
 // bell returns BEL and the desktop notifications OSC 9 and 777, when question
@@ -1225,7 +1316,7 @@ func (t *Terminal) bell(req *Request, i int) string {
 	case runtime.GOOS == "windows": // a console without VT mode shows escapes
 		return "\a"
 	}
-	r, title := rows{width: 100}, "A question waits"
+	r, title := rows{width: 100}, t.Words.say("A question waits")
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
 		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
 	}
@@ -1270,13 +1361,13 @@ func sizeColumns(size string) int {
 }
 
 // render writes req, question i of n, in rows as wide as width.
-func render(req *Request, width, i, n int, deadline string) string {
+func render(w Words, req *Request, width, i, n int, deadline string) string {
 	r := rows{width: width}
 	if n > 1 {
-		r.text(fmt.Sprintf("Question %d of %d", i+1, n), "", "", 0)
+		r.text(w.Place(Pending{Index: i, Count: n}), "", "", 0)
 	}
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
-		r.text("from "+cmp.Or(a.Name, a.ID), "| ", "| ", 0)
+		r.text(w.say("from %s", cmp.Or(a.Name, a.ID)), "| ", "| ", 0)
 	}
 	if req.Header != "" {
 		r.text(req.Header, "| ", "| ", 0)
@@ -1298,7 +1389,7 @@ func render(req *Request, width, i, n int, deadline string) string {
 	if deadline != "" {
 		r.text(deadline, "", "", 0)
 	}
-	r.text(accepts(req), "", "", 0)
+	r.text(accepts(w, req), "", "", 0)
 	return r.String()
 }
 
@@ -1380,25 +1471,25 @@ func cellsAt(s string, i, col int) (w, size int) {
 	return 1, size
 }
 
-func accepts(req *Request) string {
+func accepts(w Words, req *Request) string {
 	n := len(req.Options)
 	ways := []string{"1"}
 	switch {
 	case n == 0:
-		return "Type your answer."
+		return w.say("Type your answer.")
 	case req.MultiSelect && n > 1:
-		ways[0] = fmt.Sprintf("one or more of 1-%d, such as 1,%d", n, n)
+		ways[0] = w.say("one or more of 1-%d, such as 1,%d", n, n)
 	case n > 1:
-		ways[0] = fmt.Sprintf("1-%d", n)
+		ways[0] = w.say("1-%d", n)
 	}
 	if rows := recommended(req.Options); rows != nil {
-		ways = append(ways, "Enter for "+strings.ReplaceAll(rowList(rows), "#", ""))
+		ways = append(ways, w.say("Enter for %s", strings.ReplaceAll(rowList(rows), "#", "")))
 	}
 	if req.CustomAllowed() {
-		ways = append(ways, "type your own answer")
+		ways = append(ways, w.say("type your own answer"))
 	}
 	if last := len(ways) - 1; last > 0 {
-		ways[last] = "or " + ways[last]
+		ways[last] = w.say("or %s", ways[last])
 	}
 	return strings.Join(ways, ", ")
 }
@@ -1470,26 +1561,27 @@ type replies struct {
 	req    *Request
 	byKey  map[string]int // the option of each label, by its labelKey
 	commas bool           // a label holds a comma, so no reply joins labels
+	w      Words
 }
 
 // read reads l as an answer or a refusal, in linear time.
 func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
-	text, opts := l.text, r.req.Options
+	text, opts, w := l.text, r.req.Options, r.w
 	var rows []int
 	switch {
 	case l.err != nil:
 		return Answer{}, "", l.err
 	case l.tooLong:
-		return Answer{}, fmt.Sprintf("That line is longer than %d bytes.", maxLine), nil
+		return Answer{}, w.say("That line is longer than %d bytes.", maxLine), nil
 	case !utf8.ValidString(text):
-		return Answer{}, "That line is not valid UTF-8.", nil
+		return Answer{}, w.say("That line is not valid UTF-8."), nil
 	case len(opts) == 0 && text == "":
-		return Answer{}, "Type an answer.", nil
+		return Answer{}, w.say("Type an answer."), nil
 	case len(opts) == 0:
 		return Answer{Text: text}, "", nil
 	case text == "":
 		if rows = recommended(opts); rows == nil {
-			return Answer{}, "No option is recommended: type a number.", nil
+			return Answer{}, w.say("No option is recommended: type a number."), nil
 		}
 	default:
 		key := labelKey(text)
@@ -1502,19 +1594,19 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 		case err != nil || refusal != "":
 			return Answer{}, refusal, err
 		case picks == nil && !r.req.CustomAllowed():
-			return Answer{}, quote(text) + " is not an option: type its number.", nil
+			return Answer{}, w.say("%s is not an option: type its number.", quote(text)), nil
 		case picks == nil:
 			return Answer{Text: text}, "", nil
 		}
 		rows = picks
 	}
 	if len(rows) > 1 && !r.req.MultiSelect {
-		return Answer{}, "Pick one option.", nil
+		return Answer{}, w.say("Pick one option."), nil
 	}
 	picked, picks := make([]bool, len(opts)), make([]Option, 0, len(rows))
 	for _, i := range rows {
 		if picked[i] {
-			return Answer{}, fmt.Sprintf("Option %d is given twice.", i+1), nil
+			return Answer{}, w.say("Option %d is given twice.", i+1), nil
 		}
 		picked[i] = true
 		picks = append(picks, opts[i])
@@ -1525,7 +1617,7 @@ func (r *replies) read(ctx context.Context, l line) (Answer, string, error) {
 // pick reads text, whose labelKey is key, as row numbers ("#2"), a label, or
 // neither. Numbers that are another row's label are refused.
 func (r *replies) pick(text, key string) (rows []int, label bool, refusal string) {
-	rows, hash, problem := numbers(key, len(r.req.Options))
+	rows, hash, problem := numbers(r.w, key, len(r.req.Options))
 	i, isLabel := r.byKey[key]
 	for _, row := range rows { // "2 3" or "2, 3", where "2" is another row's label
 		if j, ok := r.byKey[strconv.Itoa(row+1)]; ok && j != row && !isLabel {
@@ -1535,7 +1627,7 @@ func (r *replies) pick(text, key string) (rows []int, label bool, refusal string
 	switch isLabel = isLabel && !hash; {
 	case isLabel && rows != nil && !slices.Equal(rows, []int{i}):
 		list := rowList(rows)
-		return nil, true, fmt.Sprintf("%s is option %s, and the label of option %d: type %s or #%d.",
+		return nil, true, r.w.say("%s is option %s, and the label of option %d: type %s or #%d.",
 			quote(text), strings.ReplaceAll(list, "#", ""), i+1, list, i+1)
 	case rows != nil:
 		return rows, false, ""
@@ -1572,15 +1664,15 @@ func (r *replies) several(ctx context.Context, text, key string) ([]int, string,
 	}
 	switch {
 	case picks == nil && other == "":
-		return nil, "Type the number of an option.", nil
+		return nil, r.w.say("Type the number of an option."), nil
 	case picks == nil:
 		return nil, "", nil
 	case labelled && r.commas:
-		return nil, "Some labels hold commas: type the numbers of the options, such as #1,#2.", nil
+		return nil, r.w.say("Some labels hold commas: type the numbers of the options, such as #1,#2."), nil
 	case other != "":
-		return nil, quote(other) + " is not an option: type only options, or only your own words.", nil
+		return nil, r.w.say("%s is not an option: type only options, or only your own words.", quote(other)), nil
 	case numbered && labelled:
-		return nil, quote(text) + " mixes numbers and labels: type " + rowList(picks) + ".", nil
+		return nil, r.w.say("%s mixes numbers and labels: type %s.", quote(text), rowList(picks)), nil
 	}
 	return picks, "", nil
 }
@@ -1604,7 +1696,7 @@ func rowList(rows []int) string {
 }
 
 // numbers reads key as row numbers ("#2", "2."), in digits of any script.
-func numbers(key string, n int) (rows []int, hash bool, problem string) {
+func numbers(w Words, key string, n int) (rows []int, hash bool, problem string) {
 	var ascii []byte // labelKey made fullwidth forms ASCII
 	for _, c := range key {
 		switch {
@@ -1625,16 +1717,16 @@ func numbers(key string, n int) (rows []int, hash bool, problem string) {
 		i, err := strconv.Atoi(f)
 		switch {
 		case ranged && isDigits(from) && isDigits(to):
-			problem = "Type each number, such as 1,2,3."
+			problem = w.say("Type each number, such as 1,2,3.")
 		case !isDigits(f):
 			return nil, false, "" // "-1", "1.5", "#": not a row
 		case problem == "" && (err != nil || i < 1 || i > n):
-			problem = "There is no option " + clip(f, maxQuoted) + "."
+			problem = w.say("There is no option %s.", clip(f, maxQuoted))
 		}
 		rows = append(rows, i-1)
 	}
 	if len(fields) == 0 {
-		problem = "Type the number of an option."
+		problem = w.say("Type the number of an option.")
 	}
 	if problem != "" {
 		rows = nil
@@ -1791,6 +1883,9 @@ type Inbox struct {
 	ended   endings
 	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
 	seq     uint64   // the number of the last change
+	// Words are the page's words in languages other than English, by BCP 47
+	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
+	Words map[string]Words
 }
 
 // A change is one entry of an Inbox's log: a question that opened or got a
@@ -1834,8 +1929,9 @@ func (b *Inbox) Pending() []Pending {
 	return out
 }
 
-// Respond delivers the outcome of the open question id: err, or else ans. An
-// empty Via is "inbox". Respond returns nil once the outcome is taken
+// Respond delivers the outcome of the open question id: err, or else ans.
+// ans.Via names the UI, also beside err (Answer{Via: "tui"} with a decline);
+// empty, it is "inbox". Respond returns nil once the outcome is taken
 // ([Decide]) and the question closed.
 //
 // An ans that breaks a rule of [Answer] is [CodeInvalidAnswer], and an outcome
@@ -2220,6 +2316,9 @@ func Handler(src Source, token string) http.Handler {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
+	if b, ok := src.(*Inbox); ok && b != nil {
+		h.words = maps.Clone(b.Words)
+	}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
@@ -2258,6 +2357,7 @@ type handler struct {
 	token [32]byte // the token's SHA-256, compared in constant time
 	csp   string
 	mux   *http.ServeMux
+	words map[string]Words // by BCP 47 tag
 	// A context per server that served a stream, cancelled at its shutdown,
 	// which ends its streams then and later.
 	servers sync.Map
@@ -2350,6 +2450,10 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := rc.Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
+	tag, words := h.language(cmp.Or(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
+	if words != nil { // before the questions; English needs none
+		events = appendEvent(events, "words", map[string]any{"lang": tag, "words": words})
+	}
 	list, open := make([]Pending, len(changes)), make(map[string]bool, len(changes))
 	for i, c := range changes {
 		list[i], open[c.Pending.ID] = c.Pending, true
@@ -2358,11 +2462,11 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	for _, id := range shown[:min(len(shown), maxOpen)] { // the rest is one part, unsplit
 		if id != "" && !open[id] {
 			open[id] = true // one event for an ID named twice
-			var ended *Outcome
+			e := endedEvent{ID: id}
 			if o, ok := h.src.Outcome(id); ok {
-				ended = &o
+				e = endedEvent{id, &o, words.Ended(o)}
 			}
-			events = appendEvent(events, "ended", endedEvent{id, ended})
+			events = appendEvent(events, "ended", e)
 		}
 	}
 	events = appendEvent(events, "questions", list)
@@ -2379,7 +2483,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		events = events[:0]
 		for _, c := range changes {
 			if c.Ended != nil {
-				events = appendEvent(events, "ended", endedEvent{c.Pending.ID, c.Ended})
+				events = appendEvent(events, "ended", endedEvent{c.Pending.ID, c.Ended, words.Ended(*c.Ended)})
 			} else {
 				events = appendEvent(events, "question", c.Pending)
 			}
@@ -2393,6 +2497,23 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 type endedEvent struct {
 	ID      string   `json:"id"`
 	Outcome *Outcome `json:"outcome"`
+	Said    string   `json:"said,omitempty"` // Words.Ended in the page's language
+}
+
+// language returns the first tag of langs ("de-AT,en;q=0.8") that h has
+// words for, exactly or by its first part ("de"), with them; else English.
+func (h *handler) language(langs string) (string, Words) {
+	for _, tag := range strings.SplitN(langs, ",", 17)[:min(16, strings.Count(langs, ",")+1)] {
+		tag, _, _ = strings.Cut(strings.TrimSpace(tag), ";")
+		for _, t := range []string{tag, strings.SplitN(tag, "-", 2)[0]} {
+			for key, words := range h.words {
+				if strings.EqualFold(key, t) {
+					return key, words
+				}
+			}
+		}
+	}
+	return "en", nil
 }
 
 func appendEvent(events []byte, name string, v any) []byte {
@@ -3438,10 +3559,10 @@ const inboxPage = `<!doctype html>
 <title>Questions</title>
 <style>` + pageStyle + `</style>
 <main>
-<h1>Questions from your agent</h1>
+<h1 data-key="Questions from your agent">Questions from your agent</h1>
 <p id="status" role="status">Connecting…</p>
 <div id="questions"></div>
-<section id="ended" hidden><h2>Closed</h2></section>
+<section id="ended" hidden><h2 data-key="Closed">Closed</h2></section>
 </main>
 <script>` + pageScript + `</script>
 `
@@ -3490,13 +3611,14 @@ summary { line-height: 2.75rem; cursor: pointer; }
 // pageScript is the page's script. It writes text only with textContent.
 const pageScript = `
 "use strict";
-const t = s => s; // the page's words
 const statusLine = document.getElementById("status"), box = document.getElementById("questions"), closed = document.getElementById("ended");
 const cards = new Map(); // open question ID -> the card that shows it
 const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
-let token = "", source = null, retry = 0, still = 0, off = false, stopped = false; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
+let token = "", source = null, retry = 0, still = 0, off = false, stopped = false, words = {}; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
+function t(key, ...args) { let i = 0; return (Object.hasOwn(words, key) && words[key] || key).replace(/%[ds]/g, () => args[i++]); } // the host's words for this page's language, else the English key
+function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -3513,18 +3635,18 @@ function render(list) {
 }
 function update(q) { // a question that opened, or whose hint changed
   const card = cards.get(q.id) || show(q);
-  if (q.hint && !card.sending) refuse(card, q.hint);
+  if (q.hint && !card.sending) refuse(card, t(q.hint)); // a hint that is a key, in this page's language
 }
 function count(n) {
-  statusLine.textContent = n === 0 ? "No open questions." : n === 1 ? "1 open question." : n + " open questions.";
-  document.title = n > 0 ? "(" + n + ") Questions" : "Questions";
+  statusLine.textContent = n === 0 ? t("No open questions.") : n === 1 ? t("1 open question.") : t("%d open questions.", n);
+  document.title = (n > 0 ? "(" + n + ") " : "") + t("Questions");
 }
 function show(q) {
   const r = q.request, opts = r.options || [], multi = !!r.multiSelect && opts.length > 0;
   const form = el("form"), body = el("div"), meta = el("p", "meta");
   const parent = !q.batch ? box : groups.get(q.batch) || box.appendChild(groups.set(q.batch, el("section", "batch")).get(q.batch));
-  if (q.count > 1) meta.append(el("span", "place", "Question " + ((q.index || 0) + 1) + " of " + q.count), " ");
-  if (r.agent) meta.append("From ", said([r.agent.name, r.agent.id].filter(Boolean).join(", ")), " ");
+  if (q.count > 1) meta.append(el("span", "place", t("Question %d of %d", (q.index || 0) + 1, q.count)), " ");
+  if (r.agent) meta.append(...tn("From %s", said([r.agent.name, r.agent.id].filter(Boolean).join(", "))), " ");
   if (q.deadline) meta.append(el("span", "deadline")), meta.lastChild.dataset.deadline = q.deadline, countdown(meta.lastChild);
   if (meta.childNodes.length > 0) body.append(meta);
   if (r.header) body.append(el("div", "text header", r.header));
@@ -3532,12 +3654,12 @@ function show(q) {
   form.setAttribute("aria-labelledby", "q-" + q.id);
   if (opts.length > 0) {
     const set = el("fieldset");
-    set.append(el("legend", "", multi ? "Pick one or more:" : "Pick one:"));
+    set.append(el("legend", "", multi ? t("Pick one or more:") : t("Pick one:")));
     for (const o of opts) {
       const row = el("div", "option"), label = el("label", "pick"), input = el("input");
       Object.assign(input, {type: multi ? "checkbox" : "radio", name: "choice", value: o.label, checked: !!o.recommended});
       label.append(input, el("span", "label", o.label.replace(/\s+/g, " "))); // a run of spaces cannot push text to a row of its own
-      if (o.recommended) label.append(el("span", "badge", "Recommended"));
+      if (o.recommended) label.append(el("span", "badge", t("Recommended")));
       row.append(label);
       if (o.description) row.append(el("div", "text desc", o.description)); // outside the label: a click on it ticks nothing
       set.append(row);
@@ -3546,7 +3668,7 @@ function show(q) {
   }
   let own = null;
   if (opts.length === 0 || r.allowCustom !== false) {
-    const label = el("label", "own", opts.length > 0 ? "Or your own answer:" : "Your answer:");
+    const label = el("label", "own", opts.length > 0 ? t("Or your own answer:") : t("Your answer:"));
     own = Object.assign(el("input"), {type: "text", autocomplete: "off", dir: "auto"});
     label.append(own);
     body.append(label);
@@ -3557,7 +3679,7 @@ function show(q) {
   }
   const note = el("p", "note"), buttons = el("div", "buttons");
   note.setAttribute("role", "alert");
-  const submit = el("button", "", "Send answer"), decline = el("button", "", "Decline to answer"), dismiss = el("button", "", "Dismiss here");
+  const submit = el("button", "", t("Send answer")), decline = el("button", "", t("Decline to answer")), dismiss = el("button", "", t("Dismiss here"));
   submit.type = "submit", decline.type = dismiss.type = "button";
   buttons.append(submit, decline, dismiss);
   body.append(buttons, note); // a refusal moves none of the question's own controls
@@ -3578,17 +3700,18 @@ function show(q) {
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
 
-// end shows how a question ended: the outcome from the stream, or null when the Inbox no longer knows.
-// Its controls show what was answered (what this page sent), and the card moves below the open ones, collapsed.
-function end(card, outcome) {
+// end shows how a question ended: m is the stream's "ended" event (its outcome, and the sentence that says it
+// in this page's language), or null when the Inbox no longer knows. Its controls show what was answered (what
+// this page sent), and the card moves below the open ones, collapsed.
+function end(card, m) {
   if (cards.delete(card.id)) count(cards.size);
-  if (card.sending) return void (card.left = outcome || card.left || null); // the POST's response comes first
+  if (card.sending) return void (card.left = m || card.left || null); // the POST's response comes first
   if (card.over) return;
   card.over = true, moved(place(card.form, false));
   const group = card.form.parentElement;
   card.form.remove();
   if (group !== box && group.childElementCount === 0) group.remove(), groups.delete(card.batch);
-  const [why, shown] = describe(card, outcome);
+  const [why, shown] = describe(card, m);
   for (const i of picks(card.form, false)) i.checked = !!shown && shown.labels.includes(i.value);
   const own = card.form.querySelector("input[type=text]");
   if (own) own.value = shown ? shown.words : "";
@@ -3596,40 +3719,27 @@ function end(card, outcome) {
   for (const e of card.form.querySelectorAll(".buttons, .deadline")) e.remove();
   card.form.querySelector(".why").replaceChildren(...why);
   const more = el("details"), gist = el("p", "text gist", card.form.querySelector(".question").textContent.trim().split("\n")[0]);
-  more.append(el("summary", "", "Show the question"), card.body);
-  card.form.append(card.note, gist, more); // the note stays in view: "Too late", "Not used"
+  more.append(el("summary", "", t("Show the question")), card.body);
+  card.form.append(card.note, gist, more); // the note stays in view: too late, not used
   closed.hidden = false;
   closed.insertBefore(card.form, closed.children[1] || null);
   if (closed.childElementCount > 51) closed.lastElementChild.remove(); // the last 50
-  if (card.batch && !sentIn.has(card.batch) && unused(outcome)) // this card's answer too, when sent here
-    for (const other of closed.querySelectorAll("form[data-batch]"))
-      if (other.dataset.batch === card.batch) other.querySelector(".note").replaceChildren(...unused(outcome));
+  const note = unused(card, m && m.outcome); // this card's answer too, when sent here
+  if (note) for (const other of closed.querySelectorAll("form[data-batch]")) if (other.dataset.batch === card.batch) other.querySelector(".note").textContent = note;
+}
+function unused(card, o) { // the note of the answers sent here for a batch that another UI ended with o, or null
+  if (!card.batch || sentIn.has(card.batch) || !o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
+  return o.answer ? t("Not used: the batch was answered %s.", t({terminal: "in the terminal", form: "in the form"}[o.answer.via] || "elsewhere")) : t("Not used: the batch was declined.");
 }
 // describe returns the line that says how a question ended, and the answer its controls show, if any:
 // an answer sent here as it was sent, whichever outcome the stream tells.
-function describe(card, o) {
-  if (card.answer) return [["You answered: ", said(spoken(card.answer))], card.answer];
-  if (!o) return [["This question is no longer open."], null];
-  if (o.error) {
-    const c = o.error.code, mine = card.sent || sentIn.get(card.batch);
-    if (c === "ASK_DECLINED") return [[mine === "decline" ? "You declined to answer." : "Declined."], null];
-    if (c === "ASK_CANCELLED" && mine === "cancel") return [["Dismissed here. If the agent asked on another screen too, the question is still open there."], null];
-    if (c === "ASK_CANCELLED") return [["Dismissed on another page."], null];
-    if (c === "ASK_ABORTED") return [[/deadline/.test(o.error.message) ? "Time ran out." : "The agent no longer needs an answer."], null];
-    return [["Closed: ", said(o.error.message)], null];
-  }
-  const a = o.answer, via = a.via || "";
-  if (card.count > 1 && card.index < card.count - 1 && !["page", "inbox", ""].includes(via)) // the batch's last answer: not this question's
-    return [["The batch was answered ", ...where(via), "."], null];
-  return [["Answered ", ...where(via), ": ", said(spoken(answerOf(a)))], answerOf(a)];
-}
-// unused returns the note of the answers sent here for a batch that another UI won with outcome o, or null.
-function unused(o) {
-  if (!o || (o.answer ? ["page", "inbox"].includes(o.answer.via) : o.error.code !== "ASK_DECLINED")) return null;
-  return ["Not used: the batch was ", ...(o.answer ? ["answered ", ...where(o.answer.via)] : ["declined"]), "."];
-}
-function where(via) { // the UI that answered, in the page's words, or framed as the host named it
-  return via === "page" ? ["on another page"] : via === "terminal" ? ["in the terminal"] : !via || via === "inbox" ? ["elsewhere"] : ["in ", said(via)];
+function describe(card, m) {
+  const o = m && m.outcome, code = o && o.error && o.error.code, mine = card.sent || sentIn.get(card.batch);
+  if (card.answer) return [tn("You answered: %s", said(spoken(card.answer))), card.answer];
+  if (!o) return [[t("This question is no longer open.")], null];
+  if (code === "ASK_DECLINED" && mine === "decline") return [[t("You declined to answer.")], null];
+  if (code === "ASK_CANCELLED" && mine === "cancel") return [[t("Dismissed here. If the agent asked on another screen too, the question is still open there.")], null];
+  return [[m.said], o.answer ? answerOf(o.answer) : null];
 }
 function said(text) {
   text = text.replace(/\s+/g, " ").replace(/(\p{M}{4})\p{M}+/gu, "$1"); // a remote client's words: as few marks as Validate allows
@@ -3650,16 +3760,16 @@ async function send(card, body) {
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
-  if (res === null) refuse(card, "Not sent: the connection is lost. Try again.");
+  if (res === null) refuse(card, t("Not sent: the connection is lost. Try again."));
   else if (res.status === 204) {
     card.sent = body.action;
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
     else if (card.batch) sentIn.set(card.batch, body.action);
     for (const c of card.form.querySelectorAll("input, button")) c.disabled = true; // until the stream says how it ended
-  } else if (res.status === 422) refuse(card, refusal.hint || refusal.message || "This answer was refused.");
-  else if (res.status === 503) refuse(card, refusal.hint || "Your answer could not be kept. Send it again."); // NOT_KEPT: still open here
-  else if (res.status === 409) refuse(card, "Too late: this question is no longer open, and your answer was not used.");
-  else refuse(card, "Not sent (HTTP " + res.status + "). Try again.");
+  } else if (res.status === 422) refuse(card, t(refusal.hint || refusal.message || "This answer was refused."));
+  else if (res.status === 503) refuse(card, t(refusal.hint || "Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
+  else if (res.status === 409) refuse(card, t("Too late: this question is no longer open, and your answer was not used."));
+  else refuse(card, t("Not sent (HTTP %d). Try again.", res.status));
   if (card.left !== undefined) end(card, card.left);
 }
 function refuse(card, why) { say(card.note, why, " refused"); }
@@ -3670,7 +3780,7 @@ function say(note, text, cls) { // a note that grows or shrinks its card moves t
 }
 function countdown(d) {
   const s = Math.max(0, Math.round((Date.parse(d.dataset.deadline) - Date.now()) / 1000));
-  d.textContent = off ? "" : s > 0 ? "Answer within " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") + "." : "Time is up.";
+  d.textContent = off ? "" : s > 0 ? t("Answer within %s.", Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0")) : t("Time is up.");
 }
 
 // connect follows the event stream, naming the questions shown, so that the stream tells how those that
@@ -3678,11 +3788,16 @@ function countdown(d) {
 function connect() {
   if (clearTimeout(retry), source) source.close();
   const open = Array.from(cards.keys()).join(",");
-  source = new EventSource("events?token=" + encodeURIComponent(token) + (open ? "&open=" + open : ""));
+  const lang = "&lang=" + encodeURIComponent(navigator.languages.join(","));
+  source = new EventSource("events?token=" + encodeURIComponent(token) + lang + (open ? "&open=" + open : ""));
+  source.addEventListener("words", e => { // the host's table for this page's language, before the questions
+    const m = JSON.parse(e.data);
+    words = m.words, document.documentElement.lang = m.lang, document.querySelectorAll("h1, h2").forEach(h => { h.textContent = t(h.dataset.key); });
+  });
   source.addEventListener("questions", e => { off = stopped = false, render(JSON.parse(e.data)); }); // the whole list, once a connection
   source.addEventListener("stopped", () => { stopped = true; }); // the host shuts down: its endings came first
   source.addEventListener("question", e => { update(JSON.parse(e.data)), count(cards.size); });
-  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome); });
+  source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome && m); });
   source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
 }
 function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
@@ -3694,7 +3809,7 @@ function lost(away) { // what the page knows while it reconnects; when the host 
 async function recheck() {
   try {
     const res = await fetch("questions", {headers: {"Authorization": "Bearer " + token}});
-    if (res.status === 401) return void (statusLine.textContent = "This link's token is wrong: open the link the host printed.");
+    if (res.status === 401) return void (statusLine.textContent = t("This link's token is wrong: open the link the host printed."));
   } catch (e) { lost(true); } // the host cannot be reached
   connect();
 }
@@ -3703,7 +3818,7 @@ function start() { // the token as it is in the fragment: percent-decoded, and a
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
   if (token !== "") return connect();
   if (source) source.close(), clearTimeout(retry);
-  statusLine.textContent = "Open this page through the link the host printed: it ends with #token=…";
+  statusLine.textContent = t("Open this page through the link the host printed: it ends with #token=…");
 }
 
 // A control that moved under a still pointer (a question above left, a hint or a wrapped line moved it) takes
@@ -3732,7 +3847,7 @@ box.parentElement.addEventListener("click", e => {
   const c = e.target.closest("label, button, input, summary"), form = c && c.closest("form"), now = Date.now();
   const m = form && moves.find(m => m.n > form.born && now - m.at < 600);
   if (e.detail > 0 && m && m.from.comparePoint(c, 0) > 0) { // a button's listener is stopped too
-    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), "This moved as you clicked: look again, then click.", "");
+    e.preventDefault(), e.stopPropagation(), say(form.querySelector(".note"), t("This moved as you clicked: look again, then click."), "");
   }
 }, true);
 addEventListener("hashchange", start);

@@ -186,7 +186,7 @@ func runFirstOfProgram(t *testing.T, program, via string) {
 		t.Fatal(err)
 	}
 	rest, err := io.ReadAll(stream)
-	if err != nil || !regexp.MustCompile(`event: ended\ndata: {"id":"`+id+`","outcome":{"answer":{[^\n]*"via":"`+via+`"}}}\n\nevent: stopped\ndata: null\n\n$`).Match(rest) {
+	if err != nil || !regexp.MustCompile(`event: ended\ndata: {"id":"`+id+`","outcome":{"answer":{[^\n]*"via":"`+via+`"}},"said":"Answered [^\n]*"}\n\nevent: stopped\ndata: null\n\n$`).Match(rest) {
 		t.Errorf("the page's stream after the answer = %q, %v, want its ending via %s, then stopped, then its end", rest, err, via)
 	}
 	printed, _ := io.ReadAll(out)

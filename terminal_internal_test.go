@@ -426,7 +426,7 @@ func TestTerminalEndedOn(t *testing.T) {
 		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
 	} {
 		r := rows{width: 200}
-		if r.ended(tt.o, req, tt.batch); r.String() != tt.want+"\n" {
+		if r.ended(nil, tt.o, req, tt.batch); r.String() != tt.want+"\n" {
 			t.Errorf("the ending of %+v, batch %v = %q, want %q", tt.o, tt.batch, r.String(), tt.want)
 		}
 	}

@@ -341,7 +341,7 @@ func TestTerminalSaysTheDeadline(t *testing.T) {
 		want    string
 	}{
 		{timeout: 200 * time.Millisecond, want: "Answer within 1 second.\n"},
-		{timeout: -time.Second, want: "Answer within 1 second.\n"},
+		{timeout: -time.Second, want: "Time is up.\n"},
 		{timeout: 45 * time.Second, want: "Answer within 45 seconds.\n"},
 		{timeout: 2 * time.Minute, want: "Answer within 2 minutes.\n"},
 		{timeout: 90 * time.Second, want: "Answer within 2 minutes.\n"},

@@ -41,7 +41,7 @@ import (
 // and it names the option. The option's value, what the model receives, is
 // Value, or Label when Value is empty. No UI shows Value. Description is
 // extra context for UIs that can show it. A Recommended option is the
-// default choice, and is preselected in a MultiSelect request.
+// default choice: the page preselects it, and the Terminal's Enter picks it.
 // [Request.Validate] says what each field may hold.
 type Option struct {
 	Label       string `json:"label"`

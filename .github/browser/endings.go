@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	ui "github.com/dsh-go/userinteraction"
@@ -30,6 +32,7 @@ func init() {
 		scenario{"a batch won in a real terminal while the stream was down: the card keeps what was sent", onOneTab(sentWhileAway)},
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
+		scenario{"in German: the page's words and an ending from the host's table", inGerman},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -118,7 +121,7 @@ func hostExits(s *site, t *tab) error {
 	if err := s.shutdown(); err != nil { // right after the last answer
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	if err := t.until(endedAs(id, "Answered in the terminal: Delete") + " && " + checked(id) + " === 'Delete'"); err != nil {
+	if err := t.until(endedAs(id, s.said(id)) + " && " + checked(id) + " === 'Delete'"); err != nil {
 		return err
 	}
 	stopped := "document.getElementById('status').textContent === 'The agent stopped. This page reconnects if it starts again.' && " +
@@ -188,7 +191,7 @@ func answeredInTerminal(s *site, t *tab) error {
 	if err := want(done, "delete"); err != nil {
 		return err
 	}
-	if err := t.until(endedAs(id, "Answered in the terminal: Delete")); err != nil {
+	if err := t.until(endedAs(id, s.said(id))); err != nil {
 		return err
 	}
 	if err := t.until(checked(id) + " === 'Delete' && document.title === '(1) Questions'"); err != nil {
@@ -214,7 +217,7 @@ func (s *site) askInSession(t *tab, session context.Context, req ui.Request) (<-
 	return done, p[0].ID, t.until(shown(p[0].ID))
 }
 
-// declinedElsewhere: the terminal declines; the page says "Declined." and
+// declinedElsewhere: the terminal declines; the page says so, as Words.Ended does, and
 // ticks nothing.
 func declinedElsewhere(s *site, t *tab) error {
 	term := &terminal{err: ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), now: make(chan struct{})}
@@ -227,7 +230,7 @@ func declinedElsewhere(s *site, t *tab) error {
 	if err := want(done, ui.CodeAskDeclined); err != nil {
 		return err
 	}
-	if err := t.until(endedAs(id, "Declined.")); err != nil {
+	if err := t.until(endedAs(id, s.said(id))); err != nil {
 		return err
 	}
 	return t.until(checked(id) + " === ''")
@@ -251,7 +254,7 @@ func (e *expiring) Err() error {
 	}
 }
 
-// timeRanOut: the asker's deadline passes; the page says "Time ran out."
+// timeRanOut: the asker's deadline passes; the page says so, as Words.Ended does.
 func timeRanOut(s *site, t *tab) error {
 	timed := &expiring{Context: s.session, done: make(chan struct{})}
 	done, p, err := s.ask(timed, cleanup)
@@ -266,7 +269,7 @@ func timeRanOut(s *site, t *tab) error {
 	if err := want(done, ui.CodeAskAborted); err != nil {
 		return err
 	}
-	if err := t.until(endedAs(id, "Time ran out.")); err != nil {
+	if err := t.until(endedAs(id, s.said(id))); err != nil {
 		return err
 	}
 	return t.until(checked(id) + " === ''")
@@ -328,10 +331,14 @@ func batchWonElsewhere(s *site, t *tab) error {
 	if err := want(done, "Keep", "Keep"); err != nil {
 		return err
 	}
-	if err := t.until(endedAs(p[1].ID, "Answered in the terminal: Keep")); err != nil {
+	if err := t.until(endedAs(p[1].ID, s.said(p[1].ID))); err != nil {
 		return err
 	}
-	return t.until(noteOf(p[0].ID) + " === 'Not used: the batch was answered in the terminal.'")
+	if err := t.until(noteOf(p[0].ID) + " === 'Not used: the batch was answered in the terminal.'"); err != nil {
+		note, _ := eval[string](t, noteOf(p[0].ID))
+		return fmt.Errorf("%w: it reads %q", err, note)
+	}
+	return nil
 }
 
 // sentWhileAway: a real Terminal races the page over a batch of two yes/no
@@ -376,7 +383,7 @@ func sentWhileAway(s *site, t *tab) error {
 		return err
 	}
 	s.streams.mend()
-	if err := t.until(endedAs(second, "Answered in the terminal: Yes")); err != nil {
+	if err := t.until(endedAs(second, s.said(second))); err != nil {
 		return err
 	}
 	sent := endedAs(first, "You answered: No") + " && " + checked(first) + " === 'No' && " +
@@ -438,9 +445,66 @@ func answeredWithMarks(s *site, t *tab) error {
 	if err := t.until("document.querySelector('#ended " + card(id) + "') !== null"); err != nil {
 		return err
 	}
-	shown, err := eval[string](t, "document.querySelector('"+card(id)+" .why .said').textContent")
-	if err != nil || shown != "x"+strings.Repeat("\u030d", 4)+"y" {
+	shown, err := eval[string](t, whyOf(id))
+	if err != nil || shown != s.said(id) || !strings.Contains(shown, `"x`+strings.Repeat("\u030d", 4)+`y"`) {
 		return fmt.Errorf("the answer is shown as %+q (%v), want x, 4 marks, y", shown, err)
 	}
 	return nil
+}
+
+// said is how question id ended, as Words.Ended says it in English: what the
+// page must show, word for word.
+func (s *site) said(id string) string {
+	o, _ := s.inbox.Outcome(id)
+	return ui.Words(nil).Ended(o)
+}
+
+// german is the site's table for a browser whose first language is German.
+var german = ui.Words{
+	"Questions from your agent": "Fragen Ihres Agenten", "Closed": "Beendet", "Questions": "Fragen",
+	"Send answer": "Antwort senden", "Decline to answer": "Antwort ablehnen", "Dismiss here": "Hier schließen",
+	"Recommended": "Empfohlen", "Pick one:": "Wählen Sie eine:", "Show the question": "Frage zeigen",
+	"Declined %s.": "Abgelehnt %s.", "in the terminal": "im Terminal", "1 open question.": "1 offene Frage.",
+}
+
+// inGerman: a tab whose browser speaks Austrian German (navigator.languages
+// and Accept-Language) gets the site's "de" table: its headings and buttons,
+// and the ending as german.Ended says it. With -shots, the closed cards are
+// ended-de-phone.png and ended-de-desktop.png.
+func inGerman(s *site, browser context.Context) error {
+	t, cancel, err := s.open(browser)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	speak := chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: "Mozilla/5.0 Chrome", AcceptLanguage: "de-AT,de"})
+		return err
+	})
+	if err := t.do(speak, chromedp.Reload()); err != nil {
+		return err
+	}
+	term := &terminal{ans: ui.Answer{Via: "terminal"}, err: ui.NewError(ui.CodeAskDeclined, "the user declined to answer", nil), now: make(chan struct{})}
+	done, id, dispose, err := s.askRaced(t, term)
+	defer dispose()
+	if err != nil {
+		return err
+	}
+	if err := t.until("document.documentElement.lang === 'de' && document.querySelector('h1').textContent === 'Fragen Ihres Agenten' && " +
+		"document.querySelector('" + card(id) + " button[type=submit]').textContent === 'Antwort senden' && document.title === '(1) Fragen'"); err != nil {
+		return err
+	}
+	close(term.now)
+	if err := want(done, ui.CodeAskDeclined); err != nil {
+		return err
+	}
+	o, _ := s.inbox.Outcome(id)
+	if err := t.until(endedAs(id, german.Ended(o)) + " && " + whyOf(id) + " === 'Abgelehnt im Terminal.'"); err != nil {
+		why, _ := eval[string](t, whyOf(id))
+		return fmt.Errorf("%w: it reads %q", err, why)
+	}
+	if err := s.shoot(t, "ended-de", "#ended"); err != nil {
+		return err
+	}
+	return t.problems()
 }

@@ -544,7 +544,7 @@ var scenarios = []scenario{
 		if err := winner.until(endedAs(id, "You answered: "+label)); err != nil {
 			return err
 		}
-		if err := loser.until(endedAs(id, "Answered on another page: "+label)); err != nil {
+		if err := loser.until(endedAs(id, s.said(id))); err != nil {
 			why, _ := eval[string](loser, whyOf(id))
 			note, _ := eval[string](loser, noteOf(id))
 			return fmt.Errorf("%w: the loser's card reads %q, %q", err, why, note)
@@ -585,7 +585,7 @@ var scenarios = []scenario{
 		if err := want(done, ui.CodeAskAborted); err != nil {
 			return err
 		}
-		if err := t.until(endedAs(id, "The agent no longer needs an answer.")); err != nil {
+		if err := t.until(endedAs(id, s.said(id))); err != nil {
 			return err
 		}
 		return t.until("document.querySelector('" + card(id) + " input').disabled && " + checked(id) + " === ''")
@@ -717,7 +717,7 @@ func run(shots string, only *regexp.Regexp, benchmarks bool) error {
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
-	s := &site{inbox: &ui.Inbox{}, token: hex.EncodeToString(secret), addr: "127.0.0.1:0", mux: http.NewServeMux(), shots: shots}
+	s := &site{inbox: &ui.Inbox{Words: map[string]ui.Words{"de": german}}, token: hex.EncodeToString(secret), addr: "127.0.0.1:0", mux: http.NewServeMux(), shots: shots}
 	s.streams = &streams{h: s.inbox.Handler(s.token), live: map[int]context.CancelFunc{}}
 	s.mux.Handle("/ask/", http.StripPrefix("/ask", s.streams))
 	s.session = ui.WithRegistry(context.Background(), &ui.Registry{})
