@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -956,6 +957,49 @@ func TestInboxHandlerShutdown(t *testing.T) {
 			if !strings.HasSuffix(string(rest), ended+"event: stopped\ndata: null\n\n") {
 				t.Fatalf("round %d: the stream's end = %q, want the question's ending, then stopped", round, rest)
 			}
+		}
+	}
+}
+
+// TestInboxHandlerShutdownUnread: a tab that stopped reading its stream,
+// with more than the sockets hold on their way to it, holds up no Shutdown,
+// over HTTP/1.1 or HTTP/2.
+func TestInboxHandlerShutdownUnread(t *testing.T) {
+	inbox, ctx, h := serve(t)
+	long := ui.Request{Question: strings.Repeat("Deploy it? ", 1400)}
+	for i := 0; i < 600; i++ { // 9 MB of 15 kB questions: more than a socket or an HTTP/2 stream sends ahead
+		askInbox(ctx, long)
+	}
+	waitPending(t, inbox, 600)
+	for _, http2 := range []bool{false, true} {
+		server := httptest.NewUnstartedServer(h)
+		defer server.Close()
+		if server.EnableHTTP2 = http2; http2 {
+			server.StartTLS()
+			res, err := server.Client().Get(server.URL + "/events?token=" + pageToken)
+			if err != nil || res.ProtoMajor != 2 {
+				t.Fatalf("GET /events over HTTP/2: %v, %v", res, err)
+			}
+			defer res.Body.Close() // read no further
+		} else {
+			server.Start()
+			conn, err := net.Dial("tcp", server.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+			if _, err := fmt.Fprintf(conn, "GET /events?token=%s HTTP/1.1\r\nHost: x\r\n\r\n", pageToken); err != nil {
+				t.Fatal(err)
+			}
+			if line, err := bufio.NewReader(conn).ReadString('\n'); line != "HTTP/1.1 200 OK\r\n" || err != nil { // the stream began; no more is read
+				t.Fatalf("the stream's first line = %q, %v", line, err)
+			}
+		}
+		stop, cancel := context.WithTimeout(context.Background(), inboxWait)
+		defer cancel()
+		if err := server.Config.Shutdown(stop); err != nil {
+			t.Fatalf("Shutdown() with a stream that reads nothing (HTTP/2 %v) = %v, want nil", http2, err)
 		}
 	}
 }

@@ -960,3 +960,39 @@ func TestInboxQuestionID(t *testing.T) {
 		t.Errorf("Ask under WithQuestionID returned %v, want the answer %q", got, "yes")
 	}
 }
+
+// TestInboxQuestionIDAgain: an ID asked again after its question ended (a
+// host's retry) is open, not ended: Outcome reports nothing until it ends
+// again, and changes read from before the first ask leave it open.
+func TestInboxQuestionIDAgain(t *testing.T) {
+	inbox := &ui.Inbox{}
+	ctx, _ := inboxScope(t, inbox)
+	_, cursor, _ := inbox.Changes(ctx, "")
+	id := strings.Repeat("0c", 16)
+	first, cancel := context.WithCancel(ui.WithQuestionID(ctx, id))
+	done := askInbox(first, ui.Request{Question: "Deploy?"})
+	waitPending(t, inbox, 1)
+	cancel()
+	receive(t, done)
+	if _, ok := inbox.Outcome(id); !ok {
+		t.Fatal("Outcome of the withdrawn question: none")
+	}
+	done = askInbox(ui.WithQuestionID(ctx, id), ui.Request{Question: "Deploy now?"})
+	if got := waitPending(t, inbox, 1)[0].ID; got != id {
+		t.Fatalf("asked again, the question's ID = %q, want %q", got, id)
+	}
+	if o, ok := inbox.Outcome(id); ok {
+		t.Errorf("Outcome(%q) of the question asked again, still open = %v, true; want none", id, o)
+	}
+	changes, _, err := inbox.Changes(ctx, cursor)
+	if err != nil || len(changes) == 0 || changes[len(changes)-1].Ended != nil || changes[len(changes)-1].Pending.Request.Question != "Deploy now?" {
+		t.Errorf("Changes from before the first ask = %+v, %v; want the first's ending, then the question open again", changes, err)
+	}
+	if err := inbox.Respond(id, ui.Answer{Text: "yes"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, done)
+	if o, ok := inbox.Outcome(id); !ok || o.Answer.Text != "yes" {
+		t.Errorf("Outcome(%q) once answered = %v, %v, want the answer yes", id, o, ok)
+	}
+}

@@ -2028,6 +2028,9 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 	for n := from + 1; n <= b.seq; n++ {
 		c := b.log[(n-1)%maxEnded]
 		if c.ended != nil {
+			if seen[c.id] { // asked again (WithQuestionID): it is open after this ending
+				out, seen[c.id] = slices.DeleteFunc(out, func(o Change) bool { return o.Ended == nil && o.Pending.ID == c.id }), false
+			}
 			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
 		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
 			seen[c.id] = true
@@ -2055,6 +2058,9 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, ok := b.ended.byID[id]
+	if b.byID[id] != nil { // asked again under its ID (WithQuestionID): open
+		return Outcome{}, false
+	}
 	o.Answer = o.Answer.clone()
 	return o, ok
 }
@@ -2082,6 +2088,7 @@ type inboxCall struct {
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
 	left     int           // questions that left
+	pushed   []*int        // the subscriptions its opening went to, by their sending
 }
 
 // outcomes returns c's outcomes once each question up to an error has one, else nil.
@@ -2301,9 +2308,10 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // token (16 bytes or more, else Handler panics) as a bearer or a query's. GET
 // /questions lists the open questions; GET /events streams them as
 // "questions", then each [Change] as "question" or "ended", until src.Changes
-// fails, a peer goes, or Shutdown (what changed, then "stopped"). POST
-// /questions/{id} takes an MCP elicitation result: 204, or a [HarnessError]'s
-// JSON (422 or 503 with "hint", 409); a bad body is 400, 413 or 415.
+// fails, a peer goes, or Shutdown (within a second, what changed, then
+// "stopped"). POST /questions/{id} takes an MCP elicitation result: 204, or a
+// [HarnessError]'s JSON (422 or 503 with "hint", 409); a bad body is 400, 413
+// or 415.
 func Handler(src Source, token string) http.Handler {
 	if len(token) < minToken {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
@@ -2433,15 +2441,24 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stop := h.shutdown(r)
-	defer context.AfterFunc(stop, cancel)()
+	stop, rc, stopping := h.shutdown(r), http.NewResponseController(w), make(chan struct{})
+	after := context.AfterFunc(stop, func() { // a tab that reads nothing holds up no Shutdown
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+		cancel()
+		close(stopping)
+	})
+	defer func() {
+		if !after() {
+			<-stopping // rc is the handler's until it returns
+		}
+	}()
 	changes, cursor, err := h.src.Changes(ctx, "")
 	if err != nil {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	flush := http.NewResponseController(w).Flush
+	flush := rc.Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
 	tag, words := h.language(cmp.Or(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
 	if words != nil { // before the questions; English needs none
@@ -2658,7 +2675,7 @@ type pushSub struct {
 		Auth   string `json:"auth"`
 	} `json:"keys"`
 	ua, auth []byte         // the keys decoded
-	sending  *int           // its messages on their way, at most 8; more are dropped
+	sending  *int           // its messages on their way, at most 8 but for endings of openings sent; more are dropped
 	last     *chan struct{} // closed once its last message went; nil at first
 }
 
@@ -2678,6 +2695,7 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 	u, err1 := url.Parse(s.Endpoint)
 	s.ua, _ = b64.DecodeString(strings.TrimRight(s.Keys.P256dh, "="))
 	s.auth, _ = b64.DecodeString(strings.TrimRight(s.Keys.Auth, "="))
+	s.Keys.P256dh, s.Keys.Auth = b64.EncodeToString(s.ua), b64.EncodeToString(s.auth) // kept without padding, however long
 	_, err2 := ecdh.P256().NewPublicKey(s.ua)
 	s.sending, s.last = new(int), new(chan struct{})
 	i := slices.IndexFunc(p.Subs, func(o pushSub) bool { return o.Endpoint == s.Endpoint })
@@ -2689,7 +2707,8 @@ func (p *pusher) add(s pushSub, err error, loopback bool) error {
 		why = "its endpoint is not an https URL of at most 2,048 bytes (nor, with PushLoopback, an http URL of a loopback address)"
 	case err2 != nil || len(s.auth) != 16:
 		why = "its keys are not a P-256 public key (p256dh) and 16 bytes (auth) in base64url"
-	case i >= 0:
+	case i >= 0: // its queue kept: an ending never overtakes its opening
+		s.sending, s.last = p.Subs[i].sending, p.Subs[i].last
 		p.Subs[i] = s
 	case len(p.Subs) == 100:
 		why = "the inbox holds 100 push subscriptions already"
@@ -2725,8 +2744,9 @@ func (b *Inbox) notify(c *inboxCall, req *Request) {
 	}
 	plain, _ := json.Marshal(msg)
 	for _, s := range b.push.Subs {
-		if p := *b.vapid(); p.key != nil && *s.sending < 8 {
+		if p := *b.vapid(); p.key != nil && (*s.sending < 8 || req == nil && slices.Contains(c.pushed, s.sending)) { // an opening's ending always goes
 			*s.sending++
+			c.pushed = append(c.pushed, s.sending) // for its ending, when this is its opening
 			prev, done := *s.last, make(chan struct{})
 			*s.last = done
 			go func() {

@@ -5,8 +5,10 @@ package userinteraction
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdh"
 	"crypto/rand"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -126,5 +128,34 @@ func TestPushDropsGoneSubscriptions(t *testing.T) {
 		if strings.Join(endpoints, " ") != strings.Join(want, " ") || *p.Subs[0].sending != 0 {
 			t.Errorf("after %d: subscriptions %q, %d sending, want %q, 0", tc.status, endpoints, *p.Subs[0].sending, want)
 		}
+	}
+}
+
+// TestPushResubscribeKeepsOrder: a subscription given again, as a page loaded
+// again gives it, keeps its queue, so a question's ending waits behind its
+// opening instead of going at once beside it.
+func TestPushResubscribeKeepsOrder(t *testing.T) {
+	got, hold := make(chan struct{}, 4), make(chan struct{})
+	service := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got <- struct{}{}; <-hold }))
+	defer service.Close()
+	defer close(hold) // before Close, which waits for the handlers
+	b := &Inbox{PushLoopback: true}
+	sub, _ := json.Marshal(testSub(t, service.URL+"/push/1"))
+	if err := b.Subscribe(sub); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := b.Ask(ctx, Request{Question: "Deploy?"}); done <- err }()
+	<-got // the opening, held
+	if err := b.Subscribe(sub); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := *b.push.Subs[0].sending; n != 2 {
+		t.Errorf("after the subscription was given again, %d messages wait in its queue, want 2: the opening, then its ending", n)
 	}
 }

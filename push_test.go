@@ -437,3 +437,55 @@ func TestPushRoutes(t *testing.T) {
 		t.Errorf("GET /push of another Source: %d, want 404", rec.Code)
 	}
 }
+
+// TestPushEndingAfterAFullQueue: an ending whose opening went is sent even
+// when 8 messages wait for its subscription, else the phone would show the
+// question's notification for ever.
+func TestPushEndingAfterAFullQueue(t *testing.T) {
+	inbox := &ui.Inbox{PushLoopback: true}
+	s := newPushService(t, inbox, http.StatusCreated, true)
+	if err := inbox.Subscribe(s.subscription()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := scope(t, inbox)
+	first, cancel := context.WithCancel(ctx)
+	done := askAsync(first, ui.Request{Question: "First?"})
+	s.next(t) // held: 7 more fill the queue
+	for i := 0; i < 7; i++ {
+		askAsync(ctx, question)
+	}
+	id := waitPending(t, inbox, 8)[0].ID
+	cancel()
+	<-done
+	s.release()
+	for i := 0; i < 7; i++ {
+		s.next(t)
+	}
+	last, stop := context.WithCancel(ctx) // its ending comes after every message before it
+	done = askAsync(last, ui.Request{Question: "Last?"})
+	lastID := waitPending(t, inbox, 8)[7].ID
+	stop()
+	<-done
+	var got []string
+	for msg := ""; !strings.Contains(msg, lastID+`"`) || !strings.Contains(msg, "ended"); {
+		msg = s.next(t)
+		got = append(got, msg)
+	}
+	if want := fmt.Sprintf(`{"ended":true,"id":%q}`, id); got[0] != want {
+		t.Errorf("after a full queue, the first question's subscription got %q, want its ending %s first", got, want)
+	}
+}
+
+// TestPushSubscriptionKeptSmall: what the Inbox keeps of a subscription is
+// bounded, whatever padding its keys came with: 100 of them within 1 MiB
+// of body each would hold 100 MiB.
+func TestPushSubscriptionKeptSmall(t *testing.T) {
+	inbox := &ui.Inbox{}
+	padded := strings.Replace(sub("https://push.example.com/1"), "aSIgg", "aSIgg"+strings.Repeat("=", 1<<19), 1)
+	if err := inbox.Subscribe([]byte(padded)); err != nil {
+		t.Fatal(err)
+	}
+	if state := inbox.PushState(); len(state) > 4096 {
+		t.Errorf("PushState() after a subscription with %d bytes of padding holds %d bytes, want at most 4,096", 1<<19, len(state))
+	}
+}
