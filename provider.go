@@ -2300,11 +2300,11 @@ var _ Source = (*Inbox)(nil)
 func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 
 // Handler returns an [http.Handler] that serves src to a web browser; the
-// human's link is /ask/#token=... when it is mounted as
+// human's link is /ask/#token=... when mounted as
 //
 //	http.Handle("/ask/", http.StripPrefix("/ask", userinteraction.Handler(inbox, token)))
 //
-// GET / (the page) and GET /sw.js (its worker) need no token; the others need
+// GET / (the page) and /sw.js (its worker) need no token; the others need
 // token (16 bytes or more, else Handler panics) as a bearer or a query's. GET
 // /questions lists the open questions; GET /events streams them as
 // "questions", then each [Change] as "question" or "ended", until src.Changes
