@@ -173,6 +173,18 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
+// runWith runs call under a new Registry, whose provider is p and whose Ended
+// is that of ctx's registry.
+func runWith(ctx context.Context, p Provider, call func(ctx context.Context)) {
+	r := &Registry{}
+	if caller := FromContext(ctx); caller != nil {
+		r.Ended = caller.Ended
+	}
+	dispose, _ := r.Register(p) // cannot fail
+	defer dispose()
+	call(WithRegistry(ctx, r))
+}
+
 // Provider returns the active provider of r, or nil when none is or r is nil.
 func (r *Registry) Provider() Provider {
 	if reg := r.registration(); reg != nil {
@@ -320,20 +332,6 @@ type registration struct {
 
 var errDisposed = errors.New("provider disposed")
 
-// track records a, an ask in flight, unless reg is disposed.
-func (reg *registration) track(a *inflight) bool {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	if reg.registry.active.Load() != reg { // disposed
-		return false
-	}
-	if a.next = reg.asks; a.next != nil {
-		a.next.prev = a
-	}
-	reg.asks = a
-	return true
-}
-
 // dispose unregisters reg and aborts its asks, holding no lock while it does.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
@@ -403,10 +401,16 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	}
 	a := &inflight{reg: reg, caller: ctx}
 	a.ctx, a.cancel = context.WithCancelCause(ctx)
-	if !reg.track(a) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.registry.active.Load() != reg { // disposed
 		a.cancel(nil)
 		return nil, noProvider(true)
 	}
+	if a.next = reg.asks; a.next != nil {
+		a.next.prev = a
+	}
+	reg.asks = a
 	return a, nil
 }
 
@@ -1133,7 +1137,6 @@ const (
 	minColumns      = 20          // the longest lead and a wide character fit
 	descriptionRows = 3           // so descriptions push no options out of sight
 	sayWait         = time.Second // how long writing an ask's ending may take
-
 )
 
 // acquire takes t's turn for the questions, unless they are invalid, t is not
@@ -1821,13 +1824,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 // multiSelect. The caller's registry audits, as with [Replay.Run]. Wait may be
 // called concurrently when elicit may.
 func Wait(ctx context.Context, elicit ElicitFunc, multiSelect bool, via string, call func(ctx context.Context)) {
-	r := &Registry{}
-	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended
-	}
-	dispose, _ := r.Register(waiter{NewForm(elicit), elicit != nil, multiSelect, via}) // cannot fail
-	defer dispose()
-	call(WithRegistry(ctx, r))
+	runWith(ctx, waiter{NewForm(elicit), elicit != nil, multiSelect, via}, call)
 }
 
 // waiter is Wait's provider: a Form, once the client can show the whole batch.
@@ -2865,16 +2862,10 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // A call must reach the same questions in the same order on every run. It must
 // ask before it acts: what it does before an Ask happens again on every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
-	r := &Registry{}
-	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended
-	}
-	dispose, _ := r.Register(p) // cannot fail
-	defer dispose()
 	p.mu.Lock()
 	p.pending, p.asked = nil, nil // a new run
 	p.mu.Unlock()
-	call(WithRegistry(ctx, r))
+	runWith(ctx, p, call)
 	return p.Pending()
 }
 
@@ -3103,10 +3094,7 @@ func Round(ctx context.Context, key []byte, binding, state string, responses any
 	if err != nil {
 		return nil, "", err
 	}
-	raw, ok := responses.(json.RawMessage)
-	if !ok {
-		raw, _ = json.Marshal(responses) // one that fails is none
-	}
+	raw, _ := json.Marshal(responses) // one that fails is none
 	var byID map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &byID)   // not an object: none
 	for _, q := range rp.Pending() { // only those asked
