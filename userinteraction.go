@@ -905,7 +905,7 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 	}
 	picked := -1 // the index of the offered option that ans picks
 	if ans.Option != nil {
-		picked = labelIndex(req.Options, ans.Option.Label)
+		picked = slices.IndexFunc(req.Options, func(o Option) bool { return o.Label == ans.Option.Label })
 		if picked < 0 {
 			return Answer{}, notOffered(req, ans.Option.Label)
 		}
@@ -1004,16 +1004,6 @@ func labelIndexes(opts []Option) map[string]int {
 		index[o.Label] = i
 	}
 	return index
-}
-
-// labelIndex returns the index of the option labelled label, or -1.
-func labelIndex(opts []Option, label string) int {
-	for i := range opts {
-		if opts[i].Label == label {
-			return i
-		}
-	}
-	return -1
 }
 
 // textIndex returns the index of the first option whose value is text, or
