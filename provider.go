@@ -3025,8 +3025,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	p.mu.Lock()
-	// One lock, so that the record and pending IDs agree.
+	p.mu.Lock() // one lock, so that the record and pending IDs agree
 	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entriesLocked()}
 	for i := range p.pending {
 		s.Pending = append(s.Pending, p.pending[i].ID)

@@ -361,7 +361,11 @@ const (
 // human, or returns "". It names a character ("holds U+001B") or a byte that
 // is not UTF-8, whichever comes first.
 func textProblem(s string, isProse bool) string {
-	if limit := textLimit(isProse); len(s) > limit {
+	limit := maxNameBytes
+	if isProse {
+		limit = maxProseBytes
+	}
+	if len(s) > limit {
 		return fmt.Sprintf("is longer than %d bytes", limit)
 	}
 	prev := rune(-1) // the character before c; -1 at the start
@@ -401,14 +405,6 @@ func textProblem(s string, isProse bool) string {
 		prev = c
 	}
 	return ""
-}
-
-// textLimit returns the most bytes a text of the kind may hold.
-func textLimit(isProse bool) int {
-	if isProse {
-		return maxProseBytes
-	}
-	return maxNameBytes
 }
 
 // hidden reports whether c may never be in a text of the kind, because it
@@ -629,7 +625,7 @@ func labelKey(label string) string {
 		return asciiKey(label)
 	}
 	var b strings.Builder
-	label = trimLabel(label)
+	label = strings.TrimFunc(label, showsNothing)
 	b.Grow(len(label)) // folding keeps most labels' length
 	for {
 		var c rune
@@ -676,20 +672,9 @@ func isASCII(s string) bool {
 	return true
 }
 
-// trimLabel returns label without the white space and default-ignorable code
-// points at its ends. It is "" for a label that shows nothing.
-func trimLabel(label string) string {
-	return strings.TrimFunc(label, showsNothing)
-}
-
 // showsNothing reports whether c is white space or default-ignorable.
 func showsNothing(c rune) bool {
-	return unicode.IsSpace(c) || isDefaultIgnorable(c)
-}
-
-// isDefaultIgnorable reports whether c is in defaultIgnorable.
-func isDefaultIgnorable(c rune) bool {
-	return unicode.Is(defaultIgnorable, c)
+	return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
 }
 
 // nextKeyRune returns the case-folded form of the first rune of s that is
@@ -701,7 +686,7 @@ func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		if isDefaultIgnorable(c) {
+		if unicode.Is(defaultIgnorable, c) {
 			continue
 		}
 		if unicode.IsSpace(c) {
