@@ -950,17 +950,12 @@ func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 			texts = append(texts, req.Options[i].text())
 		}
 	}
-	join := strings.Join(texts, ", ")
-	result.Text = join
-	if own := ownWords(ans.Text, join); !blank(own) {
+	result.Text = strings.Join(texts, ", ")
+	if own := ownWords(ans.Text, result.Text); !blank(own) {
 		if !req.CustomAllowed() {
 			return Answer{}, notAnOption(own)
 		}
-		if join != "" {
-			result.Text = join + ", " + own
-		} else {
-			result.Text = own
-		}
+		result.Text = strings.Join(append(texts, own), ", ")
 	}
 	if blank(result.Text) {
 		return Answer{}, emptyAnswer(req)
