@@ -451,7 +451,7 @@ func (a *inflight) audited(i int) bool {
 // and returns their decided outcomes. first is -1 in an Ask, else from. An
 // AskAll's BatchProvider is asked all.
 func (a *inflight) ask(reqs []Request, from, to, first int) []Outcome {
-	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
+	// dispose cancels a.ctx before it returns, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
