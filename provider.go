@@ -2311,7 +2311,7 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // [HarnessError]'s JSON (422 or 503 with "hint", 409); a bad body is 400, 413
 // or 415.
 func Handler(src Source, token string) http.Handler {
-	if len(token) < minToken {
+	if len(token) < 16 {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
@@ -2343,7 +2343,6 @@ func Handler(src Source, token string) http.Handler {
 }
 
 const (
-	minToken    = 16      // bytes of a Handler's token, at least
 	maxBody     = 1 << 20 // bytes of a response's body, at most
 	maxOpen     = 1000    // IDs of the query's open that count, at most
 	pagePattern = "GET /{$}"
