@@ -2407,7 +2407,6 @@ func static(csp, kind, text string) http.HandlerFunc {
 	}
 }
 
-// open returns the open questions.
 func (h *handler) open(ctx context.Context) ([]Pending, error) {
 	changes, _, err := h.src.Changes(ctx, "")
 	list := make([]Pending, len(changes))
@@ -2647,7 +2646,6 @@ func (b *Inbox) SetPushState(data []byte) error {
 
 var b64 = base64.RawURLEncoding
 
-// pushClient gives up after 10 s and follows no redirect.
 var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type pusher struct {
