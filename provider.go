@@ -2291,8 +2291,6 @@ type Change struct {
 	Ended   *Outcome // how it ended; nil while it is open
 }
 
-var _ Source = (*Inbox)(nil)
-
 // Handler returns Handler(b, token).
 func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 
@@ -2310,21 +2308,19 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // [HarnessError]'s JSON (422 or 503 with "hint", 409); a bad body is 400, 413
 // or 415.
 func Handler(src Source, token string) http.Handler {
-	if len(token) < minToken {
+	if len(token) < 16 {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
-	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
-	if b, ok := src.(*Inbox); ok && b != nil {
-		h.words = maps.Clone(b.Words)
-	}
-	h.mux.HandleFunc(pagePattern, h.servePage)
-	h.mux.HandleFunc(workerPattern, serveWorker)
+	h := &handler{src: src, token: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
+	h.mux.HandleFunc(pagePattern, static(pageCSP(), "text/html", inboxPage))
+	h.mux.HandleFunc(workerPattern, static("default-src 'none'", "text/javascript", workerScript))
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
 	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
-	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
+	if b, ok := src.(*Inbox); ok && b != nil { // a Source of another kind has no words or push
+		h.words = maps.Clone(b.Words)
 		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
@@ -2335,16 +2331,15 @@ func Handler(src Source, token string) http.Handler {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_ = json.NewEncoder(w).Encode(err)
-			} else {
-				w.WriteHeader(http.StatusNoContent)
+				return
 			}
+			w.WriteHeader(http.StatusNoContent)
 		})
 	}
 	return h
 }
 
 const (
-	minToken    = 16      // bytes of a Handler's token, at least
 	maxBody     = 1 << 20 // bytes of a response's body, at most
 	maxOpen     = 1000    // IDs of the query's open that count, at most
 	pagePattern = "GET /{$}"
@@ -2356,7 +2351,6 @@ const (
 type handler struct {
 	src   Source
 	token [32]byte // the token's SHA-256, compared in constant time
-	csp   string
 	mux   *http.ServeMux
 	words map[string]Words // by BCP 47 tag
 	// A context per server that served a stream, cancelled at its shutdown,
@@ -2401,19 +2395,15 @@ func getOnly(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
 }
 
-func (h *handler) servePage(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Security-Policy", h.csp)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, inboxPage)
+// static serves text, of media type kind in UTF-8, under policy csp.
+func static(csp, kind, text string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", csp)
+		w.Header().Set("Content-Type", kind+"; charset=utf-8")
+		_, _ = io.WriteString(w, text)
+	}
 }
 
-func serveWorker(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Security-Policy", "default-src 'none'")
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	_, _ = io.WriteString(w, workerScript)
-}
-
-// open returns the open questions.
 func (h *handler) open(ctx context.Context) ([]Pending, error) {
 	changes, _, err := h.src.Changes(ctx, "")
 	list := make([]Pending, len(changes))
@@ -2455,7 +2445,6 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	flush := rc.Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
 	tag, words := h.language(cmp.Or(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
 	if words != nil { // before the questions; English needs none
@@ -2478,7 +2467,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	events = appendEvent(events, "questions", list)
 	for stopped := false; ; {
-		if _, err := w.Write(events); err != nil || flush() != nil || stopped {
+		if _, err := w.Write(events); err != nil || rc.Flush() != nil || stopped {
 			return
 		}
 		changes, cursor, err = h.src.Changes(ctx, cursor)
@@ -2635,10 +2624,9 @@ func (b *Inbox) PushState() []byte {
 // PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
 // naming it, and leaves b as it was.
 func (b *Inbox) SetPushState(data []byte) error {
-	var st pusher
+	var st, p pusher
 	err := json.Unmarshal(data, &st)
 	d, _ := b64.DecodeString(st.Key)
-	p := pusher{}
 	if err != nil || p.setKey(d) != nil {
 		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
 	}
@@ -2655,7 +2643,6 @@ func (b *Inbox) SetPushState(data []byte) error {
 
 var b64 = base64.RawURLEncoding
 
-// pushClient gives up after 10 s and follows no redirect.
 var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type pusher struct {
