@@ -402,15 +402,16 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	a := &inflight{reg: reg, caller: ctx}
 	a.ctx, a.cancel = context.WithCancelCause(ctx)
 	reg.mu.Lock()
-	defer reg.mu.Unlock()
 	if reg.registry.active.Load() != reg { // disposed
-		a.cancel(nil)
+		reg.mu.Unlock()
+		a.cancel(nil) // holding no lock: a parent's AfterFunc stop is the caller's code
 		return nil, noProvider(true)
 	}
 	if a.next = reg.asks; a.next != nil {
 		a.next.prev = a
 	}
 	reg.asks = a
+	reg.mu.Unlock()
 	return a, nil
 }
 
