@@ -1107,7 +1107,7 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
 // returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := t.acquire(ctx, req.Validate()); err != nil {
+	if err := t.acquire(ctx, cmp.Or(req.Validate(), unproven("the terminal cannot give one", req))); err != nil {
 		return Answer{}, err
 	}
 	defer func() { <-t.turn }() // the turn given back
@@ -1117,7 +1117,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
 // When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := t.acquire(ctx, validateAll(reqs)); err != nil {
+	if err := t.acquire(ctx, cmp.Or(validateAll(reqs), unproven("the terminal cannot give one", reqs...))); err != nil {
 		return nil, err
 	}
 	defer func() { <-t.turn }() // the turn given back
@@ -1788,7 +1788,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 	if f == nil || f.elicit == nil {
 		return Answer{}, NewError(CodeInvalidProvider, "form has no ElicitFunc: make it with NewForm(elicit)", nil)
 	}
-	if err := cmp.Or(req.Validate(), ctxErr(ctx)); err != nil {
+	if err := cmp.Or(req.Validate(), unproven("a form cannot carry one", req), ctxErr(ctx)); err != nil {
 		return Answer{}, err
 	}
 	q := Pending{Request: req} // its Hint: why the last response was refused
@@ -1844,6 +1844,9 @@ func (w waiter) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
+	if err := unproven("an MCP client cannot carry one in this revision", reqs...); err != nil {
+		return nil, err
+	}
 	for _, r := range reqs {
 		if !w.forms || r.MultiSelect && len(r.Options) > 0 && !w.multi {
 			return nil, NewError(CodeAskUnsupported, "the client cannot show this kind of question, so ask it another way", nil)
@@ -1899,15 +1902,17 @@ var _ BatchProvider = (*Inbox)(nil)
 // names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
 // first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	o := b.ask(ctx, []Request{req}, false, req.Validate())
+	o := b.ask(ctx, []Request{req}, false, cmp.Or(req.Validate(), unproven(noPasskey, req)))
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
+	return answersOf(b.ask(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven(noPasskey, reqs...))))
 }
+
+const noPasskey = "this inbox has no passkey to prove an answer with"
 
 // WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
 // digits and not open, else a random ID, as AskAll does: a host's recovered question keeps its ID.
@@ -2813,6 +2818,7 @@ type Replay struct {
 	record  map[string]outcome // by question ID
 	pending []Pending          // this run's questions without an outcome
 	asked   map[string]int     // this run's asks of each request, by its first ask's ID; nil before its first
+	proof   string             // why a proof cannot be recorded, if it cannot
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2908,6 +2914,9 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // replay answers reqs from the record, unless invalid, and tells ctx's registry
 // which were audited before.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool, invalid error) []Outcome {
+	if p.proof != "" {
+		invalid = cmp.Or(invalid, unproven(p.proof, reqs...))
+	}
 	if invalid != nil {
 		return []Outcome{{Err: invalid}}
 	}
@@ -3081,6 +3090,7 @@ func Round(ctx context.Context, key []byte, binding, state string, responses any
 	if err != nil {
 		return nil, "", err
 	}
+	rp.proof = "an MCP client cannot carry one in this revision"
 	raw, _ := json.Marshal(responses) // one that fails is none
 	var byID map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &byID)   // not an object: none
@@ -3242,16 +3252,18 @@ type entry struct {
 	Name    string          `json:"name"`
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
+	Proof   *Receipt        `json:"proof"`
 }
 
 // The keys of an outcome, a bit each in its kinds' sets, and those of an option.
 var (
-	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message"}
+	outcomeKeys = []string{"answer", "option", "options", "via", "refused", "audited", "hint", "name", "code", "message", "proof"}
 	optionKeys  = []string{"label", "value", "description", "recommended"}
+	receiptKeys = []string{"credential", "signed", "clientData", "authenticatorData", "signature"}
 )
 
 const (
-	answerKeys  = 0b0000111111
+	answerKeys  = 0b10000111111
 	errorKeys   = 0b1110101000
 	refusalKeys = 0b0001010000
 )
@@ -3290,7 +3302,7 @@ func (e *entry) outcome(has uint16) (outcome, error) {
 	if extra := has &^ kind; extra != 0 {
 		return outcome{}, fmt.Errorf("unknown key %s", quote(outcomeKeys[bits.TrailingZeros16(extra)]))
 	}
-	o := outcome{answer: Answer{Text: e.Answer, Option: e.Option, Via: cleanVia(e.Via)}, audited: e.Audited, hint: e.Hint}
+	o := outcome{answer: Answer{Text: e.Answer, Option: e.Option, Via: cleanVia(e.Via), Proof: e.Proof}, audited: e.Audited, hint: e.Hint}
 	for _, opt := range e.Options {
 		if opt == nil {
 			return outcome{}, errors.New("option: want a JSON object, not null")
@@ -3322,9 +3334,9 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 		return nil, errors.New("a string is not valid UTF-8")
 	}
 	var open []byte     // the open '{' and '['
-	var option []string // the keys of the option being read
+	var option []string // the keys of the option or receipt being read
 	keys := map[string]uint16{}
-	id := "" // the outcome being read
+	id, field := "", "" // the outcome being read, and its key being read
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '{', '[':
@@ -3349,16 +3361,19 @@ func recordKeys(data []byte, depth int) (map[string]uint16, error) {
 			k := slices.Index(outcomeKeys, key)
 			bit := uint16(1) << max(k, 0)
 			_, seen := keys[key]
-			isOption := in == 2 || in == 3 && open[len(open)-2] == '['
+			isOption, known := in == 2 || in == 3 && open[len(open)-2] == '[', optionKeys
+			if field == "proof" {
+				known = receiptKeys
+			}
 			switch {
-			case in == 1 && k < 0, isOption && !slices.Contains(optionKeys, key):
+			case in == 1 && k < 0, isOption && !slices.Contains(known, key):
 				return nil, fmt.Errorf("%sunknown key %s", entryOf(in, id), quote(key))
 			case in == 0 && seen, in == 1 && keys[id]&bit != 0, isOption && slices.Contains(option, key):
 				return nil, fmt.Errorf("%sduplicate key %s", entryOf(in, id), quote(key))
 			case in == 0:
 				id, keys[key] = key, 0
 			case in == 1:
-				keys[id] |= bit
+				keys[id], field = keys[id]|bit, key
 			case isOption:
 				option = append(option, key)
 			}

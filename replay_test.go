@@ -157,6 +157,8 @@ func TestReplayGoldenID(t *testing.T) {
 		}, []string{"32afb4619e3d4d7bc948f55f578bbdf0", "177e377a1915d9a46434f95902e04eb5"}},
 		{ui.Request{Question: "q", Agent: &ui.Agent{}},
 			[]string{"a780c4468a4525f31f446601fc87ea8a", "bf4d8911b53b1e3aa45973beaa628889"}},
+		{ui.Request{Question: "Proceed?", RequireProof: true}, // "requireProof" sorts after "question"
+			[]string{"6298274f57f7b89fe212ada006dfff90", "1f698a25c3f4cc203f614287ef2b17f7"}},
 	}
 	for _, tt := range tests {
 		if err := tt.req.Validate(); err != nil {

@@ -22,9 +22,17 @@ package userinteraction
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -84,7 +92,9 @@ type Agent struct {
 // the question takes free-form input. MultiSelect lets the human pick
 // several options. DisallowCustom allows only the options, while its zero
 // value also takes the human's own words. Neither has an effect without
-// options. Agent is the asking agent, when known.
+// options. Agent is the asking agent, when known. RequireProof asks for an
+// answer proven to come from a human ([VerifyProof]): a UI that cannot prove
+// one refuses with [CodeAskUnsupported].
 //
 // [Ask] validates every request ([Request.Validate]) and never modifies it.
 // A valid request's texts draw visibly and in order. So a UI shows each text
@@ -96,6 +106,7 @@ type Request struct {
 	DisallowCustom bool
 	MultiSelect    bool
 	Agent          *Agent
+	RequireProof   bool
 }
 
 // CustomAllowed reports whether the human may answer in their own words:
@@ -126,7 +137,9 @@ func cloneOptions(opts []Option) []Option {
 // answer, what consumers use. Option is a single-select request's pick, or
 // nil for the human's own words. Options are a MultiSelect request's picks,
 // in offered order. Via names the UI that answered, such as "terminal". Each
-// provider sets its own, and the registry never invents one.
+// provider sets its own, and the registry never invents one. Proof is the
+// [Receipt] of a proven answer: Ask returns an answer to a RequireProof request
+// only with one, else [CodeAskUnsupported].
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
 // request. A broken rule is [CodeInvalidAnswer].
@@ -147,6 +160,7 @@ type Answer struct {
 	Option  *Option  `json:"option,omitempty"`
 	Options []Option `json:"options,omitempty"`
 	Via     string   `json:"via,omitempty"`
+	Proof   *Receipt `json:"proof,omitempty"`
 }
 
 // clone returns a copy of a that shares no memory with a.
@@ -156,6 +170,10 @@ func (a Answer) clone() Answer {
 		a.Option = &o
 	}
 	a.Options = cloneOptions(a.Options)
+	if a.Proof != nil {
+		r := *a.Proof
+		a.Proof = &r
+	}
 	return a
 }
 
@@ -746,11 +764,16 @@ var defaultIgnorable = &unicode.RangeTable{
 
 // resolve completes the provider's answer ans to req and checks it, as
 // [Answer] documents. It returns the result, or the rule ans breaks.
-func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
+func resolve(req *Request, ans Answer) (done Answer, broken *brokenRule) {
 	if req.MultiSelect && len(req.Options) > 0 {
-		return resolveMulti(req, ans)
+		done, broken = resolveMulti(req, ans)
+	} else {
+		done, broken = resolveSingle(req, ans)
 	}
-	return resolveSingle(req, ans)
+	if broken == nil {
+		done.Proof = ans.Proof
+	}
+	return done, broken
 }
 
 // complete completes and checks o, a provider's outcomes of the questions
@@ -795,6 +818,9 @@ func checkOutcome(req *Request, o Outcome) (Outcome, *brokenRule) {
 	}
 	ans, broken := resolve(req, o.Answer)
 	ans.Via = cleanVia(ans.Via)
+	if broken == nil && req.RequireProof && ans.Proof == nil {
+		return Outcome{Answer: Answer{Via: ans.Via}, Err: unproven("the UI gave no proof", *req)}, nil
+	}
 	return Outcome{Answer: ans}, broken
 }
 
@@ -1008,6 +1034,7 @@ type wireRequest struct {
 	AllowCustom *bool    `json:"allowCustom,omitempty"`
 	MultiSelect bool     `json:"multiSelect,omitempty"`
 	Agent       *Agent   `json:"agent,omitempty"`
+	Proof       bool     `json:"requireProof,omitempty"`
 }
 
 // decode decodes data into w, through a local type named Request, so that
@@ -1018,7 +1045,7 @@ func (w *wireRequest) decode(data []byte) error {
 }
 
 // MarshalJSON encodes r as {"question", "header"?, "options"?,
-// "allowCustom"?, "multiSelect"?, "agent"?}, without empty fields.
+// "allowCustom"?, "multiSelect"?, "agent"?, "requireProof"?}, without empty fields.
 // "allowCustom" appears only as false, when DisallowCustom is set, and
 // "multiSelect" only as true. So Request{Question: "q"} encodes as
 // {"question":"q"}.
@@ -1028,7 +1055,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 
 // wire returns r's JSON shape.
 func (r *Request) wire() wireRequest {
-	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent}
+	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent, Proof: r.RequireProof}
 	if r.DisallowCustom {
 		allow := false
 		w.AllowCustom = &allow
@@ -1046,6 +1073,7 @@ func (w *wireRequest) request() Request {
 		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
 		MultiSelect:    w.MultiSelect,
 		Agent:          w.Agent,
+		RequireProof:   w.Proof,
 	}
 	if len(r.Options) == 0 {
 		r.Options = nil
@@ -1062,8 +1090,8 @@ func (w *wireRequest) request() Request {
 // whose canonical form is the hard part. r must be valid (see
 // appendCanonicalString).
 //
-// The keys are written in sorted order by hand. "question" is always present
-// and sorts last, so every field before it ends with a comma.
+// The keys are written in sorted order by hand. "question" is always present,
+// and only "requireProof" sorts after it.
 func appendCanonical(buf []byte, r *Request) []byte {
 	buf = append(buf, '{')
 	if a := r.Agent; a != nil {
@@ -1104,6 +1132,9 @@ func appendCanonical(buf []byte, r *Request) []byte {
 	}
 	buf = append(buf, `"question":`...)
 	buf = appendCanonicalString(buf, r.Question)
+	if r.RequireProof {
+		buf = append(buf, `,"requireProof":true`...)
+	}
 	return append(buf, '}')
 }
 
@@ -1177,7 +1208,7 @@ func isNull(data []byte) bool {
 	return string(bytes.TrimSpace(data)) == "null"
 }
 
-// UnmarshalJSON decodes a from {"answer", "option"?, "options"?, "via"?},
+// UnmarshalJSON decodes a from {"answer", "option"?, "options"?, "via"?, "proof"?},
 // replacing every field. An empty "options" is nil, and JSON null leaves a
 // unchanged.
 func (a *Answer) UnmarshalJSON(data []byte) error {
@@ -1432,4 +1463,137 @@ func jsonType(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
+}
+
+// ----------------------------------------------------------------------------
+// Proof: an answer's receipt, and its offline check
+
+// Receipt is a passkey's (WebAuthn) assertion that a human gave an [Answer],
+// with what it signed. Each field is base64url without padding.
+type Receipt struct {
+	Credential        string `json:"credential"`        // the passkey's credential ID
+	Signed            string `json:"signed"`            // the bytes whose SHA-256 is the challenge ([VerifyProof])
+	ClientData        string `json:"clientData"`        // the clientDataJSON
+	AuthenticatorData string `json:"authenticatorData"` // the authenticator data
+	Signature         string `json:"signature"`         // over AuthenticatorData and ClientData's SHA-256
+}
+
+// VerifyProof checks offline that ans.Proof proves a human gave ans to req,
+// against keys, the accepted passkeys' JSON: [{"credential", "publicKey" (its
+// SPKI DER: ES256 or Ed25519), "relyingParty"}]. Receipt.Signed is the RFC 8785
+// JSON {"nonce", "questions": [{"id", "request", "answer": {"labels", "text"}}]},
+// one entry req's, with ans's picks and words. Counters and nonces are the
+// Inbox's online checks. A failure is [CodeInvalidAnswer] naming it.
+func VerifyProof(keys []byte, req Request, ans Answer) error {
+	fail := func(why string) error { return invalidAnswer("proof: " + why) }
+	hash := func(b []byte) []byte { sum := sha256.Sum256(b); return sum[:] }
+	p, raw := ans.Proof, [4][]byte{}
+	if p == nil {
+		return fail("the answer has no receipt")
+	}
+	for i, f := range [...]string{p.Signed, p.ClientData, p.AuthenticatorData, p.Signature} {
+		var err error
+		if raw[i], err = base64.RawURLEncoding.Strict().DecodeString(f); err != nil || strings.ContainsAny(f, "\r\n") {
+			return fail([...]string{"signed", "clientData", "authenticatorData", "signature"}[i] + " is not base64url")
+		}
+	}
+	signed, client, auth, sig := raw[0], raw[1], raw[2], raw[3]
+	var accepted []struct{ Credential, PublicKey, RelyingParty string } // JSON's keys match in any case
+	_ = json.Unmarshal(keys, &accepted)                                 // unreadable: none accepted
+	var key any
+	rp := ""
+	for _, k := range accepted {
+		if k.Credential == p.Credential && rp == "" {
+			der, _ := base64.RawURLEncoding.DecodeString(k.PublicKey)
+			key, _ = x509.ParsePKIXPublicKey(der)
+			rp = k.RelyingParty
+		}
+	}
+	msg := append(auth[:len(auth):len(auth)], hash(client)...)
+	good := false
+	switch key := key.(type) {
+	case *ecdsa.PublicKey:
+		good = key.Curve == elliptic.P256() && ecdsa.VerifyASN1(key, hash(msg), sig)
+	case ed25519.PublicKey:
+		good = ed25519.Verify(key, msg, sig)
+	default:
+		return fail("credential " + quote(p.Credential) + " is no accepted passkey of an ES256 or Ed25519 key")
+	}
+	var c struct{ Type, Challenge, Origin string }
+	_ = json.Unmarshal(client, &c) // unreadable: no type
+	u, err := url.Parse(c.Origin)
+	switch {
+	case !good || rp == "":
+		return fail("the signature does not verify")
+	case c.Type != "webauthn.get":
+		return fail("the client data is no assertion's")
+	case c.Challenge != base64.RawURLEncoding.EncodeToString(hash(signed)):
+		return fail("the challenge is not the SHA-256 of the signed bytes")
+	case err != nil || u.Scheme != "https" && (u.Scheme != "http" || rp != "localhost") || u.Hostname() != rp && !strings.HasSuffix(u.Hostname(), "."+rp):
+		return fail("the origin " + quote(c.Origin) + " is not the relying party's")
+	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))):
+		return fail("the authenticator data is not the relying party's")
+	case auth[32]&5 != 5: // user present, user verified
+		return fail("the authenticator saw no user present and verified")
+	}
+	var bound struct {
+		Nonce     string
+		Questions []struct {
+			Request json.RawMessage
+			Answer  struct {
+				Labels []string
+				Text   string
+			}
+		}
+	}
+	if err := json.Unmarshal(signed, &bound); err != nil || bound.Nonce == "" {
+		return fail("the signed bytes are not the JSON of a nonce and questions")
+	}
+	want := appendCanonical(nil, &req)
+	got, broken := resolve(&req, ans)
+	got.Via, got.Proof = "", nil
+	for _, q := range bound.Questions {
+		sent := Answer{Text: q.Answer.Text}
+		for _, l := range q.Answer.Labels {
+			sent.Options = append(sent.Options, Option{Label: l})
+		}
+		if done, no := resolve(&req, sent); broken == nil && no == nil && bytes.Equal(q.Request, want) && reflect.DeepEqual(done, got) {
+			return nil
+		}
+	}
+	return fail("no question it signed is this request with this answer")
+}
+
+// signedBytes returns the bytes a passkey signs for answers to a batch
+// (Receipt.Signed, decoded): the RFC 8785 JSON of nonce and, for each
+// question, its ID, request and answer as sent: Options' labels (else
+// Option's) and Text. reqs must be valid.
+func signedBytes(nonce string, ids []string, reqs []Request, sent []Answer) []byte {
+	buf := appendCanonicalString([]byte(`{"nonce":`), nonce)
+	buf = append(buf, `,"questions":[`...)
+	for i := range reqs {
+		buf = append(append(buf, ","[:min(i, 1)]...), `{"answer":{"labels":[`...)
+		picks := sent[i].Options
+		if o := sent[i].Option; len(picks) == 0 && o != nil {
+			picks = []Option{*o}
+		}
+		for j, o := range picks {
+			buf = appendCanonicalString(append(buf, ","[:min(j, 1)]...), o.Label)
+		}
+		buf = appendCanonicalString(append(buf, `],"text":`...), sent[i].Text)
+		buf = appendCanonicalString(append(buf, `},"id":`...), ids[i])
+		buf = append(appendCanonical(append(buf, `,"request":`...), &reqs[i]), '}')
+	}
+	return append(buf, "]}"...)
+}
+
+// unproven returns the ASK_UNSUPPORTED of a UI that cannot prove an answer,
+// as why says, when one of reqs requires proof.
+func unproven(why string, reqs ...Request) error {
+	for i := range reqs {
+		if reqs[i].RequireProof {
+			return NewError(CodeAskUnsupported, "ask unsupported: the question requires proof that a human answered, and "+why, nil)
+		}
+	}
+	return nil
 }
