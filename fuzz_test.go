@@ -3,6 +3,7 @@ package userinteraction_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -732,6 +733,37 @@ func FuzzPushState(f *testing.F) {
 		again := &ui.Inbox{}
 		if err := again.SetPushState(inbox.PushState()); err != nil || !bytes.Equal(again.PushState(), inbox.PushState()) {
 			t.Fatalf("SetPushState(PushState()) = %v, state %s, want %s", err, again.PushState(), inbox.PushState())
+		}
+	})
+}
+
+// FuzzReceipt checks the receipt's readers on hostile bytes: an Answer's JSON
+// with any "proof" decodes or fails without a panic and round-trips, and
+// VerifyProof, against any keys, returns nil or INVALID_ANSWER, and nil against
+// the accepted key only for the receipt that key signed, byte for byte.
+func FuzzReceipt(f *testing.F) {
+	k := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	a := &authenticator{credential: "cred", key: k, public: k.Public(), rp: "localhost", origin: "https://localhost", typ: "webauthn.get", flags: 5}
+	keys := a.keys(f, "localhost")
+	good := a.prove(f, "nonce", []ui.Request{deleteProd}, []ui.Answer{pickDelete})
+	f.Add(keys, good.Credential, good.Signed, good.ClientData, good.AuthenticatorData, good.Signature, []byte(`{"answer":"x","proof":{"signed":"e30"}}`))
+	f.Add([]byte(`[{"credential":"cred","publicKey":"","relyingParty":"x"}]`), "cred", "e30", "e30", "", "", []byte(`{"proof":null}`))
+	f.Add([]byte(`null`), "", "\n", "====", "AA", "_-", []byte(`{"answer":"x","proof":{"Signed":1}}`))
+	f.Fuzz(func(t *testing.T, fuzzKeys []byte, cred, signed, client, auth, sig string, answer []byte) {
+		var decoded ui.Answer
+		if json.Unmarshal(answer, &decoded) == nil {
+			var again ui.Answer
+			if err := json.Unmarshal(marshal(t, decoded), &again); err != nil || !reflect.DeepEqual(again, decoded) {
+				t.Fatalf("Answer %s round-trips to %+v, %v", answer, again, err)
+			}
+		}
+		proof := ui.Receipt{Credential: cred, Signed: signed, ClientData: client, AuthenticatorData: auth, Signature: sig}
+		ans := ui.Answer{Text: "delete", Option: &deleteProd.Options[0], Proof: &proof}
+		if err := ui.VerifyProof(fuzzKeys, deleteProd, ans); err != nil && ui.CodeOf(err) != ui.CodeInvalidAnswer {
+			t.Fatalf("VerifyProof() = %v, want nil or INVALID_ANSWER", err)
+		}
+		if err := ui.VerifyProof(keys, deleteProd, ans); (err == nil) != (proof == *good) || err != nil && ui.CodeOf(err) != ui.CodeInvalidAnswer {
+			t.Fatalf("VerifyProof(%+v) = %v", proof, err)
 		}
 	})
 }
