@@ -1844,12 +1844,9 @@ func (w waiter) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := unproven("an MCP client cannot carry one in this revision", reqs...); err != nil {
-		return nil, err
-	}
 	for _, r := range reqs {
-		if !w.forms || r.MultiSelect && len(r.Options) > 0 && !w.multi {
-			return nil, NewError(CodeAskUnsupported, "the client cannot show this kind of question, so ask it another way", nil)
+		if err := unproven("an MCP client cannot carry one in this revision", r); err != nil || !w.forms || r.MultiSelect && len(r.Options) > 0 && !w.multi {
+			return nil, cmp.Or[error](err, NewError(CodeAskUnsupported, "the client cannot show this kind of question, so ask it another way", nil))
 		}
 	}
 	var answers []Answer
@@ -1902,17 +1899,15 @@ var _ BatchProvider = (*Inbox)(nil)
 // names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
 // first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	o := b.ask(ctx, []Request{req}, false, cmp.Or(req.Validate(), unproven(noPasskey, req)))
+	o := b.ask(ctx, []Request{req}, false, cmp.Or(req.Validate(), unproven("this inbox has no passkey to prove an answer with", req)))
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	return answersOf(b.ask(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven(noPasskey, reqs...))))
+	return answersOf(b.ask(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven("this inbox has no passkey to prove an answer with", reqs...))))
 }
-
-const noPasskey = "this inbox has no passkey to prove an answer with"
 
 // WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
 // digits and not open, else a random ID, as AskAll does: a host's recovered question keeps its ID.
@@ -2818,7 +2813,7 @@ type Replay struct {
 	record  map[string]outcome // by question ID
 	pending []Pending          // this run's questions without an outcome
 	asked   map[string]int     // this run's asks of each request, by its first ask's ID; nil before its first
-	proof   string             // why a proof cannot be recorded, if it cannot
+	noProof string             // why an answer recorded cannot be proven, if it cannot
 }
 
 var _ BatchProvider = (*Replay)(nil)
@@ -2834,14 +2829,14 @@ var _ BatchProvider = (*Replay)(nil)
 // the request's RFC 8785 canonical JSON, a newline, and the count of equal
 // requests the run asked before.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	o := p.replay(ctx, []Request{req}, false, validate(&req))
+	o := p.replay(ctx, []Request{req}, false, cmp.Or(validate(&req), unproven(p.noProof, req)))
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll answers reqs as Ask does, up to the first recorded error. Those
 // pending share the first one's ID as their Batch.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	o := p.replay(ctx, reqs, true, validateAll(reqs))
+	o := p.replay(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven(p.noProof, reqs...)))
 	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
 		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
 	}
@@ -2914,9 +2909,6 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // replay answers reqs from the record, unless invalid, and tells ctx's registry
 // which were audited before.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool, invalid error) []Outcome {
-	if p.proof != "" {
-		invalid = cmp.Or(invalid, unproven(p.proof, reqs...))
-	}
 	if invalid != nil {
 		return []Outcome{{Err: invalid}}
 	}
@@ -3090,7 +3082,7 @@ func Round(ctx context.Context, key []byte, binding, state string, responses any
 	if err != nil {
 		return nil, "", err
 	}
-	rp.proof = "an MCP client cannot carry one in this revision"
+	rp.noProof = "an MCP client cannot carry one in this revision"
 	raw, _ := json.Marshal(responses) // one that fails is none
 	var byID map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &byID)   // not an object: none

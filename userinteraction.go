@@ -24,7 +24,6 @@ import (
 	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -93,8 +92,7 @@ type Agent struct {
 // several options. DisallowCustom allows only the options, while its zero
 // value also takes the human's own words. Neither has an effect without
 // options. Agent is the asking agent, when known. RequireProof asks for an
-// answer proven to come from a human ([VerifyProof]): a UI that cannot prove
-// one refuses with [CodeAskUnsupported].
+// answer proven by a human ([VerifyProof]), or [CodeAskUnsupported].
 //
 // [Ask] validates every request ([Request.Validate]) and never modifies it.
 // A valid request's texts draw visibly and in order. So a UI shows each text
@@ -138,8 +136,7 @@ func cloneOptions(opts []Option) []Option {
 // nil for the human's own words. Options are a MultiSelect request's picks,
 // in offered order. Via names the UI that answered, such as "terminal". Each
 // provider sets its own, and the registry never invents one. Proof is the
-// [Receipt] of a proven answer: Ask returns an answer to a RequireProof request
-// only with one, else [CodeAskUnsupported].
+// [Receipt] of a proven answer, which a RequireProof request's answer has.
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
 // request. A broken rule is [CodeInvalidAnswer].
@@ -764,16 +761,11 @@ var defaultIgnorable = &unicode.RangeTable{
 
 // resolve completes the provider's answer ans to req and checks it, as
 // [Answer] documents. It returns the result, or the rule ans breaks.
-func resolve(req *Request, ans Answer) (done Answer, broken *brokenRule) {
+func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 	if req.MultiSelect && len(req.Options) > 0 {
-		done, broken = resolveMulti(req, ans)
-	} else {
-		done, broken = resolveSingle(req, ans)
+		return resolveMulti(req, ans)
 	}
-	if broken == nil {
-		done.Proof = ans.Proof
-	}
-	return done, broken
+	return resolveSingle(req, ans)
 }
 
 // complete completes and checks o, a provider's outcomes of the questions
@@ -940,10 +932,10 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 		return Answer{}, notAnOption(ans.Text)
 	}
 	if picked < 0 {
-		return Answer{Text: ans.Text, Via: ans.Via}, nil
+		return Answer{Text: ans.Text, Via: ans.Via, Proof: ans.Proof}, nil
 	}
 	o := req.Options[picked]
-	return Answer{Text: ans.Text, Option: &o, Via: ans.Via}, nil
+	return Answer{Text: ans.Text, Option: &o, Via: ans.Via, Proof: ans.Proof}, nil
 }
 
 func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
@@ -968,7 +960,7 @@ func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 	} else if i := textIndex(req.Options, ans.Text); i >= 0 {
 		picked[i] = true
 	}
-	result := Answer{Via: ans.Via}
+	result := Answer{Via: ans.Via, Proof: ans.Proof}
 	var texts []string
 	for i, ok := range picked {
 		if ok {
@@ -1479,15 +1471,14 @@ type Receipt struct {
 }
 
 // VerifyProof checks offline that ans.Proof proves a human gave ans to req,
-// against keys, the accepted passkeys' JSON: [{"credential", "publicKey" (its
-// SPKI DER: ES256 or Ed25519), "relyingParty"}]. Receipt.Signed is the RFC 8785
-// JSON {"nonce", "questions": [{"id", "request", "answer": {"labels", "text"}}]},
-// one entry req's, with ans's picks and words. Counters and nonces are the
-// Inbox's online checks. A failure is [CodeInvalidAnswer] naming it.
+// against keys: [{"credential", "publicKey" (SPKI DER: ES256, Ed25519),
+// "relyingParty"}]. Receipt.Signed is the RFC 8785 JSON {"nonce", "questions":
+// [{"id", "request", "answer": {"labels", "text"}}]}, an entry of req and ans.
+// Counters and nonces are the Inbox's online checks. A failure is [CodeInvalidAnswer].
 func VerifyProof(keys []byte, req Request, ans Answer) error {
 	fail := func(why string) error { return invalidAnswer("proof: " + why) }
 	hash := func(b []byte) []byte { sum := sha256.Sum256(b); return sum[:] }
-	p, raw := ans.Proof, [4][]byte{}
+	p, raw, want := ans.Proof, [4][]byte{}, appendCanonical(nil, &req)
 	if p == nil {
 		return fail("the answer has no receipt")
 	}
@@ -1500,42 +1491,18 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 	signed, client, auth, sig := raw[0], raw[1], raw[2], raw[3]
 	var accepted []struct{ Credential, PublicKey, RelyingParty string } // JSON's keys match in any case
 	_ = json.Unmarshal(keys, &accepted)                                 // unreadable: none accepted
-	var key any
-	rp := ""
-	for _, k := range accepted {
-		if k.Credential == p.Credential && rp == "" {
-			der, _ := base64.RawURLEncoding.DecodeString(k.PublicKey)
-			key, _ = x509.ParsePKIXPublicKey(der)
-			rp = k.RelyingParty
-		}
+	i := slices.IndexFunc(accepted, func(k struct{ Credential, PublicKey, RelyingParty string }) bool { return k.Credential == p.Credential })
+	if i < 0 {
+		return fail("credential " + quote(p.Credential) + " is no accepted passkey")
 	}
-	msg := append(auth[:len(auth):len(auth)], hash(client)...)
-	good := false
-	switch key := key.(type) {
-	case *ecdsa.PublicKey:
-		good = key.Curve == elliptic.P256() && ecdsa.VerifyASN1(key, hash(msg), sig)
-	case ed25519.PublicKey:
-		good = ed25519.Verify(key, msg, sig)
-	default:
-		return fail("credential " + quote(p.Credential) + " is no accepted passkey of an ES256 or Ed25519 key")
-	}
+	der, _ := base64.RawURLEncoding.DecodeString(accepted[i].PublicKey)
+	key, _ := x509.ParsePKIXPublicKey(der)
+	ec, isEC := key.(*ecdsa.PublicKey)
+	ed, isEd := key.(ed25519.PublicKey)
+	msg, rp := append(auth[:len(auth):len(auth)], hash(client)...), accepted[i].RelyingParty
 	var c struct{ Type, Challenge, Origin string }
 	_ = json.Unmarshal(client, &c) // unreadable: no type
 	u, err := url.Parse(c.Origin)
-	switch {
-	case !good || rp == "":
-		return fail("the signature does not verify")
-	case c.Type != "webauthn.get":
-		return fail("the client data is no assertion's")
-	case c.Challenge != base64.RawURLEncoding.EncodeToString(hash(signed)):
-		return fail("the challenge is not the SHA-256 of the signed bytes")
-	case err != nil || u.Scheme != "https" && (u.Scheme != "http" || rp != "localhost") || u.Hostname() != rp && !strings.HasSuffix(u.Hostname(), "."+rp):
-		return fail("the origin " + quote(c.Origin) + " is not the relying party's")
-	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))):
-		return fail("the authenticator data is not the relying party's")
-	case auth[32]&5 != 5: // user present, user verified
-		return fail("the authenticator saw no user present and verified")
-	}
 	var bound struct {
 		Nonce     string
 		Questions []struct {
@@ -1546,54 +1513,57 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 			}
 		}
 	}
-	if err := json.Unmarshal(signed, &bound); err != nil || bound.Nonce == "" {
+	switch {
+	case !(isEC && ec.Params().Name == "P-256" && ecdsa.VerifyASN1(ec, hash(msg), sig) || isEd && ed25519.Verify(ed, msg, sig)):
+		return fail("the signature does not verify by an ES256 or Ed25519 key")
+	case c.Type != "webauthn.get" || c.Challenge != base64.RawURLEncoding.EncodeToString(hash(signed)):
+		return fail("the client data is no assertion whose challenge is the SHA-256 of the signed bytes")
+	case rp == "" || err != nil || u.Scheme != "https" && (u.Scheme != "http" || rp != "localhost") || u.Hostname() != rp && !strings.HasSuffix(u.Hostname(), "."+rp):
+		return fail("the origin " + quote(c.Origin) + " is not the relying party's")
+	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))) || auth[32]&5 != 5:
+		return fail("the authenticator data is not the relying party's with the user present and verified")
+	case json.Unmarshal(signed, &bound) != nil || bound.Nonce == "":
 		return fail("the signed bytes are not the JSON of a nonce and questions")
 	}
-	want := appendCanonical(nil, &req)
 	got, broken := resolve(&req, ans)
 	got.Via, got.Proof = "", nil
 	for _, q := range bound.Questions {
+		if broken != nil || !bytes.Equal(q.Request, want) {
+			continue // only an entry of req costs a check: the work is linear
+		}
 		sent := Answer{Text: q.Answer.Text}
 		for _, l := range q.Answer.Labels {
 			sent.Options = append(sent.Options, Option{Label: l})
 		}
-		if done, no := resolve(&req, sent); broken == nil && no == nil && bytes.Equal(q.Request, want) && reflect.DeepEqual(done, got) {
+		if done, no := resolve(&req, sent); no == nil && reflect.DeepEqual(done, got) {
 			return nil
 		}
 	}
 	return fail("no question it signed is this request with this answer")
 }
 
-// signedBytes returns the bytes a passkey signs for answers to a batch
-// (Receipt.Signed, decoded): the RFC 8785 JSON of nonce and, for each
-// question, its ID, request and answer as sent: Options' labels (else
-// Option's) and Text. reqs must be valid.
-func signedBytes(nonce string, ids []string, reqs []Request, sent []Answer) []byte {
-	buf := appendCanonicalString([]byte(`{"nonce":`), nonce)
-	buf = append(buf, `,"questions":[`...)
+// signedBytes returns what a passkey signs for the answers sent to a batch
+// (Receipt.Signed, decoded): the RFC 8785 JSON of nonce and each question's
+// ID, request, labels picked and text typed. reqs must be valid.
+func signedBytes(nonce string, ids []string, reqs []Request, labels [][]string, texts []string) []byte {
+	buf := append(appendCanonicalString([]byte(`{"nonce":`), nonce), `,"questions":[`...)
 	for i := range reqs {
 		buf = append(append(buf, ","[:min(i, 1)]...), `{"answer":{"labels":[`...)
-		picks := sent[i].Options
-		if o := sent[i].Option; len(picks) == 0 && o != nil {
-			picks = []Option{*o}
+		for j, label := range labels[i] {
+			buf = appendCanonicalString(append(buf, ","[:min(j, 1)]...), label)
 		}
-		for j, o := range picks {
-			buf = appendCanonicalString(append(buf, ","[:min(j, 1)]...), o.Label)
-		}
-		buf = appendCanonicalString(append(buf, `],"text":`...), sent[i].Text)
+		buf = appendCanonicalString(append(buf, `],"text":`...), texts[i])
 		buf = appendCanonicalString(append(buf, `},"id":`...), ids[i])
 		buf = append(appendCanonical(append(buf, `,"request":`...), &reqs[i]), '}')
 	}
 	return append(buf, "]}"...)
 }
 
-// unproven returns the ASK_UNSUPPORTED of a UI that cannot prove an answer,
-// as why says, when one of reqs requires proof.
+// unproven is the ASK_UNSUPPORTED of a UI that cannot prove an answer, as why
+// says, when one of reqs requires proof. An empty why refuses none.
 func unproven(why string, reqs ...Request) error {
-	for i := range reqs {
-		if reqs[i].RequireProof {
-			return NewError(CodeAskUnsupported, "ask unsupported: the question requires proof that a human answered, and "+why, nil)
-		}
+	if why == "" || !slices.ContainsFunc(reqs, func(r Request) bool { return r.RequireProof }) {
+		return nil
 	}
-	return nil
+	return NewError(CodeAskUnsupported, "ask unsupported: the question requires proof that a human answered, and "+why, nil)
 }
