@@ -52,6 +52,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -864,7 +865,7 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 
 // Words is a UI's own words in one language, each keyed by its English text
 // (see [EnglishWords]), with its format verbs, such as %d, in the same order.
-// A nil Words, or a missing key, says it in English.
+// A nil Words, a missing key, or a word with other verbs says it in English.
 type Words map[string]string
 
 // EnglishWords returns every key of [Words], each mapped to itself: the list
@@ -903,12 +904,22 @@ Some labels hold commas: type the numbers of the options, such as #1,#2.
 %s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
 Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
 
+var verb = regexp.MustCompile(`%.`) // a format verb, as Sprintf's and the page's t take them
+
 // say returns w's word for key, formatted with args.
 func (w Words) say(key string, args ...any) string {
-	if key = cmp.Or(w[key], key); len(args) == 0 {
+	if key = w.own(key); len(args) == 0 {
 		return key
 	}
 	return fmt.Sprintf(key, args...)
+}
+
+// own returns w's word for key if it has key's format verbs in order, else key.
+func (w Words) own(key string) string {
+	if own := w[key]; own != "" && slices.Equal(verb.FindAllString(own, -1), verb.FindAllString(key, -1)) {
+		return own
+	}
+	return key
 }
 
 // Ended returns the sentence for how a question ended with o, as the page and
@@ -2318,7 +2329,13 @@ func Handler(src Source, token string) http.Handler {
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	if b, ok := src.(*Inbox); ok && b != nil {
-		h.words = maps.Clone(b.Words)
+		h.words = make(map[string]Words, len(b.Words))
+		for tag, words := range b.Words { // the page's words, each with its key's verbs
+			h.words[tag] = Words{}
+			for key := range words {
+				h.words[tag][key] = words.own(key)
+			}
+		}
 	}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc(workerPattern, serveWorker)

@@ -203,3 +203,40 @@ func TestWordsHandler(t *testing.T) {
 		t.Fatalf("event %s %s, want the ending said in German", name, data)
 	}
 }
+
+// TestWordsVerbs: a host's word whose format verbs are not its key's, in
+// order (%s for %d, one missing, one more), is said in English, by the
+// Terminal's table and in the table the Handler sends the page, never as
+// %!d(...) or the page's "undefined".
+func TestWordsVerbs(t *testing.T) {
+	bad := ui.Words{"Question %d of %d": "Frage %s von %d", "Answered %s.": "Beantwortet.", "Declined %s.": "Abgelehnt %s %s.",
+		"%d open questions.": "%d offene Fragen.", "Time is up.": "Zeit %d"}
+	if got := bad.Place(ui.Pending{Index: 1, Count: 3}); got != "Question 2 of 3" {
+		t.Errorf("Place with %%s for %%d = %q, want English", got)
+	}
+	if got := bad.Ended(ui.Outcome{Answer: ui.Answer{Via: "form"}}); got != "Answered in the form." {
+		t.Errorf("Ended with a verb missing = %q, want English", got)
+	}
+	if got := bad.Ended(ui.Outcome{Err: ui.NewError(ui.CodeAskDeclined, "no", nil)}); got != "Declined on another screen." {
+		t.Errorf("Ended with a verb more = %q, want English", got)
+	}
+	if got := bad.TimeLeft(time.Unix(10, 0), time.Unix(20, 0)); got != "Time is up." {
+		t.Errorf("TimeLeft with a verb more = %q, want English", got)
+	}
+	inbox := &ui.Inbox{Words: map[string]ui.Words{"de": bad}}
+	inboxScope(t, inbox)
+	got, cancel, _ := events(t, inbox.Handler(pageToken), "/events?lang=de")
+	defer cancel()
+	var m struct{ Words ui.Words }
+	if name, data := nextEvent(t, got); name != "words" || json.Unmarshal([]byte(data), &m) != nil {
+		t.Fatalf("first event %s %s, want the words", name, data)
+	}
+	for key, word := range m.Words {
+		if word != key && word != bad[key] || word == bad[key] && key != "%d open questions." {
+			t.Errorf("the page gets %q for %q, want only words with their key's verbs", word, key)
+		}
+	}
+	if m.Words["%d open questions."] != "%d offene Fragen." {
+		t.Errorf("the page's words %v lack the one that is right", m.Words)
+	}
+}
