@@ -3667,7 +3667,7 @@ const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
 let token = "", source = null, retry = 0, still = 0, off = false, stopped = false, words = {}; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
-function t(key, ...args) { let i = 0; return (Object.hasOwn(words, key) && words[key] || key).replace(/%[ds]/g, () => args[i++]); } // the host's words for this page's language, else the English key
+function t(key, ...args) { let i = 0; return (Object.hasOwn(words, key) && words[key] || key).replace(/%[ds]/g, v => i < args.length ? args[i++] : v); } // the host's words for this page's language, else the English key
 function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
 function el(tag, cls, text) {
   const e = document.createElement(tag);

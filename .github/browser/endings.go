@@ -33,6 +33,7 @@ func init() {
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
 		scenario{"in German: the page's words and an ending from the host's table", inGerman},
+		scenario{"a hint that quotes a remote client's %d shows it as it is", onOneTab(hintWithVerb)},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -507,4 +508,30 @@ func inGerman(s *site, browser context.Context) error {
 		return err
 	}
 	return t.problems()
+}
+
+// hintWithVerb: a remote client picks "50%d off", which is no option; the
+// hint that quotes it reaches the page's card as the Inbox says it, not with
+// the page's t filling the %d with "undefined".
+func hintWithVerb(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Which discount?", Options: yesNo, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	ans, outcome := ui.ElicitationAnswer("accept", map[string]any{"choice": "50%d off"})
+	if err := s.inbox.Respond(id, ans, outcome); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		return fmt.Errorf("Respond(50%%d off) = %v, want INVALID_ANSWER", err)
+	}
+	hint := s.inbox.Pending()[0].Hint
+	if !strings.Contains(hint, "%d") {
+		return fmt.Errorf("the hint %q does not quote the pick", hint)
+	}
+	if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", hint)); err != nil {
+		note, _ := eval[string](t, noteOf(id))
+		return fmt.Errorf("%w: it reads %q", err, note)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "Yes"}, nil); err != nil {
+		return err
+	}
+	return want(done, "Yes")
 }
