@@ -2750,10 +2750,10 @@ func (b *Inbox) vapid() *pusher {
 
 // notify sends each subscription, on a goroutine of its own, the message of
 // c: its first question's ID, req's first line cut to 100 characters and
-// agent's name, or, without req, that it ended. b.mu is held.
+// agent's name, or, without req, that it ended, with its batch. b.mu is held.
 func (b *Inbox) notify(c *inboxCall, req *Request) {
 	id := c.questions[0].entry.ID
-	msg := map[string]any{"id": id, "ended": true}
+	msg := map[string]any{"id": id, "ended": true, "batch": c.questions[0].entry.Batch} // the batch closes each question's notification
 	if req != nil {
 		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
 		r := []rune(line)
@@ -3576,8 +3576,8 @@ func pageCSP() string {
 }
 
 // workerScript is the page's service worker: it shows a push's question unless a page is in view, closes its
-// notification when it ends, and on a click focuses or opens the page (with the token of its own URL's query,
-// as the event stream's), telling it the question.
+// notifications (a batch's, each question's) when it ends, and on a click focuses or opens the page (with the
+// token of its own URL's query, as the event stream's), telling it the question.
 const workerScript = `"use strict";
 const t = s => s; // the worker's words; a table of them replaces it
 const cut = s => typeof s === "string" ? Array.from(s).slice(0, 100).join("") : "";
@@ -3586,7 +3586,7 @@ addEventListener("push", e => {
   let m = null;
   try { m = e.data.json(); } catch (_) {}
   if (!m || typeof m.id !== "string") return;
-  e.waitUntil(m.ended === true ? registration.getNotifications({tag: m.id}).then(ns => ns.forEach(n => n.close())) :
+  e.waitUntil(m.ended === true ? registration.getNotifications().then(ns => ns.forEach(n => (n.tag === m.id || m.batch && (n.data || {}).batch === m.batch) && n.close())) :
     pages().then(ps => ps.some(p => p.visibilityState === "visible") || registration.showNotification(cut(m.text) || t("A question waits"),
       {body: cut(m.agent) || t("From your agent"), tag: m.id, data: {id: m.id}})));
 });
@@ -3747,7 +3747,7 @@ function show(q) {
   cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
   parent.append(form), moved(place(form, true));
   if (q.id === wanted) reach(q.id);
-  if (document.hidden) notice(w => w.showNotification(Array.from(r.question.trim().split("\n")[0]).slice(0, 100).join("") || t("A question waits"), {body: r.agent && r.agent.name || t("From your agent"), tag: q.id, data: {id: q.id}}));
+  if (document.hidden) notice(w => w.showNotification(Array.from(r.question.trim().split("\n")[0]).slice(0, 100).join("") || t("A question waits"), {body: r.agent && r.agent.name || t("From your agent"), tag: q.id, data: {id: q.id, batch: q.batch}}));
   return card;
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }

@@ -431,9 +431,35 @@ func notifications(s *site, browserCtx context.Context) error {
 		return err
 	}
 
+	// A batch shown while hidden, then the page closed: the batch's "ended" push, as the Inbox sends it
+	// (its first question's ID and the batch), closes each question's notification, not the first's alone.
+	done, p, err = s.ask(s.session, ui.Request{Question: "Batch first?"}, ui.Request{Question: "Batch second?"})
+	if err != nil {
+		return err
+	}
+	for range p {
+		if err := w.saw("Notification displayed"); err != nil {
+			return err
+		}
+	}
+
 	// No page open: a click opens the page through the host's link, token included.
 	cancel()
 	if err := w.pages(browserCtx, ""); err != nil {
+		return err
+	}
+	if err := w.push(s, blank, map[string]any{"id": p[0].ID, "ended": true, "batch": p[0].Batch}); err != nil {
+		return err
+	}
+	if err := w.shows(browserCtx, ""); err != nil {
+		return fmt.Errorf("a batch's ending, its page closed: %w", err)
+	}
+	for _, q := range p {
+		if err := s.inbox.Respond(q.ID, ui.Answer{Text: "ok"}, nil); err != nil {
+			return err
+		}
+	}
+	if err := want(done, "ok", "ok"); err != nil {
 		return err
 	}
 	if err := w.push(s, blank, map[string]any{"id": "pushed-4", "text": "Open the page?", "agent": ""}); err != nil {
