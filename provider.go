@@ -3651,7 +3651,7 @@ label.own input { display: block; width: 100%; box-sizing: border-box; font: inh
 button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
 button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
 button:disabled { opacity: .5; }
-.note, .why { font-weight: 600; margin: .5rem 0 0; }
+.note, .why { font-weight: 600; margin: .5rem 0 0; overflow-wrap: anywhere; }
 .note:empty, .why:empty { display: none; }
 .refused { color: #c0262d; }
 summary { line-height: 2.75rem; cursor: pointer; }

@@ -34,6 +34,7 @@ func init() {
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
 		scenario{"in German: the page's words and an ending from the host's table", inGerman},
 		scenario{"a hint that quotes a remote client's %d shows it as it is", onOneTab(hintWithVerb)},
+		scenario{"on a phone, an ending and a hint that quote a long path wrap inside the card", onOneTab(longPathSaid)},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -534,4 +535,49 @@ func hintWithVerb(s *site, t *tab) error {
 		return err
 	}
 	return want(done, "Yes")
+}
+
+// longPathSaid: on a phone, the sentence of an ending elsewhere and a hint,
+// each quoting an option's label without a space (a path), wrap inside
+// their card: the page scrolls not sideways.
+func longPathSaid(s *site, t *tab) error {
+	if err := t.do(viewports[0].emulate()); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(viewports[1].emulate()) }()
+	path := "/home/dev/projects/service/internal/storage/migrations/0042_add_index.sql"
+	inside := func(id, part string) string {
+		return "(e => e !== null && e.textContent.includes('0042') && e.scrollWidth <= e.clientWidth && document.documentElement.scrollWidth <= innerWidth)(document.querySelector('" + card(id) + " " + part + "'))"
+	}
+	done, id, err := s.askShown(t, ui.Request{Question: "Which file?", Options: []ui.Option{{Label: "Other"}}, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	ans, outcome := ui.ElicitationAnswer("accept", map[string]any{"choice": path})
+	if err := s.inbox.Respond(id, ans, outcome); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		return fmt.Errorf("Respond(a path) = %v, want INVALID_ANSWER", err)
+	}
+	if err := t.until(inside(id, ".note")); err != nil {
+		return fmt.Errorf("the hint: %w", err)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "Other"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, "Other"); err != nil {
+		return err
+	}
+	done, id, err = s.askShown(t, ui.Request{Question: "Which file?", Options: []ui.Option{{Label: path}, {Label: "Other"}}})
+	if err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: path, Via: "terminal"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, path); err != nil {
+		return err
+	}
+	if err := t.until(inside(id, ".why")); err != nil {
+		return fmt.Errorf("the ending: %w", err)
+	}
+	return nil
 }
