@@ -3679,6 +3679,7 @@ function el(tag, cls, text) {
 // render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
+  notice(w => w.getNotifications().then(ns => ns.forEach(n => open.has(n.tag) || n.close()))); // closed while no page was
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); else card.form.querySelector(".why").textContent = ""; // no "ended" event told of it; or open again
   for (const q of list) update(q);
   count(cards.size);
@@ -3836,7 +3837,8 @@ function countdown(d) {
 }
 
 // Notifications come through the page's service worker, as phones show them only from one: while the page is hidden,
-// a question that opens shows one, closed when it ends; a click on one brings its card into view, focused (reach).
+// a question that opens shows one, closed when it ends (or, the page closed, by the next page's list); a click on one
+// brings its card into view, focused (reach).
 const sw = isSecureContext && "Notification" in window && navigator.serviceWorker, bell = el("button", "", t("Notify me of new questions"));
 let worker = null, shown = Promise.resolve(), wanted = ""; // shown: the notifications' changes, in order; wanted: a card a click asked for
 Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.permission !== "default", onclick: () => Notification.requestPermission().then(p =>
