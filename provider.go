@@ -904,22 +904,18 @@ Some labels hold commas: type the numbers of the options, such as #1,#2.
 %s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
 Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
 
-var verb = regexp.MustCompile(`%.`) // a format verb, as Sprintf's and the page's t take them
+var verb = regexp.MustCompile(`%.`) // a format verb, as Sprintf's; the page's t checks them so too
 
-// say returns w's word for key, formatted with args.
+// say returns w's word for key, formatted with args: key itself unless the
+// word has key's format verbs in order.
 func (w Words) say(key string, args ...any) string {
-	if key = w.own(key); len(args) == 0 {
+	if own := w[key]; own != "" && slices.Equal(verb.FindAllString(own, -1), verb.FindAllString(key, -1)) {
+		key = own
+	}
+	if len(args) == 0 {
 		return key
 	}
 	return fmt.Sprintf(key, args...)
-}
-
-// own returns w's word for key if it has key's format verbs in order, else key.
-func (w Words) own(key string) string {
-	if own := w[key]; own != "" && slices.Equal(verb.FindAllString(own, -1), verb.FindAllString(key, -1)) {
-		return own
-	}
-	return key
 }
 
 // Ended returns the sentence for how a question ended with o, as the page and
@@ -2329,13 +2325,7 @@ func Handler(src Source, token string) http.Handler {
 	}
 	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
 	if b, ok := src.(*Inbox); ok && b != nil {
-		h.words = make(map[string]Words, len(b.Words))
-		for tag, words := range b.Words { // the page's words, each with its key's verbs
-			h.words[tag] = Words{}
-			for key := range words {
-				h.words[tag][key] = words.own(key)
-			}
-		}
+		h.words = maps.Clone(b.Words)
 	}
 	h.mux.HandleFunc(pagePattern, h.servePage)
 	h.mux.HandleFunc(workerPattern, serveWorker)
@@ -3667,7 +3657,11 @@ const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
 let token = "", source = null, retry = 0, still = 0, off = false, stopped = false, words = {}; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
-function t(key, ...args) { let i = 0; return (Object.hasOwn(words, key) && words[key] || key).replace(/%[ds]/g, v => i < args.length ? args[i++] : v); } // the host's words for this page's language, else the English key
+function t(key, ...args) { // the host's words for this page's language if they have key's verbs (as Words.say), else the English key
+  const word = Object.hasOwn(words, key) && words[key] || key, verbs = s => String(s.match(/%./g));
+  let i = 0;
+  return (verbs(word) === verbs(key) ? word : key).replace(/%[ds]/g, v => i < args.length ? args[i++] : v);
+}
 function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
 function el(tag, cls, text) {
   const e = document.createElement(tag);

@@ -467,11 +467,13 @@ var german = ui.Words{
 	"Send answer": "Antwort senden", "Decline to answer": "Antwort ablehnen", "Dismiss here": "Hier schließen",
 	"Recommended": "Empfohlen", "Pick one:": "Wählen Sie eine:", "Show the question": "Frage zeigen",
 	"Declined %s.": "Abgelehnt %s.", "in the terminal": "im Terminal", "1 open question.": "1 offene Frage.",
+	"Question %d of %d": "Frage %d von %d (%d)", // a verb more than its key's: said in English
 }
 
 // inGerman: a tab whose browser speaks Austrian German (navigator.languages
 // and Accept-Language) gets the site's "de" table: its headings and buttons,
-// and the ending as german.Ended says it. With -shots, the closed cards are
+// and the ending as german.Ended says it; a word with a verb more than its
+// key's is English, as german.Place says it. With -shots, the closed cards are
 // ended-de-phone.png and ended-de-desktop.png.
 func inGerman(s *site, browser context.Context) error {
 	t, cancel, err := s.open(browser)
@@ -504,6 +506,23 @@ func inGerman(s *site, browser context.Context) error {
 	if err := t.until(endedAs(id, german.Ended(o)) + " && " + whyOf(id) + " === 'Abgelehnt im Terminal.'"); err != nil {
 		why, _ := eval[string](t, whyOf(id))
 		return fmt.Errorf("%w: it reads %q", err, why)
+	}
+	batch, p, err := s.ask(s.session, ui.Request{Question: "First?"}, ui.Request{Question: "Second?"})
+	if err != nil {
+		return err
+	}
+	place := "document.querySelector('" + card(p[1].ID) + " .place')"
+	if err := t.until(place + " !== null && " + place + ".textContent === " + fmt.Sprintf("%q", german.Place(p[1]))); err != nil {
+		got, _ := eval[string](t, place+".textContent")
+		return fmt.Errorf("%w: the place reads %q", err, got)
+	}
+	for _, q := range p {
+		if err := s.inbox.Respond(q.ID, ui.Answer{Text: "ok"}, nil); err != nil {
+			return err
+		}
+	}
+	if err := want(batch, "ok", "ok"); err != nil {
+		return err
 	}
 	if err := s.shoot(t, "ended-de", "#ended"); err != nil {
 		return err
