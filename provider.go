@@ -174,6 +174,18 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
+// runWith runs call under a new Registry, whose provider is p and whose Ended
+// is that of ctx's registry.
+func runWith(ctx context.Context, p Provider, call func(ctx context.Context)) {
+	r := &Registry{}
+	if caller := FromContext(ctx); caller != nil {
+		r.Ended = caller.Ended
+	}
+	dispose, _ := r.Register(p) // cannot fail
+	defer dispose()
+	call(WithRegistry(ctx, r))
+}
+
 // Provider returns the active provider of r, or nil when none is or r is nil.
 func (r *Registry) Provider() Provider {
 	if reg := r.registration(); reg != nil {
@@ -321,20 +333,6 @@ type registration struct {
 
 var errDisposed = errors.New("provider disposed")
 
-// track records a, an ask in flight, unless reg is disposed.
-func (reg *registration) track(a *inflight) bool {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	if reg.registry.active.Load() != reg { // disposed
-		return false
-	}
-	if a.next = reg.asks; a.next != nil {
-		a.next.prev = a
-	}
-	reg.asks = a
-	return true
-}
-
 // dispose unregisters reg and aborts its asks, holding no lock while it does.
 func (reg *registration) dispose() {
 	reg.registry.active.CompareAndSwap(reg, nil)
@@ -404,10 +402,17 @@ func (r *Registry) begin(ctx context.Context) (*inflight, error) {
 	}
 	a := &inflight{reg: reg, caller: ctx}
 	a.ctx, a.cancel = context.WithCancelCause(ctx)
-	if !reg.track(a) {
-		a.cancel(nil)
+	reg.mu.Lock()
+	if reg.registry.active.Load() != reg { // disposed
+		reg.mu.Unlock()
+		a.cancel(nil) // holding no lock: a parent's AfterFunc stop is the caller's code
 		return nil, noProvider(true)
 	}
+	if a.next = reg.asks; a.next != nil {
+		a.next.prev = a
+	}
+	reg.asks = a
+	reg.mu.Unlock()
 	return a, nil
 }
 
@@ -448,7 +453,7 @@ func (a *inflight) audited(i int) bool {
 // and returns their decided outcomes. first is -1 in an Ask, else from. An
 // AskAll's BatchProvider is asked all.
 func (a *inflight) ask(reqs []Request, from, to, first int) []Outcome {
-	// dispose cancels a.ctx under its lock, so a dispose that returned is seen
+	// dispose cancels a.ctx before it returns, so a dispose that returned is seen
 	// here. A later one aborts the question as asked.
 	if err := a.abortErr("asked"); err != nil {
 		a.done = append(a.done, Outcome{Err: err})
@@ -1140,7 +1145,6 @@ const (
 	minColumns      = 20          // the longest lead and a wide character fit
 	descriptionRows = 3           // so descriptions push no options out of sight
 	sayWait         = time.Second // how long writing an ask's ending may take
-
 )
 
 // acquire takes t's turn for the questions, unless they are invalid, t is not
@@ -1828,13 +1832,7 @@ func (f *Form) Ask(ctx context.Context, req Request) (Answer, error) {
 // multiSelect. The caller's registry audits, as with [Replay.Run]. Wait may be
 // called concurrently when elicit may.
 func Wait(ctx context.Context, elicit ElicitFunc, multiSelect bool, via string, call func(ctx context.Context)) {
-	r := &Registry{}
-	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended
-	}
-	dispose, _ := r.Register(waiter{NewForm(elicit), elicit != nil, multiSelect, via}) // cannot fail
-	defer dispose()
-	call(WithRegistry(ctx, r))
+	runWith(ctx, waiter{NewForm(elicit), elicit != nil, multiSelect, via}, call)
 }
 
 // waiter is Wait's provider: a Form, once the client can show the whole batch.
@@ -2301,8 +2299,6 @@ type Change struct {
 	Ended   *Outcome // how it ended; nil while it is open
 }
 
-var _ Source = (*Inbox)(nil)
-
 // Handler returns Handler(b, token).
 func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 
@@ -2320,21 +2316,19 @@ func (b *Inbox) Handler(token string) http.Handler { return Handler(b, token) }
 // [HarnessError]'s JSON (422 or 503 with "hint", 409); a bad body is 400, 413
 // or 415.
 func Handler(src Source, token string) http.Handler {
-	if len(token) < minToken {
+	if len(token) < 16 {
 		panic("userinteraction: Handler: the token is shorter than 16 bytes")
 	}
-	h := &handler{src: src, token: sha256.Sum256([]byte(token)), csp: pageCSP(), mux: http.NewServeMux()}
-	if b, ok := src.(*Inbox); ok && b != nil {
-		h.words = maps.Clone(b.Words)
-	}
-	h.mux.HandleFunc(pagePattern, h.servePage)
-	h.mux.HandleFunc(workerPattern, serveWorker)
+	h := &handler{src: src, token: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
+	h.mux.HandleFunc(pagePattern, static(pageCSP(), "text/html", inboxPage))
+	h.mux.HandleFunc(workerPattern, static("default-src 'none'", "text/javascript", workerScript))
 	h.mux.HandleFunc("GET /questions", h.serveQuestions)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
 	h.mux.HandleFunc("HEAD /events", getOnly) // else GET's route waits for changes
 	h.mux.HandleFunc("/events", getOnly)      // else other methods' 405 allows HEAD
 	h.mux.HandleFunc("POST /questions/{id}", h.serveAnswer)
-	if b, ok := src.(*Inbox); ok { // a Source of another kind has no push
+	if b, ok := src.(*Inbox); ok && b != nil { // a Source of another kind has no words or push
+		h.words = maps.Clone(b.Words)
 		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
@@ -2345,16 +2339,15 @@ func Handler(src Source, token string) http.Handler {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_ = json.NewEncoder(w).Encode(err)
-			} else {
-				w.WriteHeader(http.StatusNoContent)
+				return
 			}
+			w.WriteHeader(http.StatusNoContent)
 		})
 	}
 	return h
 }
 
 const (
-	minToken    = 16      // bytes of a Handler's token, at least
 	maxBody     = 1 << 20 // bytes of a response's body, at most
 	maxOpen     = 1000    // IDs of the query's open that count, at most
 	pagePattern = "GET /{$}"
@@ -2366,7 +2359,6 @@ const (
 type handler struct {
 	src   Source
 	token [32]byte // the token's SHA-256, compared in constant time
-	csp   string
 	mux   *http.ServeMux
 	words map[string]Words // by BCP 47 tag
 	// A context per server that served a stream, cancelled at its shutdown,
@@ -2411,19 +2403,15 @@ func getOnly(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, "method not allowed: use GET", http.StatusMethodNotAllowed)
 }
 
-func (h *handler) servePage(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Security-Policy", h.csp)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, inboxPage)
+// static serves text, of media type kind in UTF-8, under policy csp.
+func static(csp, kind, text string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", csp)
+		w.Header().Set("Content-Type", kind+"; charset=utf-8")
+		_, _ = io.WriteString(w, text)
+	}
 }
 
-func serveWorker(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Security-Policy", "default-src 'none'")
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	_, _ = io.WriteString(w, workerScript)
-}
-
-// open returns the open questions.
 func (h *handler) open(ctx context.Context) ([]Pending, error) {
 	changes, _, err := h.src.Changes(ctx, "")
 	list := make([]Pending, len(changes))
@@ -2465,7 +2453,6 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	flush := rc.Flush
 	events := []byte("retry: 1000\n\n") // reconnect after a second, not three
 	tag, words := h.language(cmp.Or(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
 	if words != nil { // before the questions; English needs none
@@ -2488,7 +2475,7 @@ func (h *handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	events = appendEvent(events, "questions", list)
 	for stopped := false; ; {
-		if _, err := w.Write(events); err != nil || flush() != nil || stopped {
+		if _, err := w.Write(events); err != nil || rc.Flush() != nil || stopped {
 			return
 		}
 		changes, cursor, err = h.src.Changes(ctx, cursor)
@@ -2645,10 +2632,9 @@ func (b *Inbox) PushState() []byte {
 // PushState's JSON. Bad JSON, key or subscription is [CodeInvalidRequest],
 // naming it, and leaves b as it was.
 func (b *Inbox) SetPushState(data []byte) error {
-	var st pusher
+	var st, p pusher
 	err := json.Unmarshal(data, &st)
 	d, _ := b64.DecodeString(st.Key)
-	p := pusher{}
 	if err != nil || p.setKey(d) != nil {
 		return NewError(CodeInvalidRequest, `the push state is not the JSON of {"key": a P-256 private key of 32 bytes in base64url, "subscriptions": [...]}`, nil)
 	}
@@ -2665,7 +2651,6 @@ func (b *Inbox) SetPushState(data []byte) error {
 
 var b64 = base64.RawURLEncoding
 
-// pushClient gives up after 10 s and follows no redirect.
 var pushClient = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 type pusher struct {
@@ -2872,16 +2857,10 @@ func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
 // A call must reach the same questions in the same order on every run. It must
 // ask before it acts: what it does before an Ask happens again on every run.
 func (p *Replay) Run(ctx context.Context, call func(ctx context.Context)) []Pending {
-	r := &Registry{}
-	if caller := FromContext(ctx); caller != nil {
-		r.Ended = caller.Ended
-	}
-	dispose, _ := r.Register(p) // cannot fail
-	defer dispose()
 	p.mu.Lock()
 	p.pending, p.asked = nil, nil // a new run
 	p.mu.Unlock()
-	call(WithRegistry(ctx, r))
+	runWith(ctx, p, call)
 	return p.Pending()
 }
 
@@ -3041,8 +3020,7 @@ func (p *Replay) Seal(key []byte, binding string, ttl time.Duration) (string, er
 	if len(key) < minKey {
 		return "", errShortKey
 	}
-	p.mu.Lock()
-	// One lock, so that the record and pending IDs agree.
+	p.mu.Lock() // one lock, so that the record and pending IDs agree
 	s := sealed[map[string]any]{Version: sealVersion, Expires: expiry(time.Now(), ttl), Binding: digest(binding), Record: p.entriesLocked()}
 	for i := range p.pending {
 		s.Pending = append(s.Pending, p.pending[i].ID)
@@ -3110,10 +3088,7 @@ func Round(ctx context.Context, key []byte, binding, state string, responses any
 	if err != nil {
 		return nil, "", err
 	}
-	raw, ok := responses.(json.RawMessage)
-	if !ok {
-		raw, _ = json.Marshal(responses) // one that fails is none
-	}
+	raw, _ := json.Marshal(responses) // one that fails is none
 	var byID map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &byID)   // not an object: none
 	for _, q := range rp.Pending() { // only those asked

@@ -361,7 +361,11 @@ const (
 // human, or returns "". It names a character ("holds U+001B") or a byte that
 // is not UTF-8, whichever comes first.
 func textProblem(s string, isProse bool) string {
-	if limit := textLimit(isProse); len(s) > limit {
+	limit := maxNameBytes
+	if isProse {
+		limit = maxProseBytes
+	}
+	if len(s) > limit {
 		return fmt.Sprintf("is longer than %d bytes", limit)
 	}
 	prev := rune(-1) // the character before c; -1 at the start
@@ -401,14 +405,6 @@ func textProblem(s string, isProse bool) string {
 		prev = c
 	}
 	return ""
-}
-
-// textLimit returns the most bytes a text of the kind may hold.
-func textLimit(isProse bool) int {
-	if isProse {
-		return maxProseBytes
-	}
-	return maxNameBytes
 }
 
 // hidden reports whether c may never be in a text of the kind, because it
@@ -629,7 +625,7 @@ func labelKey(label string) string {
 		return asciiKey(label)
 	}
 	var b strings.Builder
-	label = trimLabel(label)
+	label = strings.TrimFunc(label, showsNothing)
 	b.Grow(len(label)) // folding keeps most labels' length
 	for {
 		var c rune
@@ -676,20 +672,9 @@ func isASCII(s string) bool {
 	return true
 }
 
-// trimLabel returns label without the white space and default-ignorable code
-// points at its ends. It is "" for a label that shows nothing.
-func trimLabel(label string) string {
-	return strings.TrimFunc(label, showsNothing)
-}
-
 // showsNothing reports whether c is white space or default-ignorable.
 func showsNothing(c rune) bool {
-	return unicode.IsSpace(c) || isDefaultIgnorable(c)
-}
-
-// isDefaultIgnorable reports whether c is in defaultIgnorable.
-func isDefaultIgnorable(c rune) bool {
-	return unicode.Is(defaultIgnorable, c)
+	return unicode.IsSpace(c) || unicode.Is(defaultIgnorable, c)
 }
 
 // nextKeyRune returns the case-folded form of the first rune of s that is
@@ -701,7 +686,7 @@ func nextKeyRune(s string) (rune, string) {
 	for s != "" {
 		c, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
-		if isDefaultIgnorable(c) {
+		if unicode.Is(defaultIgnorable, c) {
 			continue
 		}
 		if unicode.IsSpace(c) {
@@ -905,7 +890,7 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 	}
 	picked := -1 // the index of the offered option that ans picks
 	if ans.Option != nil {
-		picked = labelIndex(req.Options, ans.Option.Label)
+		picked = slices.IndexFunc(req.Options, func(o Option) bool { return o.Label == ans.Option.Label })
 		if picked < 0 {
 			return Answer{}, notOffered(req, ans.Option.Label)
 		}
@@ -965,17 +950,12 @@ func resolveMulti(req *Request, ans Answer) (Answer, *brokenRule) {
 			texts = append(texts, req.Options[i].text())
 		}
 	}
-	join := strings.Join(texts, ", ")
-	result.Text = join
-	if own := ownWords(ans.Text, join); !blank(own) {
+	result.Text = strings.Join(texts, ", ")
+	if own := ownWords(ans.Text, result.Text); !blank(own) {
 		if !req.CustomAllowed() {
 			return Answer{}, notAnOption(own)
 		}
-		if join != "" {
-			result.Text = join + ", " + own
-		} else {
-			result.Text = own
-		}
+		result.Text = strings.Join(append(texts, own), ", ")
 	}
 	if blank(result.Text) {
 		return Answer{}, emptyAnswer(req)
@@ -1004,16 +984,6 @@ func labelIndexes(opts []Option) map[string]int {
 		index[o.Label] = i
 	}
 	return index
-}
-
-// labelIndex returns the index of the option labelled label, or -1.
-func labelIndex(opts []Option, label string) int {
-	for i := range opts {
-		if opts[i].Label == label {
-			return i
-		}
-	}
-	return -1
 }
 
 // textIndex returns the index of the first option whose value is text, or

@@ -62,11 +62,8 @@ func untilGives(get func() (string, error), want string) error {
 	}
 }
 
-// shownOn is the JavaScript promise, on a page, of the titles and bodies of
-// the worker's notifications, "title/body" joined by "|".
-const shownOn = "navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.map(n => n.title + '/' + n.body).join('|'))"
-
-// shownIn is shownOn's promise in the worker.
+// shownIn is the JavaScript promise, in the worker, of the titles and bodies
+// of its notifications, "title/body" joined by "|".
 const shownIn = "registration.getNotifications().then(ns => ns.map(n => n.title + '/' + n.body).join('|'))"
 
 // worker is the page's service worker, as the DevTools protocol reports it,
