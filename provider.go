@@ -3838,11 +3838,11 @@ function connect() {
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome && m); });
   source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
 }
-function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered (one answered here waits) and no countdown runs
   statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
   if (!away) return;
   off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
-  for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
+  for (const c of cards.values()) if (!c.sent) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
 }
 async function recheck() {
   try {

@@ -35,6 +35,7 @@ func init() {
 		scenario{"in German: the page's words and an ending from the host's table", inGerman},
 		scenario{"a hint that quotes a remote client's %d shows it as it is", onOneTab(hintWithVerb)},
 		scenario{"on a phone, an ending and a hint that quote a long path wrap inside the card", onOneTab(longPathSaid)},
+		scenario{"an answer sent, then the host out of reach: its card does not say it cannot be answered", onOneTab(sentThenLost)},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -599,4 +600,51 @@ func longPathSaid(s *site, t *tab) error {
 		return fmt.Errorf("the ending: %w", err)
 	}
 	return nil
+}
+
+// sentThenLost: the human sends an answer (204) while the stream is held, so
+// the page is not yet told how it ended; then the host is out of reach. The
+// open card says it cannot be answered until the connection is back; the
+// card answered here does not, and once back, says what was answered.
+func sentThenLost(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Sent before the host went?"})
+	if err != nil {
+		return err
+	}
+	open, openID, err := s.askShown(t, ui.Request{Question: "Still open?"})
+	if err != nil {
+		return err
+	}
+	s.streams.cut()
+	defer s.streams.mend()
+	if err := t.until("document.getElementById('status').textContent.startsWith('Connection lost')"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	if err := want(done, "yes"); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('" + card(id) + " button[type=submit]').disabled"); err != nil {
+		return err
+	}
+	s.stop()
+	if err := t.until(whyOf(openID) + " === 'This cannot be answered until the connection is back.'"); err != nil {
+		return err
+	}
+	if why, err := eval[string](t, whyOf(id)); err != nil || why != "" {
+		return fmt.Errorf("the card answered here reads %q (%v), want no line", why, err)
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	s.streams.mend()
+	if err := t.until(endedAs(id, "You answered: yes") + " && " + whyOf(openID) + " === ''"); err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(openID, ui.Answer{Text: "ok"}, nil); err != nil {
+		return err
+	}
+	return want(open, "ok")
 }
