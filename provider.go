@@ -3791,7 +3791,7 @@ async function send(card, body) {
   } else if (res.status === 422) refuse(card, t(refusal.hint || refusal.message || "This answer was refused."));
   else if (res.status === 503) refuse(card, t(refusal.hint || "Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, t("Too late: this question is no longer open, and your answer was not used."));
-  else refuse(card, t("Not sent (HTTP %d). Try again.", res.status));
+  else refuse(card, res.status === 401 ? t("This link's token is wrong: open the link the host printed.") : t("Not sent (HTTP %d). Try again.", res.status));
   if (card.left !== undefined) end(card, card.left);
 }
 function refuse(card, why) { say(card.note, why, " refused"); }

@@ -36,6 +36,7 @@ func init() {
 		scenario{"a hint that quotes a remote client's %d shows it as it is", onOneTab(hintWithVerb)},
 		scenario{"on a phone, an ending and a hint that quote a long path wrap inside the card", onOneTab(longPathSaid)},
 		scenario{"an answer sent, then the host out of reach: its card does not say it cannot be answered", onOneTab(sentThenLost)},
+		scenario{"the host back with another token: the page and a click say the link is wrong", onOneTab(otherToken)},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -647,4 +648,42 @@ func sentThenLost(s *site, t *tab) error {
 		return err
 	}
 	return want(open, "ok")
+}
+
+// otherToken: the host stops and starts again with another token. The page
+// says its link's token is wrong, and so does a click on an open card's
+// Send, not "Try again", which would never work.
+func otherToken(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Asked before the restart?"})
+	if err != nil {
+		return err
+	}
+	h := s.streams.h
+	defer func() {
+		s.stop()
+		s.streams.h = h
+		_ = s.start()
+	}()
+	if err := s.shutdown(); err != nil {
+		return err
+	}
+	s.streams.h = s.inbox.Handler(strings.Repeat("another token ", 2))
+	if err := s.start(); err != nil {
+		return err
+	}
+	wrong := "This link's token is wrong: open the link the host printed."
+	if err := t.until("document.getElementById('status').textContent === " + fmt.Sprintf("%q", wrong)); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", wrong)); err != nil {
+		note, _ := eval[string](t, noteOf(id))
+		return fmt.Errorf("%w: the card's note reads %q", err, note)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "ok"}, nil); err != nil {
+		return err
+	}
+	return want(done, "ok")
 }
