@@ -956,12 +956,12 @@ func (w Words) Place(q Pending) string {
 }
 
 // TimeLeft returns the words for the time from now to deadline, as the
-// Terminal writes them: "Answer within 5 minutes.", then "Time is up.". A
-// zero deadline is "".
+// Terminal writes them: "Answer within 5 minutes." (never more than is left;
+// seconds under 2 minutes), then "Time is up.". A zero deadline is "".
 func (w Words) TimeLeft(deadline, now time.Time) string {
 	d := max(deadline.Sub(now).Round(time.Second), time.Second)
-	parts := []time.Duration{0, 0, d / time.Second} // hours, minutes, seconds: seconds under a minute
-	if m := d.Round(time.Minute); d >= time.Minute {
+	parts := []time.Duration{0, 0, d / time.Second}       // hours, minutes, seconds: seconds under 2 minutes
+	if m := d.Truncate(time.Minute); d >= 2*time.Minute { // never more than is left
 		parts = []time.Duration{m / time.Hour, m % time.Hour / time.Minute, 0}
 	}
 	var left []string
@@ -1997,7 +1997,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 }
 
 // Changes reports the changes after cursor, as [Source] says. b keeps the last
-// 1,000; an older cursor is an error.
+// 1,000; an older cursor is an error, and a UI reads again from "". A
+// question's ending is in them before its asker's Ask returns. A UI that
+// follows them draws from them alone: [Inbox.Pending] may be ahead.
 func (b *Inbox) Changes(ctx context.Context, cursor string) ([]Change, string, error) {
 	for {
 		changed := b.Changed()
@@ -2295,7 +2297,7 @@ type Source interface {
 
 // A Change is a question that opened or got a Hint, or one that ended.
 type Change struct {
-	Pending Pending  // the question as it is now; only its ID once it ended
+	Pending Pending  // the question as it is now; only its ID once it ended: a UI keeps what it showed
 	Ended   *Outcome // how it ended; nil while it is open
 }
 

@@ -143,7 +143,7 @@ func TestWordsPlaceAndTimeLeft(t *testing.T) {
 	now := time.Unix(1000, 0)
 	for left, want := range map[time.Duration]string{
 		0: "Time is up.", -time.Hour: "Time is up.", 300 * time.Millisecond: "Answer within 1 second.",
-		59 * time.Second: "Answer within 59 seconds.", 299 * time.Second: "Answer within 5 minutes.",
+		59 * time.Second: "Answer within 59 seconds.", 299 * time.Second: "Answer within 4 minutes.", 119 * time.Second: "Answer within 119 seconds.",
 		time.Hour: "Answer within 1 hour.", 61 * time.Minute: "Answer within 1 hour 1 minute.",
 	} {
 		if got := w.TimeLeft(now.Add(left), now); got != want {
