@@ -222,7 +222,7 @@ func TestWordsVerbs(t *testing.T) {
 	if got := bad.TimeLeft(time.Unix(10, 0), time.Unix(20, 0)); got != "Time is up." {
 		t.Errorf("TimeLeft with a verb more = %q, want English", got)
 	}
-	if got := bad.TimeLeft(time.Unix(80, 0), time.Unix(20, 0)); got != "Noch 1 minute." { // a word with its key's verbs
+	if got := bad.TimeLeft(time.Unix(320, 0), time.Unix(20, 0)); got != "Noch 5 minutes." { // a word with its key's verbs
 		t.Errorf("TimeLeft with the right verbs = %q", got)
 	}
 }
