@@ -926,7 +926,8 @@ func (w Words) say(key string, args ...any) string {
 // Ended returns the sentence for how a question ended with o, as the page and
 // the Terminal say it: `Answered in the terminal: "Keep".`, "Declined on the
 // page.", "No answer came before the deadline.". Text of the model or the
-// human in it is quoted.
+// human in it is quoted. The Terminal puts the rows' numbers before the picks
+// ("#1"), and says a batch's ending once.
 func (w Words) Ended(o Outcome) string {
 	where := w.where(o.Answer.Via)
 	switch code := CodeOf(o.Err); {
