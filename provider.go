@@ -1880,6 +1880,9 @@ type Inbox struct {
 	// loopback address, for tests. Set them before first use.
 	PushContact  string
 	PushLoopback bool
+	// Words are the page's words in languages other than English, by BCP 47
+	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
+	Words map[string]Words
 
 	mu      sync.Mutex // guards the fields below
 	push    pusher
@@ -1889,9 +1892,6 @@ type Inbox struct {
 	ended   endings
 	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
 	seq     uint64   // the number of the last change
-	// Words are the page's words in languages other than English, by BCP 47
-	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
-	Words map[string]Words
 }
 
 // A change is one entry of an Inbox's log: a question that opened or got a
