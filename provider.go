@@ -1096,8 +1096,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
-// writes to out. A nil in has ended, and a nil out discards. When out is a
-// terminal, each ask rings it and notifies the desktop, unless Quiet.
+// writes to out. A nil in has ended; a nil out discards. Its asks ring a
+// terminal, unless Quiet.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
