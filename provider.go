@@ -1078,7 +1078,7 @@ type called[T any] struct {
 // and writer. Make one with [NewTerminal].
 type Terminal struct {
 	// Quiet, set before the first Ask, turns off the bell and the desktop
-	// notification (OSC 9 and 777) that each Ask or AskAll sends a terminal.
+	// notification (OSC 9 and 777) that each question written sends a terminal.
 	Quiet bool
 
 	in   *bufio.Reader
@@ -1176,7 +1176,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, i, n, t.bell(req, i))
+	ans, err := t.answer(ctx, req, i, n, t.bell(req))
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
@@ -1318,12 +1318,12 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 	}
 }
 
-// bell returns BEL and the desktop notifications OSC 9 and 777, when question
-// i opens an ask on a terminal: the agent or "A question waits" (without ";",
-// 777's separator) and req's first row, cut. No control passes Validate.
-func (t *Terminal) bell(req *Request, i int) string {
+// bell returns BEL and the desktop notifications OSC 9 and 777 for req, on a
+// terminal: the agent or "A question waits" (without ";", 777's separator)
+// and req's first row, cut. No control passes Validate.
+func (t *Terminal) bell(req *Request) string {
 	switch {
-	case t.Quiet || i > 0 || terminal(t.out) == nil:
+	case t.Quiet || terminal(t.out) == nil:
 		return ""
 	case runtime.GOOS == "windows": // a console without VT mode shows escapes
 		return "\a"
