@@ -341,6 +341,53 @@ func sorted(s []string) []string {
 	return s
 }
 
+// TestSizesWithinBudget: the line budgets of the contract's "Performance and
+// simplicity" hold, with this revision's notifications, Web Push and passkeys:
+// provider.go, its Terminal part, all non-test Go, README (and its section on
+// ACP) and CONTRIBUTING.
+func TestSizesWithinBudget(t *testing.T) {
+	lines := func(name string) []string {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+	provider, readme := lines("provider.go"), lines("README.md")
+	section := func(text []string, start, end func(string) bool) int {
+		from := slices.IndexFunc(text, start)
+		if from < 0 {
+			t.Fatal("a section the budget names is missing")
+		}
+		n := slices.IndexFunc(text[from+1:], end)
+		if n < 0 {
+			n = len(text) - from - 1
+		}
+		for n > 0 && text[from+n] == "" { // the blank line before the next
+			n--
+		}
+		return n + 1
+	}
+	terminal := section(provider, func(l string) bool { return l == "// Terminal" },
+		func(l string) bool { return strings.HasPrefix(l, "// ----") })
+	acp := section(readme, func(l string) bool { return l == "## With ACP" }, func(l string) bool { return strings.HasPrefix(l, "## ") })
+	for _, c := range []struct {
+		what      string
+		n, budget int
+	}{
+		{"provider.go", len(provider), 4000},
+		{"the Terminal's part of provider.go", terminal, 850},
+		{"non-test Go", len(provider) + len(lines("userinteraction.go")) + len(lines("errors.go")), 5800},
+		{"README.md", len(readme), 360},
+		{`README's "With ACP"`, acp, 30},
+		{".github/CONTRIBUTING.md", len(lines(".github/CONTRIBUTING.md")), 450},
+	} {
+		if c.n > c.budget {
+			t.Errorf("%s has %d lines, over its budget of %d", c.what, c.n, c.budget)
+		}
+	}
+}
+
 // TestMessagesLowerCase: the package's own error messages start in lower
 // case and end without a period, as the contract's style rule asks. It reads
 // the literal text of each message in the source: the message of NewError

@@ -52,6 +52,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -869,7 +870,7 @@ func (q *Pending) UnmarshalJSON(data []byte) error {
 
 // Words is a UI's own words in one language, each keyed by its English text
 // (see [EnglishWords]), with its format verbs, such as %d, in the same order.
-// A nil Words, or a missing key, says it in English.
+// A nil Words, a missing key, or a word with other verbs says it in English.
 type Words map[string]string
 
 // EnglishWords returns every key of [Words], each mapped to itself: the list
@@ -908,9 +909,15 @@ Some labels hold commas: type the numbers of the options, such as #1,#2.
 %s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
 Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
 
-// say returns w's word for key, formatted with args.
+var verb = regexp.MustCompile(`%.`) // a format verb, as Sprintf's; the page's t checks them so too
+
+// say returns w's word for key, formatted with args: key itself unless the
+// word has key's format verbs in order.
 func (w Words) say(key string, args ...any) string {
-	if key = cmp.Or(w[key], key); len(args) == 0 {
+	if own := w[key]; own != "" && slices.Equal(verb.FindAllString(own, -1), verb.FindAllString(key, -1)) {
+		key = own
+	}
+	if len(args) == 0 {
 		return key
 	}
 	return fmt.Sprintf(key, args...)
@@ -919,7 +926,8 @@ func (w Words) say(key string, args ...any) string {
 // Ended returns the sentence for how a question ended with o, as the page and
 // the Terminal say it: `Answered in the terminal: "Keep".`, "Declined on the
 // page.", "No answer came before the deadline.". Text of the model or the
-// human in it is quoted.
+// human in it is quoted. The Terminal puts the rows' numbers before the picks
+// ("#1"), and says a batch's ending once.
 func (w Words) Ended(o Outcome) string {
 	where := w.where(o.Answer.Via)
 	switch code := CodeOf(o.Err); {
@@ -949,12 +957,12 @@ func (w Words) Place(q Pending) string {
 }
 
 // TimeLeft returns the words for the time from now to deadline, as the
-// Terminal writes them: "Answer within 5 minutes.", then "Time is up.". A
-// zero deadline is "".
+// Terminal writes them: "Answer within 5 minutes." (never more than is left;
+// seconds under 2 minutes), then "Time is up.". A zero deadline is "".
 func (w Words) TimeLeft(deadline, now time.Time) string {
 	d := max(deadline.Sub(now).Round(time.Second), time.Second)
-	parts := []time.Duration{0, 0, d / time.Second} // hours, minutes, seconds: seconds under a minute
-	if m := d.Round(time.Minute); d >= time.Minute {
+	parts := []time.Duration{0, 0, d / time.Second}       // hours, minutes, seconds: seconds under 2 minutes
+	if m := d.Truncate(time.Minute); d >= 2*time.Minute { // never more than is left
 		parts = []time.Duration{m / time.Hour, m % time.Hour / time.Minute, 0}
 	}
 	var left []string
@@ -1070,7 +1078,7 @@ type called[T any] struct {
 // and writer. Make one with [NewTerminal].
 type Terminal struct {
 	// Quiet, set before the first Ask, turns off the bell and the desktop
-	// notification (OSC 9 and 777) that each Ask or AskAll sends a terminal.
+	// notification (OSC 9 and 777) that each question written sends a terminal.
 	Quiet bool
 
 	in   *bufio.Reader
@@ -1088,8 +1096,8 @@ type Terminal struct {
 var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
-// writes to out. A nil in has ended, and a nil out discards. When out is a
-// terminal, each ask rings it and notifies the desktop, unless Quiet.
+// writes to out. A nil in has ended; a nil out discards. Its asks ring a
+// terminal, unless Quiet.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 	in, out = cmp.Or[io.Reader](in, strings.NewReader("")), cmp.Or(out, io.Discard)
 	return &Terminal{in: bufio.NewReader(in), out: out, turn: make(chan struct{}, 1)}
@@ -1168,7 +1176,7 @@ func (t *Terminal) ask(ctx context.Context, req *Request, before []Answer, n int
 		}
 		return Answer{}, err
 	}
-	ans, err := t.answer(ctx, req, i, n, t.bell(req, i))
+	ans, err := t.answer(ctx, req, i, n, t.bell(req))
 	for err == nil && i == n-1 {
 		decided, refused := Decide(ctx, outcomesOf(slices.Concat(before, []Answer{ans}), nil)...)
 		if refused == nil {
@@ -1310,12 +1318,12 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 	}
 }
 
-// bell returns BEL and the desktop notifications OSC 9 and 777, when question
-// i opens an ask on a terminal: the agent or "A question waits" (without ";",
-// 777's separator) and req's first row, cut. No control passes Validate.
-func (t *Terminal) bell(req *Request, i int) string {
+// bell returns BEL and the desktop notifications OSC 9 and 777 for req, on a
+// terminal: the agent or "A question waits" (without ";", 777's separator)
+// and req's first row, cut. No control passes Validate.
+func (t *Terminal) bell(req *Request) string {
 	switch {
-	case t.Quiet || i > 0 || terminal(t.out) == nil:
+	case t.Quiet || terminal(t.out) == nil:
 		return ""
 	case runtime.GOOS == "windows": // a console without VT mode shows escapes
 		return "\a"
@@ -1872,6 +1880,9 @@ type Inbox struct {
 	// loopback address, for tests. Set them before first use.
 	PushContact  string
 	PushLoopback bool
+	// Words are the page's words in languages other than English, by BCP 47
+	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
+	Words map[string]Words
 
 	mu      sync.Mutex // guards the fields below
 	push    pusher
@@ -1881,9 +1892,6 @@ type Inbox struct {
 	ended   endings
 	log     []change // the last maxEnded changes; change n at log[(n-1)%maxEnded]
 	seq     uint64   // the number of the last change
-	// Words are the page's words in languages other than English, by BCP 47
-	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
-	Words map[string]Words
 }
 
 // A change is one entry of an Inbox's log: a question that opened or got a
@@ -1990,7 +1998,9 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 }
 
 // Changes reports the changes after cursor, as [Source] says. b keeps the last
-// 1,000; an older cursor is an error.
+// 1,000; an older cursor is an error, and a UI reads again from "". A
+// question's ending is in them before its asker's Ask returns. A UI that
+// follows them draws from them alone: [Inbox.Pending] may be ahead.
 func (b *Inbox) Changes(ctx context.Context, cursor string) ([]Change, string, error) {
 	for {
 		changed := b.Changed()
@@ -2288,7 +2298,7 @@ type Source interface {
 
 // A Change is a question that opened or got a Hint, or one that ended.
 type Change struct {
-	Pending Pending  // the question as it is now; only its ID once it ended
+	Pending Pending  // the question as it is now; only its ID once it ended: a UI keeps what it showed
 	Ended   *Outcome // how it ended; nil while it is open
 }
 
@@ -2718,10 +2728,10 @@ func (b *Inbox) vapid() *pusher {
 
 // notify sends each subscription, on a goroutine of its own, the message of
 // c: its first question's ID, req's first line cut to 100 characters and
-// agent's name, or, without req, that it ended. b.mu is held.
+// agent's name, or, without req, that it ended, with its batch. b.mu is held.
 func (b *Inbox) notify(c *inboxCall, req *Request) {
 	id := c.questions[0].entry.ID
-	msg := map[string]any{"id": id, "ended": true}
+	msg := map[string]any{"id": id, "ended": true, "batch": c.questions[0].entry.Batch} // the batch closes each question's notification
 	if req != nil {
 		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
 		r := []rune(line)
@@ -3541,8 +3551,8 @@ func pageCSP() string {
 }
 
 // workerScript is the page's service worker: it shows a push's question unless a page is in view, closes its
-// notification when it ends, and on a click focuses or opens the page (with the token of its own URL's query,
-// as the event stream's), telling it the question.
+// notifications (a batch's, each question's) when it ends, and on a click focuses or opens the page (with the
+// token of its own URL's query, as the event stream's), telling it the question.
 const workerScript = `"use strict";
 const t = s => s; // the worker's words; a table of them replaces it
 const cut = s => typeof s === "string" ? Array.from(s).slice(0, 100).join("") : "";
@@ -3551,7 +3561,7 @@ addEventListener("push", e => {
   let m = null;
   try { m = e.data.json(); } catch (_) {}
   if (!m || typeof m.id !== "string") return;
-  e.waitUntil(m.ended === true ? registration.getNotifications({tag: m.id}).then(ns => ns.forEach(n => n.close())) :
+  e.waitUntil(m.ended === true ? registration.getNotifications().then(ns => ns.forEach(n => (n.tag === m.id || m.batch && (n.data || {}).batch === m.batch) && n.close())) :
     pages().then(ps => ps.some(p => p.visibilityState === "visible") || registration.showNotification(cut(m.text) || t("A question waits"),
       {body: cut(m.agent) || t("From your agent"), tag: m.id, data: {id: m.id}})));
 });
@@ -3616,7 +3626,7 @@ label.own input { display: block; width: 100%; box-sizing: border-box; font: inh
 button { font: inherit; min-height: 2.75rem; padding: .4rem 1rem; border: 1px solid #8889; border-radius: .375rem; background: #8881; color: inherit; }
 button[type=submit] { background: var(--mark); border-color: var(--mark); color: #fff; font-weight: 600; }
 button:disabled { opacity: .5; }
-.note, .why { font-weight: 600; margin: .5rem 0 0; }
+.note, .why { font-weight: 600; margin: .5rem 0 0; overflow-wrap: anywhere; }
 .note:empty, .why:empty { display: none; }
 .refused { color: #c0262d; }
 summary { line-height: 2.75rem; cursor: pointer; }
@@ -3632,7 +3642,11 @@ const groups = new Map(); // batch -> the section of its open questions
 const sentIn = new Map(); // batch -> the decline or dismissal this page sent for it
 let token = "", source = null, retry = 0, still = 0, off = false, stopped = false, words = {}; // off: the host is out of reach; still: until when a click may be held (600 ms after the last move), which the browser scenarios wait for
 
-function t(key, ...args) { let i = 0; return (Object.hasOwn(words, key) && words[key] || key).replace(/%[ds]/g, () => args[i++]); } // the host's words for this page's language, else the English key
+function t(key, ...args) { // the host's words for this page's language if they have key's verbs (as Words.say), else the English key
+  const word = Object.hasOwn(words, key) && words[key] || key, verbs = s => String(s.match(/%./g));
+  let i = 0;
+  return (verbs(word) === verbs(key) ? word : key).replace(/%[ds]/g, v => i < args.length ? args[i++] : v);
+}
 function tn(key, node) { const [a, b] = t(key, "\0").split("\0"); return [a, node, b]; } // a framed text in a sentence
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -3644,6 +3658,7 @@ function el(tag, cls, text) {
 // render reconciles the whole list, which the stream sends as the tab connects; then each event draws what changed.
 function render(list) {
   const open = new Set(list.map(q => q.id));
+  notice(w => w.getNotifications().then(ns => ns.forEach(n => open.has(n.tag) || n.close()))); // closed while no page was
   for (const card of cards.values()) if (!open.has(card.id)) end(card, null); else card.form.querySelector(".why").textContent = ""; // no "ended" event told of it; or open again
   for (const q of list) update(q);
   count(cards.size);
@@ -3712,7 +3727,7 @@ function show(q) {
   cards.set(q.id, card), form.born = changes; // a control drawn after a move did not move
   parent.append(form), moved(place(form, true));
   if (q.id === wanted) reach(q.id);
-  if (document.hidden) notice(w => w.showNotification(Array.from(r.question.trim().split("\n")[0]).slice(0, 100).join("") || t("A question waits"), {body: r.agent && r.agent.name || t("From your agent"), tag: q.id, data: {id: q.id}}));
+  if (document.hidden) notice(w => w.showNotification(Array.from(r.question.trim().split("\n")[0]).slice(0, 100).join("") || t("A question waits"), {body: r.agent && r.agent.name || t("From your agent"), tag: q.id, data: {id: q.id, batch: q.batch}}));
   return card;
 }
 function picks(form, checked) { return Array.from(form.querySelectorAll("input[name=choice]" + (checked ? ":checked" : ""))); }
@@ -3786,7 +3801,7 @@ async function send(card, body) {
   } else if (res.status === 422) refuse(card, t(refusal.hint || refusal.message || "This answer was refused."));
   else if (res.status === 503) refuse(card, t(refusal.hint || "Your answer could not be kept. Send it again.")); // NOT_KEPT: still open here
   else if (res.status === 409) refuse(card, t("Too late: this question is no longer open, and your answer was not used."));
-  else refuse(card, t("Not sent (HTTP %d). Try again.", res.status));
+  else refuse(card, res.status === 401 ? t("This link's token is wrong: open the link the host printed.") : t("Not sent (HTTP %d). Try again.", res.status));
   if (card.left !== undefined) end(card, card.left);
 }
 function refuse(card, why) { say(card.note, why, " refused"); }
@@ -3801,7 +3816,8 @@ function countdown(d) {
 }
 
 // Notifications come through the page's service worker, as phones show them only from one: while the page is hidden,
-// a question that opens shows one, closed when it ends; a click on one brings its card into view, focused (reach).
+// a question that opens shows one, closed when it ends (or, the page closed, by the next page's list); a click on one
+// brings its card into view, focused (reach).
 const sw = isSecureContext && "Notification" in window && navigator.serviceWorker, bell = el("button", "", t("Notify me of new questions"));
 let worker = null, shown = Promise.resolve(), wanted = ""; // shown: the notifications' changes, in order; wanted: a card a click asked for
 Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.permission !== "default", onclick: () => Notification.requestPermission().then(p =>
@@ -3832,11 +3848,11 @@ function connect() {
   source.addEventListener("ended", e => { const m = JSON.parse(e.data); if (cards.has(m.id)) end(cards.get(m.id), m.outcome && m); });
   source.onerror = () => { source.close(), lost(stopped); retry = setTimeout(recheck, 1000); };
 }
-function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered and no countdown runs
+function lost(away) { // what the page knows while it reconnects; when the host is away, no card can be answered (one answered here waits) and no countdown runs
   statusLine.textContent = stopped ? t("The agent stopped. This page reconnects if it starts again.") : t("Connection lost: reconnecting…");
   if (!away) return;
   off = true, moved(place(box, false)); // a line on each card moves its controls; the countdowns stop at the next second
-  for (const c of cards.values()) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
+  for (const c of cards.values()) if (!c.sent) c.form.querySelector(".why").textContent = stopped ? t("The agent stopped before this was answered.") : t("This cannot be answered until the connection is back.");
 }
 async function recheck() {
   try {

@@ -170,7 +170,7 @@ func (s *pushService) next(t *testing.T) string {
 // TestPushOpensAndEnds: a question sends one message as it opens, with its
 // ID, its first line cut to 100 characters and its agent, and one as it
 // ends, answered, withdrawn or as a batch, whose message is its first
-// question's.
+// question's with the batch, which closes each question's notification.
 func TestPushOpensAndEnds(t *testing.T) {
 	inbox := &ui.Inbox{PushLoopback: true, PushContact: "mailto:ops@example.com"}
 	s := newPushService(t, inbox, http.StatusCreated, false)
@@ -189,7 +189,7 @@ func TestPushOpensAndEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-done
-	if ended, want := s.next(t), fmt.Sprintf(`{"ended":true,"id":%q}`, id); ended != want {
+	if ended, want := s.next(t), fmt.Sprintf(`{"batch":"","ended":true,"id":%q}`, id); ended != want {
 		t.Errorf("answered: %s, want %s", ended, want)
 	}
 
@@ -202,7 +202,7 @@ func TestPushOpensAndEnds(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if ended, want := s.next(t), fmt.Sprintf(`{"ended":true,"id":%q}`, id); ended != want {
+	if ended, want := s.next(t), fmt.Sprintf(`{"batch":"","ended":true,"id":%q}`, id); ended != want {
 		t.Errorf("withdrawn: %s, want %s", ended, want)
 	}
 
@@ -224,7 +224,7 @@ func TestPushOpensAndEnds(t *testing.T) {
 	if err := <-batch; err != nil {
 		t.Fatal(err)
 	}
-	if ended, want := s.next(t), fmt.Sprintf(`{"ended":true,"id":%q}`, pending[0].ID); ended != want {
+	if ended, want := s.next(t), fmt.Sprintf(`{"batch":%q,"ended":true,"id":%q}`, pending[0].Batch, pending[0].ID); ended != want {
 		t.Errorf("a batch ended: %s, want %s", ended, want)
 	}
 	select {
@@ -471,7 +471,7 @@ func TestPushEndingAfterAFullQueue(t *testing.T) {
 		msg = s.next(t)
 		got = append(got, msg)
 	}
-	if want := fmt.Sprintf(`{"ended":true,"id":%q}`, id); got[0] != want {
+	if want := fmt.Sprintf(`{"batch":"","ended":true,"id":%q}`, id); got[0] != want {
 		t.Errorf("after a full queue, the first question's subscription got %q, want its ending %s first", got, want)
 	}
 }

@@ -110,9 +110,9 @@ func bellOf(agent, body string) string {
 	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
 }
 
-// TestTerminalRingsATerminal: on a terminal, an Ask and an AskAll each ring
-// once, before the question, with BEL, OSC 9 and OSC 777; a question asked
-// again after a refused reply does not ring. Without the escapes, the
+// TestTerminalRingsATerminal: on a terminal, each question written rings
+// once, before it, with BEL, OSC 9 and OSC 777; a question asked again after
+// a refused reply does not ring. Without the escapes, the
 // terminal shows what a buffer gets.
 func TestTerminalRingsATerminal(t *testing.T) {
 	deploy := ui.Request{
@@ -144,7 +144,7 @@ func TestTerminalRingsATerminal(t *testing.T) {
 		{"a batch of three", "v2\n1\n2\n", func(ctx context.Context, term *ui.Terminal) error {
 			_, err := term.AskAll(ctx, []ui.Request{free, deploy, deploy})
 			return err
-		}, []string{bellOf("", release)}},
+		}, []string{bellOf("", release), bellOf("deploy;bot", "Deploy to staging?"), bellOf("deploy;bot", "Deploy to staging?")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

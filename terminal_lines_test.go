@@ -344,7 +344,7 @@ func TestTerminalSaysTheDeadline(t *testing.T) {
 		{timeout: -time.Second, want: "Time is up.\n"},
 		{timeout: 45 * time.Second, want: "Answer within 45 seconds.\n"},
 		{timeout: 2 * time.Minute, want: "Answer within 2 minutes.\n"},
-		{timeout: 90 * time.Second, want: "Answer within 2 minutes.\n"},
+		{timeout: 90 * time.Second, want: "Answer within 90 seconds.\n"},
 		{timeout: time.Hour, want: "Answer within 1 hour.\n"},
 		{timeout: 150 * time.Minute, want: "Answer within 2 hours 30 minutes.\n"},
 	}

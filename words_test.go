@@ -143,7 +143,7 @@ func TestWordsPlaceAndTimeLeft(t *testing.T) {
 	now := time.Unix(1000, 0)
 	for left, want := range map[time.Duration]string{
 		0: "Time is up.", -time.Hour: "Time is up.", 300 * time.Millisecond: "Answer within 1 second.",
-		59 * time.Second: "Answer within 59 seconds.", 299 * time.Second: "Answer within 5 minutes.",
+		59 * time.Second: "Answer within 59 seconds.", 299 * time.Second: "Answer within 4 minutes.", 119 * time.Second: "Answer within 119 seconds.",
 		time.Hour: "Answer within 1 hour.", 61 * time.Minute: "Answer within 1 hour 1 minute.",
 	} {
 		if got := w.TimeLeft(now.Add(left), now); got != want {
@@ -201,5 +201,28 @@ func TestWordsHandler(t *testing.T) {
 	var e struct{ Said string }
 	if err := json.Unmarshal([]byte(data), &e); name != "ended" || err != nil || e.Said != "Abgelehnt auf der Seite." {
 		t.Fatalf("event %s %s, want the ending said in German", name, data)
+	}
+}
+
+// TestWordsVerbs: a host's word whose format verbs are not its key's, in
+// order (%s for %d, one missing, one more), is said in English, never as
+// %!d(...). The page's t checks so too (the browser scenario "in German").
+func TestWordsVerbs(t *testing.T) {
+	bad := ui.Words{"Question %d of %d": "Frage %s von %d", "Answered %s.": "Beantwortet.", "Declined %s.": "Abgelehnt %s %s.",
+		"Time is up.": "Zeit %d", "Answer within %s.": "Noch %s."}
+	if got := bad.Place(ui.Pending{Index: 1, Count: 3}); got != "Question 2 of 3" {
+		t.Errorf("Place with %%s for %%d = %q, want English", got)
+	}
+	if got := bad.Ended(ui.Outcome{Answer: ui.Answer{Via: "form"}}); got != "Answered in the form." {
+		t.Errorf("Ended with a verb missing = %q, want English", got)
+	}
+	if got := bad.Ended(ui.Outcome{Err: ui.NewError(ui.CodeAskDeclined, "no", nil)}); got != "Declined on another screen." {
+		t.Errorf("Ended with a verb more = %q, want English", got)
+	}
+	if got := bad.TimeLeft(time.Unix(10, 0), time.Unix(20, 0)); got != "Time is up." {
+		t.Errorf("TimeLeft with a verb more = %q, want English", got)
+	}
+	if got := bad.TimeLeft(time.Unix(320, 0), time.Unix(20, 0)); got != "Noch 5 minutes." { // a word with its key's verbs
+		t.Errorf("TimeLeft with the right verbs = %q", got)
 	}
 }

@@ -33,6 +33,10 @@ func init() {
 		scenario{"a reload mid-batch keeps Question 2 of 3", onOneTab(reloadMidBatch)},
 		scenario{"answered in words with 200 marks on a letter: 4 shown", onOneTab(answeredWithMarks)},
 		scenario{"in German: the page's words and an ending from the host's table", inGerman},
+		scenario{"a hint that quotes a remote client's %d shows it as it is", onOneTab(hintWithVerb)},
+		scenario{"on a phone, an ending and a hint that quote a long path wrap inside the card", onOneTab(longPathSaid)},
+		scenario{"an answer sent, then the host out of reach: its card does not say it cannot be answered", onOneTab(sentThenLost)},
+		scenario{"the host back with another token: the page and a click say the link is wrong", onOneTab(otherToken)},
 		scenario{"the host exits right after the terminal's answer: the ending, the agent stopped, no countdown", onOneTab(hostExits)},
 	)
 }
@@ -465,11 +469,13 @@ var german = ui.Words{
 	"Send answer": "Antwort senden", "Decline to answer": "Antwort ablehnen", "Dismiss here": "Hier schließen",
 	"Recommended": "Empfohlen", "Pick one:": "Wählen Sie eine:", "Show the question": "Frage zeigen",
 	"Declined %s.": "Abgelehnt %s.", "in the terminal": "im Terminal", "1 open question.": "1 offene Frage.",
+	"Question %d of %d": "Frage %d von %d (%d)", // a verb more than its key's: said in English
 }
 
 // inGerman: a tab whose browser speaks Austrian German (navigator.languages
 // and Accept-Language) gets the site's "de" table: its headings and buttons,
-// and the ending as german.Ended says it. With -shots, the closed cards are
+// and the ending as german.Ended says it; a word with a verb more than its
+// key's is English, as german.Place says it. With -shots, the closed cards are
 // ended-de-phone.png and ended-de-desktop.png.
 func inGerman(s *site, browser context.Context) error {
 	t, cancel, err := s.open(browser)
@@ -503,8 +509,181 @@ func inGerman(s *site, browser context.Context) error {
 		why, _ := eval[string](t, whyOf(id))
 		return fmt.Errorf("%w: it reads %q", err, why)
 	}
+	batch, p, err := s.ask(s.session, ui.Request{Question: "First?"}, ui.Request{Question: "Second?"})
+	if err != nil {
+		return err
+	}
+	place := "document.querySelector('" + card(p[1].ID) + " .place')"
+	if err := t.until(place + " !== null && " + place + ".textContent === " + fmt.Sprintf("%q", german.Place(p[1]))); err != nil {
+		got, _ := eval[string](t, place+".textContent")
+		return fmt.Errorf("%w: the place reads %q", err, got)
+	}
+	for _, q := range p {
+		if err := s.inbox.Respond(q.ID, ui.Answer{Text: "ok"}, nil); err != nil {
+			return err
+		}
+	}
+	if err := want(batch, "ok", "ok"); err != nil {
+		return err
+	}
 	if err := s.shoot(t, "ended-de", "#ended"); err != nil {
 		return err
 	}
 	return t.problems()
+}
+
+// hintWithVerb: a remote client picks "50%d off", which is no option; the
+// hint that quotes it reaches the page's card as the Inbox says it, not with
+// the page's t filling the %d with "undefined".
+func hintWithVerb(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Which discount?", Options: yesNo, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	ans, outcome := ui.ElicitationAnswer("accept", map[string]any{"choice": "50%d off"})
+	if err := s.inbox.Respond(id, ans, outcome); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		return fmt.Errorf("Respond(50%%d off) = %v, want INVALID_ANSWER", err)
+	}
+	hint := s.inbox.Pending()[0].Hint
+	if !strings.Contains(hint, "%d") {
+		return fmt.Errorf("the hint %q does not quote the pick", hint)
+	}
+	if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", hint)); err != nil {
+		note, _ := eval[string](t, noteOf(id))
+		return fmt.Errorf("%w: it reads %q", err, note)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "Yes"}, nil); err != nil {
+		return err
+	}
+	return want(done, "Yes")
+}
+
+// longPathSaid: on a phone, the sentence of an ending elsewhere and a hint,
+// each quoting an option's label without a space (a path), wrap inside
+// their card: the page scrolls not sideways.
+func longPathSaid(s *site, t *tab) error {
+	if err := t.do(viewports[0].emulate()); err != nil {
+		return err
+	}
+	defer func() { _ = t.do(viewports[1].emulate()) }()
+	path := "/home/dev/projects/service/internal/storage/migrations/0042_add_index.sql"
+	inside := func(id, part string) string {
+		return "(e => e !== null && e.textContent.includes('0042') && e.scrollWidth <= e.clientWidth && document.documentElement.scrollWidth <= innerWidth)(document.querySelector('" + card(id) + " " + part + "'))"
+	}
+	done, id, err := s.askShown(t, ui.Request{Question: "Which file?", Options: []ui.Option{{Label: "Other"}}, DisallowCustom: true})
+	if err != nil {
+		return err
+	}
+	ans, outcome := ui.ElicitationAnswer("accept", map[string]any{"choice": path})
+	if err := s.inbox.Respond(id, ans, outcome); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		return fmt.Errorf("Respond(a path) = %v, want INVALID_ANSWER", err)
+	}
+	if err := t.until(inside(id, ".note")); err != nil {
+		return fmt.Errorf("the hint: %w", err)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "Other"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, "Other"); err != nil {
+		return err
+	}
+	done, id, err = s.askShown(t, ui.Request{Question: "Which file?", Options: []ui.Option{{Label: path}, {Label: "Other"}}})
+	if err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: path, Via: "terminal"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, path); err != nil {
+		return err
+	}
+	if err := t.until(inside(id, ".why")); err != nil {
+		return fmt.Errorf("the ending: %w", err)
+	}
+	return nil
+}
+
+// sentThenLost: the human sends an answer (204) while the stream is held, so
+// the page is not yet told how it ended; then the host is out of reach. The
+// open card says it cannot be answered until the connection is back; the
+// card answered here does not, and once back, says what was answered.
+func sentThenLost(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Sent before the host went?"})
+	if err != nil {
+		return err
+	}
+	open, openID, err := s.askShown(t, ui.Request{Question: "Still open?"})
+	if err != nil {
+		return err
+	}
+	s.streams.cut()
+	defer s.streams.mend()
+	if err := t.until("document.getElementById('status').textContent.startsWith('Connection lost')"); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	if err := want(done, "yes"); err != nil {
+		return err
+	}
+	if err := t.until("document.querySelector('" + card(id) + " button[type=submit]').disabled"); err != nil {
+		return err
+	}
+	s.stop()
+	if err := t.until(whyOf(openID) + " === 'This cannot be answered until the connection is back.'"); err != nil {
+		return err
+	}
+	if why, err := eval[string](t, whyOf(id)); err != nil || why != "" {
+		return fmt.Errorf("the card answered here reads %q (%v), want no line", why, err)
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	s.streams.mend()
+	if err := t.until(endedAs(id, "You answered: yes") + " && " + whyOf(openID) + " === ''"); err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(openID, ui.Answer{Text: "ok"}, nil); err != nil {
+		return err
+	}
+	return want(open, "ok")
+}
+
+// otherToken: the host stops and starts again with another token. The page
+// says its link's token is wrong, and so does a click on an open card's
+// Send, not "Try again", which would never work.
+func otherToken(s *site, t *tab) error {
+	done, id, err := s.askShown(t, ui.Request{Question: "Asked before the restart?"})
+	if err != nil {
+		return err
+	}
+	h := s.streams.h
+	defer func() {
+		s.stop()
+		s.streams.h = h
+		_ = s.start()
+	}()
+	if err := s.shutdown(); err != nil {
+		return err
+	}
+	s.streams.h = s.inbox.Handler(strings.Repeat("another token ", 2))
+	if err := s.start(); err != nil {
+		return err
+	}
+	wrong := "This link's token is wrong: open the link the host printed."
+	if err := t.until("document.getElementById('status').textContent === " + fmt.Sprintf("%q", wrong)); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.SendKeys(card(id)+" input[type=text]", "yes\r")); err != nil {
+		return err
+	}
+	if err := t.until(noteOf(id) + " === " + fmt.Sprintf("%q", wrong)); err != nil {
+		note, _ := eval[string](t, noteOf(id))
+		return fmt.Errorf("%w: the card's note reads %q", err, note)
+	}
+	if err := s.inbox.Respond(id, ui.Answer{Text: "ok"}, nil); err != nil {
+		return err
+	}
+	return want(done, "ok")
 }

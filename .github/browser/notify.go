@@ -275,8 +275,10 @@ func (s *site) shootTop(t *tab, name string) error {
 // minimized: headless Chromium keeps a tab behind another visible), a
 // question shows a notification through the worker, with its first line and
 // the agent, and its end closes it; a push to the worker shows one unless
-// the page is in view, and an "ended" push closes it; a click on one brings
-// the page to its question, or opens the page through the host's link.
+// the page is in view, and an "ended" push closes it, a batch's each of its
+// questions'; a click on one brings the page to its question, or opens the
+// page through the host's link; without push, the next page that opens
+// closes those of questions that ended while no page was open.
 func notifications(s *site, browserCtx context.Context) error {
 	defer func() { _ = s.permit(browserCtx, browser.PermissionSettingPrompt) }()
 	if err := s.permit(browserCtx, browser.PermissionSettingPrompt); err != nil {
@@ -428,9 +430,35 @@ func notifications(s *site, browserCtx context.Context) error {
 		return err
 	}
 
+	// A batch shown while hidden, then the page closed: the batch's "ended" push, as the Inbox sends it
+	// (its first question's ID and the batch), closes each question's notification, not the first's alone.
+	done, p, err = s.ask(s.session, ui.Request{Question: "Batch first?"}, ui.Request{Question: "Batch second?"})
+	if err != nil {
+		return err
+	}
+	for range p {
+		if err := w.saw("Notification displayed"); err != nil {
+			return err
+		}
+	}
+
 	// No page open: a click opens the page through the host's link, token included.
 	cancel()
 	if err := w.pages(browserCtx, ""); err != nil {
+		return err
+	}
+	if err := w.push(s, blank, map[string]any{"id": p[0].ID, "ended": true, "batch": p[0].Batch}); err != nil {
+		return err
+	}
+	if err := w.shows(browserCtx, ""); err != nil {
+		return fmt.Errorf("a batch's ending, its page closed: %w", err)
+	}
+	for _, q := range p {
+		if err := s.inbox.Respond(q.ID, ui.Answer{Text: "ok"}, nil); err != nil {
+			return err
+		}
+	}
+	if err := want(done, "ok", "ok"); err != nil {
 		return err
 	}
 	if err := w.push(s, blank, map[string]any{"id": "pushed-4", "text": "Open the page?", "agent": ""}); err != nil {
@@ -442,5 +470,44 @@ func notifications(s *site, browserCtx context.Context) error {
 	if got, err := w.eval(browserCtx, click("pushed-4")); err != nil || got != "opened "+s.pageURL()+" 0" {
 		return fmt.Errorf("the click's handler: %q (%v), want %q opened and no notification left", got, err, s.pageURL())
 	}
-	return nil
+
+	// Without push: a hidden page's notification, the page closed, the question ended elsewhere. The
+	// notification stays until a page opens, which closes those of questions no longer open.
+	t, cancel, err = s.open(browserCtx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := w.minimize(browserCtx, t, browser.WindowStateMinimized); err != nil {
+		return err
+	}
+	done, p, err = s.ask(s.session, ui.Request{Question: "Stale?"})
+	if err != nil {
+		return err
+	}
+	if err := w.saw("Notification displayed"); err != nil {
+		return err
+	}
+	cancel()
+	if err := w.pages(browserCtx, ""); err != nil {
+		return err
+	}
+	if err := s.inbox.Respond(p[0].ID, ui.Answer{Text: "ok", Via: "terminal"}, nil); err != nil {
+		return err
+	}
+	if err := want(done, "ok"); err != nil {
+		return err
+	}
+	if err := w.shows(browserCtx, "Stale?/From your agent"); err != nil {
+		return err
+	}
+	t, cancel, err = s.open(browserCtx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := untilGives(func() (string, error) { return w.eval(browserCtx, shownIn) }, ""); err != nil {
+		return fmt.Errorf("a page opened after its question ended: %w", err)
+	}
+	return t.problems()
 }
