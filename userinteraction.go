@@ -1499,7 +1499,7 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 	key, _ := x509.ParsePKIXPublicKey(der)
 	ec, isEC := key.(*ecdsa.PublicKey)
 	ed, isEd := key.(ed25519.PublicKey)
-	msg, rp := append(auth[:len(auth):len(auth)], hash(client)...), accepted[i].RelyingParty
+	msg, rp := slices.Concat(auth, hash(client)), accepted[i].RelyingParty // what the passkey signed
 	var c struct{ Type, Challenge, Origin string }
 	_ = json.Unmarshal(client, &c) // unreadable: no type
 	u, err := url.Parse(c.Origin)
@@ -1520,7 +1520,7 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 		return fail("the client data is no assertion whose challenge is the SHA-256 of the signed bytes")
 	case rp == "" || err != nil || u.Scheme != "https" && (u.Scheme != "http" || rp != "localhost") || u.Hostname() != rp && !strings.HasSuffix(u.Hostname(), "."+rp):
 		return fail("the origin " + quote(c.Origin) + " is not the relying party's")
-	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))) || auth[32]&5 != 5:
+	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))) || auth[32]&(userPresent|userVerified) != userPresent|userVerified:
 		return fail("the authenticator data is not the relying party's with the user present and verified")
 	case json.Unmarshal(signed, &bound) != nil || bound.Nonce == "":
 		return fail("the signed bytes are not the JSON of a nonce and questions")
@@ -1541,6 +1541,9 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 	}
 	return fail("no question it signed is this request with this answer")
 }
+
+// The flags of WebAuthn's authenticator data that VerifyProof requires.
+const userPresent, userVerified = 0x01, 0x04
 
 // signedBytes returns what a passkey signs for the answers sent to a batch
 // (Receipt.Signed, decoded): the RFC 8785 JSON of nonce and each question's
