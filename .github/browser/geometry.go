@@ -441,6 +441,9 @@ func movedByHint(s *site, t *tab) error {
 	if err := want(done, "Wait"); err != nil {
 		return err
 	}
+	if err := t.until(settled); err != nil { // the card answered below may have moved this one's rows
+		return err
+	}
 	if err := t.do(chromedp.Click(option(p[0].ID, "lint")), chromedp.Click(button(p[0].ID, "Send answer"))); err != nil {
 		return err
 	}
