@@ -422,3 +422,38 @@ func TestProofTravels(t *testing.T) {
 		t.Errorf("after Decide: %+v, %v", got, err)
 	}
 }
+
+// TestVerifyProofKeysReadExactly: the accepted keys' JSON means for
+// VerifyProof what it means for any JSON reader. Before, a second
+// "publicKey" spelt in another case, or with a Kelvin sign (U+212A) that Go
+// folds to k, replaced the key every other reader sees.
+func TestVerifyProofKeysReadExactly(t *testing.T) {
+	owner, attacker := newAuthenticator(t, "ES256"), newAuthenticator(t, "ES256")
+	attacker.credential = owner.credential
+	forged := ui.Answer{Option: &deleteProd.Options[0], Text: "delete", Proof: attacker.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete})}
+	der := func(a *authenticator) string {
+		d, err := x509.MarshalPKIXPublicKey(a.public)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b64.EncodeToString(d)
+	}
+	entry := `{"credential":"` + owner.credential + `","publicKey":"` + der(owner) + `","relyingParty":"localhost","added":1,`
+	for _, keys := range []string{
+		`[` + entry + `"PublicKey":"` + der(attacker) + `"}]`,
+		`[` + entry + `"public\u212aey":"` + der(attacker) + `"}]`,
+		`[` + entry + `"x":""},{"credential":"` + owner.credential + `","publicKey":"` + der(attacker) + `","relyingParty":"localhost"}]`, // appended: the first wins
+	} {
+		var plain []map[string]any
+		if err := json.Unmarshal([]byte(keys), &plain); err != nil || plain[0]["publicKey"] != der(owner) {
+			t.Fatalf("the keys %s: %v", keys, err)
+		}
+		if err := ui.VerifyProof([]byte(keys), deleteProd, forged); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+			t.Errorf("keys %s: the attacker's receipt: VerifyProof() = %v, want INVALID_ANSWER", keys, err)
+		}
+		owned := asked(t, deleteProd, pickDelete, owner.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete}))
+		if err := ui.VerifyProof([]byte(keys), deleteProd, owned); err != nil {
+			t.Errorf("keys %s: the owner's receipt: VerifyProof() = %v, want nil", keys, err)
+		}
+	}
+}

@@ -1489,17 +1489,17 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 		}
 	}
 	signed, client, auth, sig := raw[0], raw[1], raw[2], raw[3]
-	var accepted []struct{ Credential, PublicKey, RelyingParty string } // JSON's keys match in any case
-	_ = json.Unmarshal(keys, &accepted)                                 // unreadable: none accepted
-	i := slices.IndexFunc(accepted, func(k struct{ Credential, PublicKey, RelyingParty string }) bool { return k.Credential == p.Credential })
+	var accepted []map[string]string    // keys read exactly, not in any case as a struct's
+	_ = json.Unmarshal(keys, &accepted) // unreadable: none accepted
+	i := slices.IndexFunc(accepted, func(k map[string]string) bool { return k["credential"] == p.Credential })
 	if i < 0 {
 		return fail("credential " + quote(p.Credential) + " is no accepted passkey")
 	}
-	der, _ := base64.RawURLEncoding.DecodeString(accepted[i].PublicKey)
+	der, _ := base64.RawURLEncoding.DecodeString(accepted[i]["publicKey"])
 	key, _ := x509.ParsePKIXPublicKey(der)
 	ec, isEC := key.(*ecdsa.PublicKey)
 	ed, isEd := key.(ed25519.PublicKey)
-	msg, rp := slices.Concat(auth, hash(client)), accepted[i].RelyingParty // what the passkey signed
+	msg, rp := slices.Concat(auth, hash(client)), accepted[i]["relyingParty"] // what the passkey signed
 	var c struct{ Type, Challenge, Origin string }
 	_ = json.Unmarshal(client, &c) // unreadable: no type
 	u, err := url.Parse(c.Origin)
