@@ -423,6 +423,49 @@ func TestProofTravels(t *testing.T) {
 	}
 }
 
+// TestVerifyProofTheAnswerAsGiven: a receipt proves the answer as Ask
+// returned it, not every answer that completes to it. Before, an Option whose
+// Value or Description the record had changed, or picks in another order,
+// verified.
+func TestVerifyProofTheAnswerAsGiven(t *testing.T) {
+	a := newAuthenticator(t, "ES256")
+	keys := a.keys(t, "localhost")
+	ans := asked(t, deleteProd, pickDelete, a.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete}))
+	multi := ui.Request{Question: "Drop?", Options: []ui.Option{{Label: "A"}, {Label: "B"}}, MultiSelect: true, RequireProof: true}
+	both := ui.Answer{Options: []ui.Option{{Label: "A"}, {Label: "B"}}}
+	picks := asked(t, multi, both, a.prove(t, "n", []ui.Request{multi}, []ui.Answer{both}))
+	if ui.VerifyProof(keys, deleteProd, ans) != nil || ui.VerifyProof(keys, multi, picks) != nil {
+		t.Fatal("the answers as Ask returned them do not verify")
+	}
+	changed := func(change func(*ui.Answer), from ui.Answer) ui.Answer {
+		from.Option, from.Options = clone(from.Option), append([]ui.Option(nil), from.Options...)
+		change(&from)
+		return from
+	}
+	for name, bad := range map[string]ui.Answer{
+		"another value":       changed(func(a *ui.Answer) { a.Option.Value = "keep" }, ans),
+		"another description": changed(func(a *ui.Answer) { a.Option.Description = "Keeps every row." }, ans),
+		"no option":           changed(func(a *ui.Answer) { a.Option = nil }, ans),
+		"picks reordered":     changed(func(a *ui.Answer) { a.Options[0], a.Options[1] = a.Options[1], a.Options[0] }, picks),
+	} {
+		req := deleteProd
+		if bad.Option == nil && len(bad.Options) > 0 {
+			req = multi
+		}
+		if err := ui.VerifyProof(keys, req, bad); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+			t.Errorf("%s: VerifyProof(%+v) = %v, want INVALID_ANSWER", name, bad, err)
+		}
+	}
+}
+
+func clone(o *ui.Option) *ui.Option {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	return &c
+}
+
 // TestVerifyProofKeysReadExactly: the accepted keys' JSON means for
 // VerifyProof what it means for any JSON reader. Before, a second
 // "publicKey" spelt in another case, or with a Kelvin sign (U+212A) that Go
