@@ -10,8 +10,10 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -498,5 +500,48 @@ func TestVerifyProofKeysReadExactly(t *testing.T) {
 		if err := ui.VerifyProof([]byte(keys), deleteProd, owned); err != nil {
 			t.Errorf("keys %s: the owner's receipt: VerifyProof() = %v, want nil", keys, err)
 		}
+	}
+}
+
+// TestProofOnlyRequired: Ask requires a receipt, it does not verify one (it
+// holds no keys). A record's forged receipt reaches the tool, which
+// VerifyProof refuses, as Answer's doc says.
+func TestProofOnlyRequired(t *testing.T) {
+	rp := &ui.Replay{}
+	_, pending := run(rp, func(ctx context.Context) string { _, err := ui.Ask(ctx, deleteProd); return ui.CodeOf(err) })
+	forged := &ui.Receipt{Credential: "c", Signed: "e30", ClientData: "e30", AuthenticatorData: "", Signature: ""}
+	rp.Record(pending[0].ID, ui.Answer{Option: &ui.Option{Label: "Delete"}, Proof: forged}, nil)
+	var ans ui.Answer
+	var err error
+	rp.Run(ui.WithRegistry(context.Background(), &ui.Registry{}), func(ctx context.Context) { ans, err = ui.Ask(ctx, deleteProd) })
+	if err != nil || !reflect.DeepEqual(ans.Proof, forged) {
+		t.Fatalf("Ask() = %+v, %v; want the record's answer with its receipt", ans, err)
+	}
+	if err := ui.VerifyProof(newAuthenticator(t, "ES256").keys(t, "localhost"), deleteProd, ans); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		t.Errorf("VerifyProof(a forged receipt) = %v, want INVALID_ANSWER", err)
+	}
+}
+
+// TestVerifyProofMalleableES256: an ES256 signature (r, s) also verifies as
+// (r, n-s), as Receipt's doc says. Authenticators sign with either s, so
+// VerifyProof cannot require the low one; a nonce, not the bytes, names a receipt.
+func TestVerifyProofMalleableES256(t *testing.T) {
+	a := newAuthenticator(t, "ES256")
+	ans := asked(t, deleteProd, pickDelete, a.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete}))
+	raw, _ := b64.DecodeString(ans.Proof.Signature)
+	var rs struct{ R, S *big.Int }
+	if _, err := asn1.Unmarshal(raw, &rs); err != nil {
+		t.Fatal(err)
+	}
+	rs.S.Sub(elliptic.P256().Params().N, rs.S)
+	other, err := asn1.Marshal(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof := *ans.Proof
+	proof.Signature = b64.EncodeToString(other)
+	ans.Proof = &proof
+	if err := ui.VerifyProof(a.keys(t, "localhost"), deleteProd, ans); err != nil || bytes.Equal(raw, other) {
+		t.Errorf("VerifyProof(r, n-s) = %v, want nil", err)
 	}
 }

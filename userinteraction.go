@@ -92,7 +92,7 @@ type Agent struct {
 // several options. DisallowCustom allows only the options, while its zero
 // value also takes the human's own words. Neither has an effect without
 // options. Agent is the asking agent, when known. RequireProof asks for an
-// answer proven by a human ([VerifyProof]), or [CodeAskUnsupported].
+// answer with a human's receipt, for [VerifyProof], or [CodeAskUnsupported].
 //
 // [Ask] validates every request ([Request.Validate]) and never modifies it.
 // A valid request's texts draw visibly and in order. So a UI shows each text
@@ -136,7 +136,7 @@ func cloneOptions(opts []Option) []Option {
 // nil for the human's own words. Options are a MultiSelect request's picks,
 // in offered order. Via names the UI that answered, such as "terminal". Each
 // provider sets its own, and the registry never invents one. Proof is the
-// [Receipt] of a proven answer, which a RequireProof request's answer has.
+// [Receipt] of a proven answer: Ask requires one, [VerifyProof] checks it.
 //
 // [Registry.Ask] completes a provider's answer and checks it against the
 // request. A broken rule is [CodeInvalidAnswer].
@@ -1464,17 +1464,17 @@ func jsonType(v any) string {
 // with what it signed. Each field is base64url without padding.
 type Receipt struct {
 	Credential        string `json:"credential"`        // the passkey's credential ID
-	Signed            string `json:"signed"`            // the bytes whose SHA-256 is the challenge ([VerifyProof])
+	Signed            string `json:"signed"`            // RFC 8785 JSON {"nonce", "questions": [{"id", "request", "answer": {"labels", "text"}}]}; its SHA-256 is the challenge
 	ClientData        string `json:"clientData"`        // the clientDataJSON
 	AuthenticatorData string `json:"authenticatorData"` // the authenticator data
-	Signature         string `json:"signature"`         // over AuthenticatorData and ClientData's SHA-256
+	Signature         string `json:"signature"`         // over AuthenticatorData and ClientData's SHA-256; ES256's (r, s) and (r, n-s) both verify
 }
 
-// VerifyProof checks offline that ans.Proof proves a human gave ans to req,
-// against keys: [{"credential", "publicKey" (SPKI DER: ES256, Ed25519),
-// "relyingParty"}]. Receipt.Signed is the RFC 8785 JSON {"nonce", "questions":
-// [{"id", "request", "answer": {"labels", "text"}}]}, an entry of req and ans.
-// Counters and nonces are the Inbox's online checks. A failure is [CodeInvalidAnswer].
+// VerifyProof checks offline that ans.Proof proves a human gave ans (as Ask
+// returned it, Via aside) to req, against keys: [{"credential", "publicKey"
+// (SPKI DER: ES256, Ed25519), "relyingParty"}], where a credential's first
+// entry counts. A receipt of an equal request asked before verifies too: nonces
+// and counters are the Inbox's online checks. A failure is [CodeInvalidAnswer].
 func VerifyProof(keys []byte, req Request, ans Answer) error {
 	fail := func(why string) error { return invalidAnswer("proof: " + why) }
 	hash := func(b []byte) []byte { sum := sha256.Sum256(b); return sum[:] }
