@@ -545,3 +545,26 @@ func TestVerifyProofMalleableES256(t *testing.T) {
 		t.Errorf("VerifyProof(r, n-s) = %v, want nil", err)
 	}
 }
+
+// TestInboxGivesNoProof: a UI that hands an Inbox the question without its
+// RequireProof gets the page's answer, which carries no receipt, so Ask
+// refuses it: the page cannot be made to prove what it cannot.
+func TestInboxGivesNoProof(t *testing.T) {
+	inbox := &ui.Inbox{}
+	stripped := ui.ProviderFunc(func(ctx context.Context, req ui.Request) (ui.Answer, error) {
+		req.RequireProof = false
+		return inbox.Ask(ctx, req)
+	})
+	done := make(chan error, 1)
+	go func() { _, err := ui.Ask(scope(t, stripped), deleteProd); done <- err }()
+	p := waitPending(t, inbox, 1)[0]
+	if p.Request.RequireProof {
+		t.Fatalf("the Inbox holds %+v, want the stripped request", p.Request)
+	}
+	w := authed(inbox.Handler(pageToken), "POST", "/questions/"+p.ID, `{"action":"accept","content":{"choice":"Delete","proof":{"credential":"x"}},"proof":{"credential":"x"}}`)
+	err := <-done
+	wantCode(t, "Ask through an Inbox given the stripped request", err, ui.CodeAskUnsupported)
+	if w.Code != 204 || !strings.Contains(err.Error(), "the UI gave no proof") {
+		t.Errorf("the page's answer: %d; Ask: %v; want it taken by the Inbox and refused by Ask", w.Code, err)
+	}
+}
