@@ -568,3 +568,69 @@ func TestInboxGivesNoProof(t *testing.T) {
 		t.Errorf("the page's answer: %d; Ask: %v; want it taken by the Inbox and refused by Ask", w.Code, err)
 	}
 }
+
+// TestVerifyProofOrigins: the origin is the relying party's host or a
+// subdomain of it, on https, or on http for localhost only; the port does not
+// matter. Authenticator data of fewer than 37 bytes is refused, and one with
+// more (attested data, extensions) is taken as signed.
+func TestVerifyProofOrigins(t *testing.T) {
+	for _, tc := range []struct {
+		rp, origin string
+		ok         bool
+	}{
+		{"localhost", "https://localhost:8443", true},
+		{"localhost", "http://app.localhost:8080", true},
+		{"example.com", "https://EXAMPLE.com", false},
+		{"example.com", "https://example.com.", false},
+		{"localhost", "http://localhost.", false},
+		{"localhost", "http://127.0.0.1:8080", false},
+		{"localhost", "https://localhost.evil.test", false},
+		{"localhost", "https://evil.test#.localhost", false},
+		{"localhost", "https://localhost@evil.test", false},
+		{"example.com", "http://app.example.com", false},
+		{"example.com", "https://xn--exmple-cua.com", false},
+		{"example.com", "wss://example.com", false},
+	} {
+		a := newAuthenticator(t, "Ed25519")
+		a.rp, a.origin = tc.rp, tc.origin
+		ans := asked(t, deleteProd, pickDelete, a.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete}))
+		if err := ui.VerifyProof(a.keys(t, tc.rp), deleteProd, ans); (err == nil) != tc.ok || err != nil && ui.CodeOf(err) != ui.CodeInvalidAnswer {
+			t.Errorf("relying party %s, origin %s: VerifyProof() = %v, want ok %v", tc.rp, tc.origin, err, tc.ok)
+		}
+	}
+	k := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, ed25519.SeedSize))
+	rpHash := sha256.Sum256([]byte("localhost"))
+	signed := ui.SignedBytes("n", []string{"id"}, []ui.Request{deleteProd}, []ui.Answer{pickDelete})
+	challenge := sha256.Sum256(signed)
+	client := marshal(t, map[string]any{"type": "webauthn.get", "challenge": b64.EncodeToString(challenge[:]), "origin": "https://localhost"})
+	clientHash := sha256.Sum256(client)
+	keys := keysOf(t, "c", k.Public(), "localhost")
+	for n, auth := range [][]byte{nil, rpHash[:], append(rpHash[:], 5), append(rpHash[:], 5, 0, 0, 0), append(rpHash[:], 5|0x40|0x80, 0, 0, 0, 1, 0xa0)} {
+		sig := ed25519.Sign(k, append(bytes.Clone(auth), clientHash[:]...))
+		ans := pickDelete
+		ans.Text, ans.Option = "delete", &deleteProd.Options[0]
+		ans.Proof = &ui.Receipt{Credential: "c", Signed: b64.EncodeToString(signed), ClientData: b64.EncodeToString(client), AuthenticatorData: b64.EncodeToString(auth), Signature: b64.EncodeToString(sig)}
+		if err := ui.VerifyProof(keys, deleteProd, ans); (err == nil) != (len(auth) >= 37) {
+			t.Errorf("authenticator data %d of %d bytes: VerifyProof() = %v", n, len(auth), err)
+		}
+	}
+}
+
+// TestVerifyProofSmallOrderKey: an accepted Ed25519 key of small order (here
+// the identity) verifies a signature nobody made, for any message. Refusing
+// such a key takes about 6 lines (its Montgomery u through crypto/ecdh's
+// X25519, whose low-order check fails); over the budget, so reported.
+func TestVerifyProofSmallOrderKey(t *testing.T) {
+	t.Skip("reported: VerifyProof trusts the accepted keys; the key's acceptance (issue 46's second half) or VerifyProof must refuse small-order Ed25519 keys")
+	identity := make(ed25519.PublicKey, ed25519.PublicKeySize)
+	identity[0] = 1
+	a := &authenticator{credential: "c", public: identity, rp: "localhost", origin: "https://localhost", typ: "webauthn.get", flags: 5,
+		key: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))}
+	ans := asked(t, deleteProd, pickDelete, a.prove(t, "n", []ui.Request{deleteProd}, []ui.Answer{pickDelete}))
+	forged := make([]byte, ed25519.SignatureSize)
+	forged[0] = 1 // R the identity, S zero
+	ans.Proof.Signature = b64.EncodeToString(forged)
+	if err := ui.VerifyProof(a.keys(t, "localhost"), deleteProd, ans); ui.CodeOf(err) != ui.CodeInvalidAnswer {
+		t.Errorf("a small-order key: VerifyProof(a signature nobody made) = %v, want INVALID_ANSWER", err)
+	}
+}
