@@ -439,6 +439,18 @@ func TestVerifyProofTheAnswerAsGiven(t *testing.T) {
 	if ui.VerifyProof(keys, deleteProd, ans) != nil || ui.VerifyProof(keys, multi, picks) != nil {
 		t.Fatal("the answers as Ask returned them do not verify")
 	}
+	rp := &ui.Replay{} // a multi-select answer as the record gives it back
+	_, pending := run(rp, func(ctx context.Context) string { _, err := ui.Ask(ctx, multi); return ui.CodeOf(err) })
+	rp.Record(pending[0].ID, picks, nil)
+	again := &ui.Replay{}
+	if err := json.Unmarshal(marshal(t, rp), again); err != nil {
+		t.Fatal(err)
+	}
+	var replayed ui.Answer
+	again.Run(ui.WithRegistry(context.Background(), &ui.Registry{}), func(ctx context.Context) { replayed, _ = ui.Ask(ctx, multi) })
+	if err := ui.VerifyProof(keys, multi, replayed); err != nil {
+		t.Errorf("the replayed %+v: VerifyProof() = %v, want nil", replayed, err)
+	}
 	changed := func(change func(*ui.Answer), from ui.Answer) ui.Answer {
 		from.Option, from.Options = clone(from.Option), append([]ui.Option(nil), from.Options...)
 		change(&from)
