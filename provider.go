@@ -929,12 +929,12 @@ func (w Words) say(key string, args ...any) string {
 // human in it is quoted. The Terminal puts the rows' numbers before the picks
 // ("#1"), and says a batch's ending once.
 func (w Words) Ended(o Outcome) string {
-	where := w.where(o.Answer.Via)
+	where, picks := w.where(o.Answer.Via), w.picks(o.Answer)
 	switch code := CodeOf(o.Err); {
-	case o.Err == nil && len(w.picks(o.Answer)) == 0:
+	case o.Err == nil && len(picks) == 0:
 		return w.say("Answered %s.", where)
 	case o.Err == nil:
-		return w.say("Answered %s: %s.", where, strings.Join(w.picks(o.Answer), ", "))
+		return w.say("Answered %s: %s.", where, strings.Join(picks, ", "))
 	case code == CodeAskDeclined:
 		return w.say("Declined %s.", where)
 	case code == CodeAskCancelled:
