@@ -1032,6 +1032,9 @@ func quoteTheirs(s string) string {
 	return quote(b.String())
 }
 
+// firstLine returns s's first line, leading spaces, tabs and newlines skipped.
+func firstLine(s string) string { return strings.SplitN(strings.TrimLeft(s, " \t\n"), "\n", 2)[0] }
+
 // errStopped is what goCall gives for runtime.Goexit or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
@@ -1332,9 +1335,8 @@ func (t *Terminal) bell(req *Request) string {
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
 		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
 	}
-	first, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
 	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
-	r.text(first, "", "", 1)
+	r.text(firstLine(req.Question), "", "", 1)
 	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
 	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
 }
@@ -2730,16 +2732,18 @@ func (b *Inbox) vapid() *pusher {
 // c: its first question's ID, req's first line cut to 100 characters and
 // agent's name, or, without req, that it ended, with its batch. b.mu is held.
 func (b *Inbox) notify(c *inboxCall, req *Request) {
-	id := c.questions[0].entry.ID
+	if len(b.push.Subs) == 0 || b.vapid().key == nil {
+		return // no work on an Ask while no page subscribed
+	}
+	p, id := b.push, c.questions[0].entry.ID
 	msg := map[string]any{"id": id, "ended": true, "batch": c.questions[0].entry.Batch} // the batch closes each question's notification
 	if req != nil {
-		line, _, _ := strings.Cut(strings.TrimLeft(req.Question, " \t\n"), "\n")
-		r := []rune(line)
+		r := []rune(firstLine(req.Question))
 		msg = map[string]any{"id": id, "text": string(r[:min(len(r), 100)]), "agent": cmp.Or(req.Agent, &Agent{}).Name}
 	}
 	plain, _ := json.Marshal(msg)
-	for _, s := range b.push.Subs {
-		if p := *b.vapid(); p.key != nil && (*s.sending < 8 || req == nil && slices.Contains(c.pushed, s.sending)) { // an opening's ending always goes
+	for _, s := range p.Subs {
+		if *s.sending < 8 || req == nil && slices.Contains(c.pushed, s.sending) { // an opening's ending always goes
 			*s.sending++
 			c.pushed = append(c.pushed, s.sending) // for its ending, when this is its opening
 			prev, done := *s.last, make(chan struct{})
