@@ -2335,15 +2335,12 @@ func Handler(src Source, token string) http.Handler {
 	if b, ok := src.(*Inbox); ok && b != nil { // a Source of another kind has no words or push
 		h.words = maps.Clone(b.Words)
 		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprintf(w, `{"key":%q}`, b.PushKey()) // base64url: nothing to escape
+			writeJSON(w, http.StatusOK, map[string]string{"key": b.PushKey()})
 		})
 		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
 			if err := b.Subscribe(body); err != nil {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				_ = json.NewEncoder(w).Encode(err)
+				writeJSON(w, http.StatusBadRequest, err)
 				return
 			}
 			w.WriteHeader(http.StatusNoContent)
@@ -2432,8 +2429,14 @@ func (h *handler) serveQuestions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the questions cannot be read now: try again", http.StatusServiceUnavailable)
 		return
 	}
-	data, _ := json.Marshal(list) // a Pending's JSON fails only for a deadline after year 9999
+	writeJSON(w, http.StatusOK, list) // a Pending's JSON fails only for a deadline after year 9999
+}
+
+// writeJSON writes v's JSON, with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
 
@@ -2589,10 +2592,7 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 			reply.Hint = pending[i].Hint
 		}
 	}
-	data, _ := json.Marshal(reply)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(cmp.Or(status, http.StatusConflict))
-	_, _ = w.Write(data)
+	writeJSON(w, cmp.Or(status, http.StatusConflict), reply)
 }
 
 // ----------------------------------------------------------------------------
