@@ -1909,14 +1909,14 @@ var _ BatchProvider = (*Inbox)(nil)
 // names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
 // first, the question closes and Ask returns ctx.Err().
 func (b *Inbox) Ask(ctx context.Context, req Request) (Answer, error) {
-	o := b.ask(ctx, []Request{req}, false, cmp.Or(req.Validate(), unproven("this inbox has no passkey to prove an answer with", req)))
+	o := b.ask(ctx, []Request{req}, false, req.Validate())
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll opens reqs under one Batch, and returns their answers in order. At an
 // error, it returns the answers before it, once they are given.
 func (b *Inbox) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	return answersOf(b.ask(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven("this inbox has no passkey to prove an answer with", reqs...))))
+	return answersOf(b.ask(ctx, reqs, true, validateAll(reqs)))
 }
 
 // WithQuestionID returns a copy of ctx under which [Inbox.Ask] names its question id, if 32 lowercase hex
@@ -2118,7 +2118,7 @@ func (c *inboxCall) outcomes() []Outcome {
 // ask opens reqs, unless invalid, and waits for their outcomes. It checks no
 // ID: two of 2^32 random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
-	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil { // no UI sees a question given up already
+	if err := cmp.Or(invalid, unproven("this inbox has no passkey to prove an answer with", reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return []Outcome{{Err: err}}
 	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
@@ -2843,14 +2843,14 @@ var _ BatchProvider = (*Replay)(nil)
 // the request's RFC 8785 canonical JSON, a newline, and the count of equal
 // requests the run asked before.
 func (p *Replay) Ask(ctx context.Context, req Request) (Answer, error) {
-	o := p.replay(ctx, []Request{req}, false, cmp.Or(validate(&req), unproven(p.noProof, req)))
+	o := p.replay(ctx, []Request{req}, false, validate(&req))
 	return o[0].Answer, o[0].Err
 }
 
 // AskAll answers reqs as Ask does, up to the first recorded error. Those
 // pending share the first one's ID as their Batch.
 func (p *Replay) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	o := p.replay(ctx, reqs, true, cmp.Or(validateAll(reqs), unproven(p.noProof, reqs...)))
+	o := p.replay(ctx, reqs, true, validateAll(reqs))
 	if last := o[len(o)-1]; last.Err != nil && last.Answer.Via != "" {
 		o, _ = Decide(ctx, o...) // a recorded decline says where it was declined
 	}
@@ -2923,8 +2923,8 @@ func (p *Replay) Record(id string, ans Answer, err error) {
 // replay answers reqs from the record, unless invalid, and tells ctx's registry
 // which were audited before.
 func (p *Replay) replay(ctx context.Context, reqs []Request, batched bool, invalid error) []Outcome {
-	if invalid != nil {
-		return []Outcome{{Err: invalid}}
+	if err := cmp.Or(invalid, unproven(p.noProof, reqs...)); err != nil {
+		return []Outcome{{Err: err}}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
