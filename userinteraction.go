@@ -1549,16 +1549,16 @@ const userPresent, userVerified = 0x01, 0x04
 // ID, request, labels picked and text typed. reqs must be valid.
 func signedBytes(nonce string, ids []string, reqs []Request, labels [][]string, texts []string) []byte {
 	buf := append(appendCanonicalString([]byte(`{"nonce":`), nonce), `,"questions":[`...)
-	for i := range reqs {
-		buf = append(append(buf, ","[:min(i, 1)]...), `{"answer":{"labels":[`...)
-		for j, label := range labels[i] {
-			buf = appendCanonicalString(append(buf, ","[:min(j, 1)]...), label)
+	for i := range reqs { // each label and question followed by a comma, the last one's dropped
+		buf = append(buf, `{"answer":{"labels":[`...)
+		for _, label := range labels[i] {
+			buf = append(appendCanonicalString(buf, label), ',')
 		}
-		buf = appendCanonicalString(append(buf, `],"text":`...), texts[i])
+		buf = appendCanonicalString(append(bytes.TrimSuffix(buf, []byte(",")), `],"text":`...), texts[i])
 		buf = appendCanonicalString(append(buf, `},"id":`...), ids[i])
-		buf = append(appendCanonical(append(buf, `,"request":`...), &reqs[i]), '}')
+		buf = append(appendCanonical(append(buf, `,"request":`...), &reqs[i]), "},"...)
 	}
-	return append(buf, "]}"...)
+	return append(bytes.TrimSuffix(buf, []byte(",")), "]}"...)
 }
 
 // unproven is the ASK_UNSUPPORTED of a UI that cannot prove an answer, as why
