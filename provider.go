@@ -960,6 +960,12 @@ func (w Words) Place(q Pending) string {
 // Terminal writes them: "Answer within 5 minutes." (never more than is left;
 // seconds under 2 minutes), then "Time is up.". A zero deadline is "".
 func (w Words) TimeLeft(deadline, now time.Time) string {
+	switch {
+	case deadline.IsZero():
+		return ""
+	case !deadline.After(now):
+		return w.say("Time is up.")
+	}
 	d := max(deadline.Sub(now).Round(time.Second), time.Second)
 	parts := []time.Duration{0, 0, d / time.Second}       // hours, minutes, seconds: seconds under 2 minutes
 	if m := d.Truncate(time.Minute); d >= 2*time.Minute { // never more than is left
@@ -970,12 +976,6 @@ func (w Words) TimeLeft(deadline, now time.Time) string {
 		if n > 0 {
 			left = append(left, w.say([]string{"%d hour", "%d hours", "%d minute", "%d minutes", "%d second", "%d seconds"}[2*i+int(min(n-1, 1))], n))
 		}
-	}
-	switch {
-	case deadline.IsZero():
-		return ""
-	case !deadline.After(now):
-		return w.say("Time is up.")
 	}
 	return w.say("Answer within %s.", strings.Join(left, " "))
 }
