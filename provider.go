@@ -1285,7 +1285,7 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 		r.text(w.say("The questions were declined %s.", where), "", "", 0)
 	case batch && o.Err == nil:
 		r.text(w.say("The questions were answered %s.", where), "", "", 0)
-	case !batch && (o.Err != nil || quoted == ""):
+	case batch || o.Err != nil || quoted == "": // a batch's other endings say it as a question's
 		r.text(w.Ended(o), "", "", 0)
 	}
 	if batch || o.Err != nil || quoted == "" {

@@ -424,6 +424,7 @@ func TestTerminalEndedOn(t *testing.T) {
 		{o: Outcome{Err: declined}, batch: true, want: "The questions were declined on another screen."},
 		{o: Outcome{Answer: Answer{Text: "rm", Option: &del, Via: "page"}}, batch: true, want: "The questions were answered on the page."},
 		{o: Outcome{Err: errors.New("gone")}, want: "The question ended on another screen."},
+		{o: Outcome{Answer: Answer{Via: "page"}, Err: errors.New("gone")}, batch: true, want: "The question ended on the page."},
 	} {
 		r := rows{width: 200}
 		if r.ended(nil, tt.o, req, tt.batch); r.String() != tt.want+"\n" {
