@@ -1333,9 +1333,9 @@ func (t *Terminal) bell(req *Request) string {
 	}
 	r, title := rows{width: 100}, t.Words.say("A question waits")
 	if a := req.Agent; a != nil && a.Name+a.ID != "" {
-		title = strings.ReplaceAll(cmp.Or(a.Name, a.ID), ";", ",")
+		title = cmp.Or(a.Name, a.ID)
 	}
-	r.text(title, "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(strings.ReplaceAll(title, ";", ","), "", "", 1) // one row each, cut with "…", tabs as spaces
 	r.text(firstLine(req.Question), "", "", 1)
 	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
 	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"

@@ -141,6 +141,11 @@ func TestTerminalRingsATerminal(t *testing.T) {
 			_, err := term.Ask(ctx, free)
 			return err
 		}, []string{bellOf("deploy;bot", "Deploy to staging?"), bellOf("", release)}},
+		{"a host's title holding a ;", "v2\n", func(ctx context.Context, term *ui.Terminal) error {
+			term.Words = ui.Words{"A question waits": "Eine Frage; bitte"}
+			_, err := term.Ask(ctx, free)
+			return err
+		}, []string{bellOf("Eine Frage; bitte", release)}},
 		{"a batch of three", "v2\n1\n2\n", func(ctx context.Context, term *ui.Terminal) error {
 			_, err := term.AskAll(ctx, []ui.Request{free, deploy, deploy})
 			return err
