@@ -388,7 +388,7 @@ func (p *providerAsk) Value(key any) any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.d == nil {
-		p.d = &decision{reqs: p.reqs, first: p.first, call: p.top, decided: p.settled}
+		p.d = &decision{reqs: p.reqs, first: p.first, call: p.top, decided: p.settled, turn: make(chan struct{}, 1)}
 		p.d.home.d = p.d
 	}
 	return &p.d.home
@@ -568,7 +568,7 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	if ctx = cmp.Or(ctx, context.Background()); keep == nil {
 		return ctx
 	}
-	d := &decision{up: seatOf(ctx), keep: keep}
+	d := &decision{up: seatOf(ctx), keep: keep, turn: make(chan struct{}, 1)}
 	d.home.d = d
 	return withSeat(ctx, &d.home)
 }
@@ -626,12 +626,11 @@ type decision struct {
 	over    context.Context           // a race's ask: once done, nothing is taken
 	call    *providerAsk              // a registry's first call, which holds what was audited
 	members []context.CancelCauseFunc // a race's, withdrawn once another won
+	turn    chan struct{}             // holds a token while an outcome is on its way
 
-	mu      sync.Mutex    // guards the fields below
-	busy    bool          // an outcome holds the turn
-	free    chan struct{} // closed when the turn is given back, made by a waiter
-	decided []Outcome     // nil until decided
-	by      int           // the seat that decided
+	mu      sync.Mutex // guards the fields below
+	decided []Outcome  // nil until decided
+	by      int        // the seat that decided
 }
 
 // A seat is one provider's ask at a decision: in a race, its member.
@@ -662,7 +661,7 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
 		for _, h := range held {
-			h.d.give()
+			<-h.d.turn
 		}
 	}()
 	for at := s; at != nil; at = at.d.up {
@@ -708,45 +707,23 @@ func (d *decision) take(n int) (elsewhere bool, err error) {
 	if d.over != nil {
 		over = d.over.Done() // before d.mu: Done may do anything
 	}
+	select {
+	case d.turn <- struct{}{}:
+	case <-over:
+		return true, notPending("the asker stopped waiting for it")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.wait(over)
 	switch {
 	case d.over != nil && d.over.Err() != nil:
-		return true, notPending("the asker stopped waiting for it")
+		elsewhere, err = true, notPending("the asker stopped waiting for it")
 	case d.decided != nil:
-		return d.by != n, notPending("it was answered already, maybe on another UI")
+		elsewhere, err = d.by != n, notPending("it was answered already, maybe on another UI")
+	default:
+		return false, nil
 	}
-	d.busy = true
-	return false, nil
-}
-
-// wait waits, with d.mu held, until the turn is free or over closed.
-func (d *decision) wait(over <-chan struct{}) {
-	for d.busy {
-		if d.free == nil {
-			d.free = make(chan struct{})
-		}
-		free := d.free
-		d.mu.Unlock()
-		select {
-		case <-free:
-			d.mu.Lock()
-		case <-over:
-			d.mu.Lock()
-			return
-		}
-	}
-}
-
-func (d *decision) give() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.busy = false
-	if d.free != nil {
-		close(d.free)
-		d.free = nil
-	}
+	<-d.turn
+	return elsewhere, err
 }
 
 // set marks o decided by seat n, and withdraws a race's other members.
@@ -765,9 +742,10 @@ func (d *decision) set(n int, o []Outcome) {
 // settle decides o, unless another was, once no outcome is on its way. It
 // returns the decided outcomes and their seat. A nil o decides nothing.
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
+	d.turn <- struct{}{}
+	defer func() { <-d.turn }()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.wait(nil)
 	if d.decided == nil {
 		d.decided = o
 	}
@@ -3471,7 +3449,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int, invalid e
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
 	n := len(f.providers)
-	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n)}
+	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n), turn: make(chan struct{}, 1)}
 	seats, ctxs, outs := make([]seat, n), make([]context.Context, n), make([][]Outcome, n)
 	for i := range f.providers {
 		seats[i] = seat{d, i}
@@ -3526,7 +3504,7 @@ func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Out
 		}
 		qctx := ctx
 		if first == 0 { // a Decide of one question decides no batch
-			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
+			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx, turn: make(chan struct{}, 1)}
 			d.home.d = d
 			qctx = withSeat(ctx, &d.home)
 		}
