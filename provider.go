@@ -102,8 +102,6 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 	return f(ctx, req)
 }
 
-var _ Provider = ProviderFunc(nil)
-
 // Registry holds the active [Provider] of one scope, such as an agent session.
 // Its zero value is ready to use, and a nil *Registry has none. It is safe for
 // concurrent use.
@@ -1074,8 +1072,6 @@ type Terminal struct {
 	Words Words
 }
 
-var _ BatchProvider = (*Terminal)(nil)
-
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
 // writes to out. A nil in has ended; a nil out discards. Its asks ring a
 // terminal, unless Quiet.
@@ -1756,8 +1752,6 @@ type Form struct {
 	elicit ElicitFunc
 }
 
-var _ Provider = (*Form)(nil)
-
 // NewForm returns a Form that sends its forms through elicit. With a nil
 // elicit, Ask fails with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
@@ -1880,8 +1874,6 @@ type change struct {
 	id    string
 	ended *Outcome // nil for a question that opened or got a Hint
 }
-
-var _ BatchProvider = (*Inbox)(nil)
 
 // Ask opens req as a question, whose ID is 32 random hex digits unless [WithQuestionID]
 // names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
@@ -2808,8 +2800,6 @@ type Replay struct {
 	noProof string             // why an answer recorded cannot be proven, if it cannot
 }
 
-var _ BatchProvider = (*Replay)(nil)
-
 // Ask answers req from the record: a recorded error, or a recorded answer
 // completed as [Registry.Ask] completes it. A question without one joins
 // [Replay.Pending], and Ask returns [CodeInputRequired]. A recorded answer that
@@ -3416,8 +3406,6 @@ func FirstOf(providers ...Provider) Provider {
 type firstOf struct {
 	providers []Provider // at least one, none nil
 }
-
-var _ BatchProvider = (*firstOf)(nil)
 
 // Ask asks req of every provider at once. The first valid answer or
 // [CodeAskDeclined] wins ([Decide]), and the other providers are withdrawn:
