@@ -788,13 +788,13 @@ func notPending(why string) error {
 // Pending is a question that waits for an outcome: one a [Replay] run asked
 // without a record, or one open in an [Inbox].
 type Pending struct {
-	ID       string
-	Request  Request
-	Batch    string    // shared by the questions of one AskAll
-	Index    int       // its place in its batch, from 0
-	Count    int       // the questions in its batch, 0 for a lone Ask
-	Hint     string    // why the last response was refused
-	Deadline time.Time // the asker's deadline, if any (Inbox only)
+	ID       string    `json:"id"`
+	Request  Request   `json:"request"`
+	Batch    string    `json:"batch,omitempty"` // shared by the questions of one AskAll
+	Index    int       `json:"index,omitempty"` // its place in its batch, from 0
+	Count    int       `json:"count,omitempty"` // the questions in its batch, 0 for a lone Ask
+	Hint     string    `json:"hint,omitempty"`  // why the last response was refused
+	Deadline time.Time `json:"deadline"`        // the asker's deadline, if any (Inbox only)
 }
 
 // Elicitation returns [Request.Elicitation] of q's request, its message led by
@@ -810,21 +810,14 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending, read and written in one pass.
-type wirePending struct {
-	ID       string      `json:"id"`
-	Request  wireRequest `json:"request"`
-	Batch    string      `json:"batch,omitempty"`
-	Index    int         `json:"index,omitempty"`
-	Count    int         `json:"count,omitempty"`
-	Hint     string      `json:"hint,omitempty"`
-	Deadline *time.Time  `json:"deadline,omitempty"`
-}
-
 // MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
 // "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
-	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
+	type plain Pending // without its methods
+	w := struct {
+		plain
+		Deadline *time.Time `json:"deadline,omitempty"`
+	}{plain: plain(q)}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
@@ -833,14 +826,12 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
-	var w wirePending
+	type plain Pending // without its methods
+	var w plain
 	if err := json.Unmarshal(data, &w); err != nil || isNull(data) {
 		return err // null changes nothing
 	}
-	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
+	*q = Pending(w)
 	return nil
 }
 
