@@ -1002,6 +1002,14 @@ func quoteTheirs(s string) string {
 // firstLine returns s's first line, leading spaces, tabs and newlines skipped.
 func firstLine(s string) string { return strings.SplitN(strings.TrimLeft(s, " \t\n"), "\n", 2)[0] }
 
+// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
+// expand of one block when data ends with 1.
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
+}
+
 // errStopped is what goCall gives for runtime.Goexit or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
@@ -2769,14 +2777,6 @@ func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
 	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
 }
 
-// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
-// expand of one block when data ends with 1.
-func hmacSHA256(key, data []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write(data)
-	return m.Sum(nil)
-}
-
 // ----------------------------------------------------------------------------
 // Replay
 
@@ -3131,12 +3131,8 @@ var errShortKey = errors.New("userinteraction: the sealing key is shorter than 3
 // mac returns the HMAC-SHA256 of payload under a key derived from key: raw HMAC
 // pads a short key with zeros, so K and K+"\x00" would open each other's state.
 func mac(key, payload []byte) []byte {
-	derived := sha256.New()
-	derived.Write([]byte("userinteraction seal\n"))
-	derived.Write(key)
-	h := hmac.New(sha256.New, derived.Sum(nil))
-	h.Write(payload)
-	return h.Sum(nil)
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), key...))
+	return hmacSHA256(derived[:], payload)
 }
 
 func digest(binding string) string {
