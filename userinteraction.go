@@ -1305,10 +1305,7 @@ func (r Request) Elicitation() Elicitation {
 	message.WriteString(r.Question)
 	for _, o := range r.Options {
 		if o.Description != "" {
-			message.WriteString("\n")
-			message.WriteString(o.Label)
-			message.WriteString(": ")
-			message.WriteString(oneLine(o.Description))
+			message.WriteString("\n" + o.Label + ": " + oneLine(o.Description))
 		}
 	}
 	properties := map[string]any{}
