@@ -268,11 +268,10 @@ func problem(r *Request) string {
 	if len(r.Options) > maxOptions {
 		return fmt.Sprintf("%d options, at most %d", len(r.Options), maxOptions)
 	}
-	if n := shownBytes(r); n > maxShownBytes {
-		return fmt.Sprintf("shows %d bytes of text, at most %d", n, maxShownBytes)
-	}
-	if n := valueBytes(r); n > maxValueBytes {
-		return fmt.Sprintf("carries %d bytes of option values, at most %d", n, maxValueBytes)
+	if shown, values := sizes(r); shown > maxShownBytes {
+		return fmt.Sprintf("shows %d bytes of text, at most %d", shown, maxShownBytes)
+	} else if values > maxValueBytes {
+		return fmt.Sprintf("carries %d bytes of option values, at most %d", values, maxValueBytes)
 	}
 	if blank(r.Question) {
 		return "question is empty"
@@ -310,26 +309,18 @@ func problem(r *Request) string {
 	return ""
 }
 
-// shownBytes returns the size of the text that a UI shows for r.
-func shownBytes(r *Request) int {
-	n := len(r.Question) + len(r.Header)
+// sizes returns the bytes of the text that a UI shows for r, and of r's
+// option values, which no UI shows but every UI, form and sealed state carries.
+func sizes(r *Request) (shown, values int) {
+	shown = len(r.Question) + len(r.Header)
 	if r.Agent != nil {
-		n += len(r.Agent.ID) + len(r.Agent.Name)
+		shown += len(r.Agent.ID) + len(r.Agent.Name)
 	}
 	for i := range r.Options {
-		n += len(r.Options[i].Label) + len(r.Options[i].Description)
+		o := &r.Options[i]
+		shown, values = shown+len(o.Label)+len(o.Description), values+len(o.Value)
 	}
-	return n
-}
-
-// valueBytes returns the size of r's option values, which no UI shows but
-// every UI, form and sealed state carries.
-func valueBytes(r *Request) int {
-	n := 0
-	for i := range r.Options {
-		n += len(r.Options[i].Value)
-	}
-	return n
+	return shown, values
 }
 
 // optionProblem describes the first rule o breaks, to follow the option's
