@@ -285,11 +285,7 @@ func coded(err error) error {
 // Registry.Ask would return for it. It has no cause.
 func codedError(err error) *HarnessError {
 	var he *HarnessError
-	if isTypedNil(err) || CodeOf(err) == "" {
-		he = &providerFailed(err).HarnessError
-	} else {
-		errors.As(err, &he)
-	}
+	errors.As(coded(err), &he)
 	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
 }
 
