@@ -810,6 +810,12 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
+// clone returns a copy of q that shares no memory with q.
+func (q Pending) clone() Pending {
+	q.Request = q.Request.clone()
+	return q
+}
+
 // MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
 // "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
@@ -1901,7 +1907,7 @@ func (b *Inbox) Pending() []Pending {
 	defer b.mu.Unlock()
 	out := make([]Pending, 0, b.open.Len())
 	for e := b.open.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(*question).pending())
+		out = append(out, e.Value.(*question).entry.clone())
 	}
 	return out
 }
@@ -1995,7 +2001,7 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 	var out []Change
 	if cursor == "" {
 		for e := b.open.Front(); e != nil; e = e.Next() {
-			out = append(out, Change{Pending: e.Value.(*question).pending()})
+			out = append(out, Change{Pending: e.Value.(*question).entry.clone()})
 		}
 		return out, next, nil
 	}
@@ -2013,7 +2019,7 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
 		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
 			seen[c.id] = true
-			out = append(out, Change{Pending: q.pending()})
+			out = append(out, Change{Pending: q.entry.clone()})
 		}
 	}
 	return out, next, nil
@@ -2042,13 +2048,6 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	}
 	o.Answer = o.Answer.clone()
 	return o, ok
-}
-
-// pending returns q as Pending lists it, sharing no memory with q.
-func (q *question) pending() Pending {
-	p := q.entry
-	p.Request = p.Request.clone()
-	return p
 }
 
 type question struct {
@@ -2839,8 +2838,7 @@ func (p *Replay) Pending() []Pending {
 	defer p.mu.Unlock()
 	out := make([]Pending, len(p.pending))
 	for i, q := range p.pending {
-		q.Request = q.Request.clone()
-		out[i] = q
+		out[i] = q.clone()
 	}
 	return out
 }
