@@ -303,8 +303,13 @@ func problem(r *Request) string {
 		}
 		recommended = i
 	}
-	if i, j := duplicateLabel(r.Options); i >= 0 {
-		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
+	seen := make(map[string]int, len(r.Options)) // each label's option, by labelKey
+	for j := range r.Options {
+		key := labelKey(r.Options[j].Label)
+		if i, ok := seen[key]; ok {
+			return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
+		}
+		seen[key] = j
 	}
 	return ""
 }
@@ -607,20 +612,6 @@ var scriptRanges = sync.OnceValue(func() []scriptRange {
 	slices.SortFunc(rs, func(a, b scriptRange) int { return int(a.lo - b.lo) })
 	return rs
 })
-
-// duplicateLabel returns the indexes i < j of the first option j whose label
-// is the same as an earlier option i's by [labelKey], or -1, -1.
-func duplicateLabel(opts []Option) (int, int) {
-	seen := make(map[string]int, len(opts)) // labelKey -> index
-	for j := range opts {
-		key := labelKey(opts[j].Label)
-		if i, ok := seen[key]; ok {
-			return i, j
-		}
-		seen[key] = j
-	}
-	return -1, -1
-}
 
 // labelKey returns the key by which labels are compared: labels with equal
 // keys are the same, as [Request.Validate] says. It is the one comparison
