@@ -636,7 +636,7 @@ func labelKey(label string) string {
 // asciiKey is labelKey of an ASCII label, read without Unicode's tables.
 // Most labels are ASCII, and Validate is a fifth of what the package adds
 // to a served round (.github/CONTRIBUTING.md). Case folds to upper case, as
-// foldRune folds an ASCII letter.
+// nextKeyRune folds an ASCII letter.
 func asciiKey(label string) string {
 	var b strings.Builder
 	b.Grow(len(label))
@@ -692,19 +692,13 @@ func nextKeyRune(s string) (rune, string) {
 		if 0xFF01 <= c && c <= 0xFF5E { // a fullwidth form, such as Ｙ, reads as the ASCII it draws
 			c -= 0xFF01 - '!'
 		}
-		return foldRune(c), s
+		least := c // one rune for all that simple case folding equates, as strings.EqualFold does
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least, s
 	}
 	return -1, ""
-}
-
-// foldRune returns one rune for all the runes that simple case folding
-// equates with c, as strings.EqualFold does: the least of them.
-func foldRune(c rune) rune {
-	least := c
-	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
 }
 
 // defaultIgnorable holds Unicode's default-ignorable code points
