@@ -3466,14 +3466,13 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int, invalid e
 
 // askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
-	bp, batch := p.(BatchProvider)
+	if bp, ok := p.(BatchProvider); ok && first == 0 && ctx.Err() == nil {
+		return outcomesOf(bp.AskAll(ctx, reqs))
+	}
 	var o []Outcome
 	for i := range reqs {
 		if err := ctx.Err(); err != nil {
 			return append(o, Outcome{Err: err}) // withdrawn already
-		}
-		if batch && first == 0 {
-			return outcomesOf(bp.AskAll(ctx, reqs))
 		}
 		qctx := ctx
 		if first == 0 { // a Decide of one question decides no batch
