@@ -257,14 +257,13 @@ func aborted(ctx context.Context, stage string) error {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
 	msg := "ask aborted: the asker stopped before the question was " + stage
-	if stage == "answered" {
-		msg = "ask aborted: the asker stopped waiting before the question was answered"
-	}
-	if ctx.Err() == context.DeadlineExceeded {
+	switch deadline := ctx.Err() == context.DeadlineExceeded; {
+	case deadline && stage == "answered":
+		msg = "ask aborted: no answer came before the deadline"
+	case deadline:
 		msg = "ask aborted: the deadline passed before the question was " + stage
-		if stage == "answered" {
-			msg = "ask aborted: no answer came before the deadline"
-		}
+	case stage == "answered":
+		msg = "ask aborted: the asker stopped waiting before the question was answered"
 	}
 	return NewError(CodeAskAborted, msg, err)
 }
