@@ -1018,17 +1018,12 @@ func (w *wireRequest) decode(data []byte) error {
 // "multiSelect" only as true. So Request{Question: "q"} encodes as
 // {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
-	return json.Marshal(r.wire())
-}
-
-// wire returns r's JSON shape.
-func (r *Request) wire() wireRequest {
 	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent, Proof: r.RequireProof}
 	if r.DisallowCustom {
 		allow := false
 		w.AllowCustom = &allow
 	}
-	return w
+	return json.Marshal(w)
 }
 
 // request returns the Request that w is the JSON shape of. An empty
