@@ -2065,7 +2065,6 @@ type inboxCall struct {
 	// Guarded by the Inbox's mu.
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
-	left     int           // questions that left
 	pushed   []*int        // the subscriptions its opening went to, by their sending
 }
 
@@ -2197,7 +2196,7 @@ func (b *Inbox) leave(q *question, o Outcome) {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
 		b.note(q.entry.ID, &o)
-		if q.call.left++; q.call.left == len(q.call.questions) {
+		if !slices.ContainsFunc(q.call.questions, func(q *question) bool { return q.elem != nil }) { // the last of its call
 			b.notify(q.call, nil)
 		}
 	}
