@@ -1233,13 +1233,10 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	defer cancel()
 	r, w := rows{width: columnsWide(wait, t.out)}, t.Words
 	o, elsewhere := EndedElsewhere(ctx)
-	switch {
-	case elsewhere:
+	if elsewhere {
 		r.ended(w, o, req, batch)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.text(w.say("No answer came before the deadline."), "", "", 0)
-	default:
-		r.text(w.say("The agent no longer needs an answer."), "", "", 0)
+	} else { // as the page says it
+		r.text(w.Ended(Outcome{Err: aborted(ctx, "answered")}), "", "", 0)
 	}
 	switch {
 	case elsewhere && typed == 1:
