@@ -748,10 +748,9 @@ func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 // reqs, as [Registry.Ask] does. Each answer passes resolve, each error is
 // coded (an uncoded one is PROVIDER_FAILED), and each Via is cut
 // (cleanVia). It returns the outcomes up to the first that breaks a rule,
-// with that INVALID_ANSWER. first is the index of reqs[0] in its AskAll,
-// which the error names, or -1. It writes in o's array. An outcome after an
-// error is dropped.
-// Fewer outcomes than reqs, none an error, is INVALID_ANSWER too.
+// with that INVALID_ANSWER, as are fewer outcomes than reqs, none an error.
+// first is the index of reqs[0] in its AskAll, which the error names, or -1.
+// It writes in o's array. An outcome after an error is dropped.
 func complete(reqs []Request, o []Outcome, first int) ([]Outcome, error) {
 	if len(o) > len(reqs) {
 		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(o), len(reqs)))
