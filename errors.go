@@ -97,8 +97,6 @@ func (e *HarnessError) Error() string {
 	if e.Err == nil {
 		return s
 	}
-	// A message that quotes its cause, cut short as PROVIDER_FAILED's does,
-	// ends with the whole cause in place of the quote, not with a second copy.
 	cause := e.Err.Error()
 	return strings.TrimSuffix(s, ": "+escape(clip(cause, maxProviderText))) + ": " + escape(cause)
 }
