@@ -469,8 +469,13 @@ func (a *inflight) ask(reqs []Request, from, to, first int) []Outcome {
 		ans, err := a.reg.provider.Ask(p, reqs[from])
 		o[0] = Outcome{Answer: ans, Err: err} // beside an error, checked keeps only its Via
 	}
-	if n := len(o); n > 0 && o[n-1].Err != nil {
-		o[n-1].Err = a.askErr(o[n-1].Err)
+	// An uncoded error, or an ASK_ABORTED a nested ask may have taken from
+	// this disposal, is this ask's own abort once its ctx ended. checked codes
+	// the rest, and names a typed nil, whose methods could panic.
+	if n := len(o); n > 0 && o[n-1].Err != nil && !isTypedNil(o[n-1].Err) {
+		if code := CodeOf(o[n-1].Err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
+			o[n-1].Err = cmp.Or(a.abortErr("answered"), o[n-1].Err)
+		}
 	}
 	decided := checked(p.reqs, o, p.first) // decided, unless another was
 	p.mu.Lock()
@@ -507,18 +512,6 @@ func (a *inflight) abortErr(stage string) error {
 		return endedBy(a.ctx, stage)
 	}
 	return nil
-}
-
-// askErr returns the error Ask returns for the provider's err.
-func (a *inflight) askErr(err error) error {
-	if isTypedNil(err) {
-		return providerFailed(err)
-	}
-	// A nested ask may take this disposal for its caller's end.
-	if code := CodeOf(err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
-		return cmp.Or(a.abortErr("answered"), coded(err))
-	}
-	return err // the human's outcome, or another family's
 }
 
 // ctxErr returns a provider's error for a nil or done ctx.
