@@ -22,6 +22,7 @@ package userinteraction
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -331,10 +332,7 @@ func sizes(r *Request) (shown, values int) {
 // optionProblem describes the first rule o breaks, to follow the option's
 // index in a message (".label holds U+001B"), or returns "".
 func optionProblem(o *Option) string {
-	if msg := textProblem(o.Label, name); msg != "" {
-		return ".label " + msg
-	}
-	if msg := labelProblem(o.Label); msg != "" {
+	if msg := cmp.Or(textProblem(o.Label, name), labelProblem(o.Label)); msg != "" {
 		return ".label " + msg
 	}
 	switch {
