@@ -1057,15 +1057,13 @@ func appendCanonical(buf []byte, r *Request) []byte {
 	if a := r.Agent; a != nil {
 		buf = append(buf, `"agent":{`...)
 		if a.ID != "" {
-			buf = append(buf, `"id":`...)
-			buf = appendCanonicalString(buf, a.ID)
+			buf = appendCanonicalString(append(buf, `"id":`...), a.ID)
 		}
 		if a.ID != "" && a.Name != "" {
 			buf = append(buf, ',')
 		}
 		if a.Name != "" {
-			buf = append(buf, `"name":`...)
-			buf = appendCanonicalString(buf, a.Name)
+			buf = appendCanonicalString(append(buf, `"name":`...), a.Name)
 		}
 		buf = append(buf, "},"...)
 	}
@@ -1073,8 +1071,7 @@ func appendCanonical(buf []byte, r *Request) []byte {
 		buf = append(buf, `"allowCustom":false,`...)
 	}
 	if r.Header != "" {
-		buf = append(buf, `"header":`...)
-		buf = appendCanonicalString(buf, r.Header)
+		buf = appendCanonicalString(append(buf, `"header":`...), r.Header)
 		buf = append(buf, ',')
 	}
 	if r.MultiSelect {
@@ -1090,8 +1087,7 @@ func appendCanonical(buf []byte, r *Request) []byte {
 		}
 		buf = append(buf, "],"...)
 	}
-	buf = append(buf, `"question":`...)
-	buf = appendCanonicalString(buf, r.Question)
+	buf = appendCanonicalString(append(buf, `"question":`...), r.Question)
 	if r.RequireProof {
 		buf = append(buf, `,"requireProof":true`...)
 	}
@@ -1104,18 +1100,15 @@ func appendCanonical(buf []byte, r *Request) []byte {
 func appendCanonicalOption(buf []byte, o *Option) []byte {
 	buf = append(buf, '{')
 	if o.Description != "" {
-		buf = append(buf, `"description":`...)
-		buf = appendCanonicalString(buf, o.Description)
+		buf = appendCanonicalString(append(buf, `"description":`...), o.Description)
 		buf = append(buf, ',')
 	}
-	buf = append(buf, `"label":`...)
-	buf = appendCanonicalString(buf, o.Label)
+	buf = appendCanonicalString(append(buf, `"label":`...), o.Label)
 	if o.Recommended {
 		buf = append(buf, `,"recommended":true`...)
 	}
 	if o.Value != "" {
-		buf = append(buf, `,"value":`...)
-		buf = appendCanonicalString(buf, o.Value)
+		buf = appendCanonicalString(append(buf, `,"value":`...), o.Value)
 	}
 	return append(buf, '}')
 }
