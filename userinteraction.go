@@ -1023,24 +1023,6 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// request returns the Request that w is the JSON shape of. An empty
-// "options" array is nil.
-func (w *wireRequest) request() Request {
-	r := Request{
-		Question:       w.Question,
-		Header:         w.Header,
-		Options:        w.Options,
-		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
-		MultiSelect:    w.MultiSelect,
-		Agent:          w.Agent,
-		RequireProof:   w.Proof,
-	}
-	if len(r.Options) == 0 {
-		r.Options = nil
-	}
-	return r
-}
-
 // appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
 // in the canonical form of RFC 8785 (JSON Canonicalization Scheme). Keys are
 // sorted, there is no white space, and strings are escaped as ECMAScript's
@@ -1152,7 +1134,18 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	if err := w.decode(data); err != nil {
 		return err
 	}
-	*r = w.request()
+	*r = Request{
+		Question:       w.Question,
+		Header:         w.Header,
+		Options:        w.Options,
+		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect:    w.MultiSelect,
+		Agent:          w.Agent,
+		RequireProof:   w.Proof,
+	}
+	if len(r.Options) == 0 {
+		r.Options = nil
+	}
 	return nil
 }
 
