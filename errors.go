@@ -101,8 +101,7 @@ func (e *HarnessError) Error() string {
 	return strings.TrimSuffix(s, ": "+escape(clip(cause, maxProviderText))) + ": " + escape(cause)
 }
 
-// Unwrap returns the cause, Err, which may be nil. It returns nil for a nil
-// e.
+// Unwrap returns the cause, Err, which may be nil, or nil for a nil e.
 func (e *HarnessError) Unwrap() error {
 	if e == nil {
 		return nil

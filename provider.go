@@ -690,9 +690,8 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	return o, false, nil
 }
 
-// take waits for d's turn and takes it for the seat n, unless d is decided or
-// its race over. elsewhere reports that another seat decided, or the race is
-// over.
+// take takes d's turn for seat n once it is free, unless d is decided or its
+// race over. elsewhere reports another seat's decision, or the race's end.
 func (d *decision) take(n int) (elsewhere bool, err error) {
 	var over <-chan struct{}
 	if d.over != nil {

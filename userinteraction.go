@@ -702,9 +702,8 @@ func nextKeyRune(s string) (rune, string) {
 // defaultIgnorable holds Unicode's default-ignorable code points
 // (DerivedCoreProperties.txt, Default_Ignorable_Code_Point). A renderer
 // shows them as nothing, such as U+200D ZERO WIDTH JOINER, U+034F COMBINING
-// GRAPHEME JOINER and the variation selectors. The allowlist lets some of
-// them through (joiners in place, marks), and labels are compared without
-// them.
+// GRAPHEME JOINER and the variation selectors. The allowlist lets some
+// through (joiners in place, marks). Labels are compared without them.
 var defaultIgnorable = &unicode.RangeTable{
 	LatinOffset: 1,
 	R16: []unicode.Range16{
@@ -835,8 +834,7 @@ func notOffered(req *Request, label string) *brokenRule {
 	return broken
 }
 
-// notAnOption is the brokenRule of the human's own words text, where req
-// allows none.
+// notAnOption is the brokenRule of text, own words a request does not allow.
 func notAnOption(text string) *brokenRule {
 	return &brokenRule{
 		why:  quote(text) + " is not one of the offered options",
@@ -844,8 +842,7 @@ func notAnOption(text string) *brokenRule {
 	}
 }
 
-// pickOne is the brokenRule why of an answer that picks several options of a
-// single-select request.
+// pickOne is the brokenRule why of several picks in a single-select answer.
 func pickOne(why string) *brokenRule {
 	return &brokenRule{why: why, hint: "Pick only one option."}
 }
@@ -977,8 +974,7 @@ func labelIndexes(opts []Option) map[string]int {
 	return index
 }
 
-// textIndex returns the index of the first option whose value is text, or
-// -1.
+// textIndex returns the index of the first option whose value is text, or -1.
 func textIndex(opts []Option, text string) int {
 	for i := range opts {
 		if opts[i].text() == text {
@@ -1098,9 +1094,8 @@ func appendCanonicalOption(buf []byte, o *Option) []byte {
 // appendCanonicalString appends s to buf as a JSON string the way
 // JSON.stringify writes it. It escapes \" \\ \b \f \n \r \t, writes other
 // control characters as \u00xx, and copies everything else, < > & and
-// U+2028 included, as it is. s must be valid UTF-8, as Validate ensures.
-// Bytes from 0x80 up, the parts of multi-byte characters, are copied as
-// they are.
+// U+2028 included, as it is, and so the bytes of multi-byte characters. s
+// must be valid UTF-8, as Validate ensures.
 func appendCanonicalString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
