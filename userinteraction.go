@@ -277,18 +277,13 @@ func problem(r *Request) string {
 	if blank(r.Question) {
 		return "question is empty"
 	}
-	if msg := textProblem(r.Question, prose); msg != "" {
-		return "question " + msg
-	}
-	if msg := textProblem(r.Header, name); msg != "" {
-		return "header " + msg
-	}
-	if a := r.Agent; a != nil {
-		if msg := textProblem(a.ID, name); msg != "" {
-			return "agent.id " + msg
-		}
-		if msg := textProblem(a.Name, name); msg != "" {
-			return "agent.name " + msg
+	a := cmp.Or(r.Agent, &Agent{})
+	for _, f := range [...]struct {
+		field, text string
+		isProse     bool
+	}{{"question", r.Question, prose}, {"header", r.Header, name}, {"agent.id", a.ID, name}, {"agent.name", a.Name, name}} {
+		if msg := textProblem(f.text, f.isProse); msg != "" {
+			return f.field + " " + msg
 		}
 	}
 	recommended := -1
