@@ -1362,16 +1362,13 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 			picks[i].Label = label
 		}
 	case []any:
-		for i, v := range choice { // before any pick is built
-			if _, ok := v.(string); !ok {
-				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
-			}
-		}
 		if len(choice) > 0 {
 			picks = make([]Option, len(choice))
 		}
 		for i, v := range choice {
-			picks[i].Label = v.(string)
+			if picks[i].Label, ok = v.(string); !ok {
+				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
+			}
 		}
 	default:
 		return Answer{}, invalidAnswer(`"choice" is ` + jsonType(choice) + `, not a string or an array of strings`)
