@@ -971,12 +971,7 @@ func labelIndexes(opts []Option) map[string]int {
 
 // textIndex returns the index of the first option whose value is text, or -1.
 func textIndex(opts []Option, text string) int {
-	for i := range opts {
-		if opts[i].text() == text {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(opts, func(o Option) bool { return o.text() == text })
 }
 
 // ----------------------------------------------------------------------------
