@@ -878,10 +878,7 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 			return Answer{}, notOffered(req, ans.Option.Label)
 		}
 		text := req.Options[picked].text()
-		if ans.Text == "" {
-			ans.Text = text
-		}
-		if ans.Text != text {
+		if ans.Text = cmp.Or(ans.Text, text); ans.Text != text { // an empty Text is the option's
 			return Answer{}, &brokenRule{
 				why:  "text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label),
 				hint: pickHint(req),
