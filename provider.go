@@ -1299,10 +1299,8 @@ func (t *Terminal) bell(req *Request) string {
 	case runtime.GOOS == "windows": // a console without VT mode shows escapes
 		return "\a"
 	}
-	r, title := rows{width: 100}, t.Words.say("A question waits")
-	if a := req.Agent; a != nil && a.Name+a.ID != "" {
-		title = cmp.Or(a.Name, a.ID)
-	}
+	a := cmp.Or(req.Agent, &Agent{})
+	r, title := rows{width: 100}, cmp.Or(a.Name, a.ID, t.Words.say("A question waits"))
 	r.text(strings.ReplaceAll(title, ";", ","), "", "", 1) // one row each, cut with "…", tabs as spaces
 	r.text(firstLine(req.Question), "", "", 1)
 	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
