@@ -27,18 +27,16 @@ type passkeyPage struct {
 	mu       sync.Mutex
 	accepted [][]byte
 	refuse   error // what AcceptPasskey returns
-	now      time.Time
 }
 
 func newPasskeyPage(t *testing.T) *passkeyPage {
-	p := &passkeyPage{inbox: &ui.Inbox{RelyingParty: "localhost"}, now: time.Unix(1e9, 0)}
+	p := &passkeyPage{inbox: &ui.Inbox{RelyingParty: "localhost"}}
 	p.inbox.AcceptPasskey = func(key []byte) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.accepted = append(p.accepted, key)
 		return p.refuse
 	}
-	ui.SetClock(p.inbox, func() time.Time { p.mu.Lock(); defer p.mu.Unlock(); return p.now })
 	p.h = p.inbox.Handler(pageToken)
 	return p
 }
@@ -283,9 +281,7 @@ func TestInboxProofRefused(t *testing.T) {
 			return provenAnswer(t, a, b64.EncodeToString([]byte("not this inbox's")), id, deleteProd, "Delete")
 		}, "nonce"},
 		{"an expired nonce", func(id, n string) map[string]any {
-			p.mu.Lock()
-			p.now = p.now.Add(5 * time.Minute)
-			p.mu.Unlock()
+			ui.AgeNonces(p.inbox, 5*time.Minute)
 			return provenAnswer(t, a, n, id, deleteProd, "Delete")
 		}, "nonce"},
 		{"a counter that went back", func(id, n string) map[string]any {

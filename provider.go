@@ -1897,7 +1897,6 @@ type Inbox struct {
 	push    pusher
 	keys    []passkey            // the accepted passkeys
 	nonces  []nonce              // the last 1,000, oldest first
-	now     func() time.Time     // the nonces' clock, set by the first Nonce
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -2302,10 +2301,7 @@ func (b *Inbox) Nonce() string {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.now == nil {
-		b.now = time.Now
-	}
-	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: b.now()})
+	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: time.Now()})
 	return b64.EncodeToString(n)
 }
 
@@ -2400,7 +2396,7 @@ func (b *Inbox) proven(id string, req *Request, ans Answer) *brokenRule {
 // question id ("": an enrolment), and spends it.
 func (b *Inbox) spend(s, id string) bool {
 	i := slices.IndexFunc(b.nonces, func(n nonce) bool {
-		return n.value == s && !slices.Contains(n.spent, id) && b.now().Sub(n.at) < 5*time.Minute
+		return n.value == s && !slices.Contains(n.spent, id) && time.Since(n.at) < 5*time.Minute
 	})
 	if i >= 0 {
 		b.nonces[i].spent = append(b.nonces[i].spent, id)
