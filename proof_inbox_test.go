@@ -384,7 +384,9 @@ func TestInboxProofDecline(t *testing.T) {
 		}
 	}
 	_, err := ui.Ask(scope(t, &ui.Inbox{}), deleteProd)
-	wantCode(t, "Ask of an Inbox without a relying party", err, ui.CodeAskUnsupported)
+	if wantCode(t, "Ask of an Inbox without a relying party", err, ui.CodeAskUnsupported); !strings.Contains(err.Error(), "RelyingParty is empty") {
+		t.Errorf("Ask of an Inbox without a relying party = %v, want it to say why", err)
+	}
 
 	a := newAuthenticator(t, "ES256")
 	if w := p.enrol(t, a, nil, nil); w.Code != 204 {

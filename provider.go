@@ -2132,7 +2132,7 @@ func (c *inboxCall) outcomes() []Outcome {
 // ask opens reqs, unless invalid, and waits for their outcomes. It checks no
 // ID: two of 2^32 random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
-	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox has no passkey to prove an answer with"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
+	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox takes no passkey: its RelyingParty is empty"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return []Outcome{{Err: err}}
 	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
@@ -2308,7 +2308,8 @@ func (b *Inbox) Nonce() string {
 // Enroll keeps a passkey the page made, JSON {"credential", "publicKey" (SPKI
 // DER), "clientData", "authenticatorData"} in base64url, if AcceptPasskey accepts
 // it: attestation "none", so the token and AcceptPasskey are the trust. A
-// failed check is [CodeInvalidRequest], naming it.
+// failed check is [CodeInvalidRequest], naming it. [Handler] serves it at POST
+// /passkey (204, 400, or 403 when refused), and a nonce at GET /passkey.
 func (b *Inbox) Enroll(registration []byte) error {
 	var r struct{ Credential, PublicKey, ClientData, AuthenticatorData string }
 	var c struct{ Type, Challenge, Origin string }
