@@ -4035,7 +4035,7 @@ async function recheck() {
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
-  if (token !== "") return void (sw && Notification.permission === "granted" && allow(), keyed && passkey().then(p => { enrol.hidden = !p.relyingParty, moved(place(box, false)); }, () => {}), connect());
+  if (token !== "") return void (sw && Notification.permission === "granted" && allow(), keyed && enrol.hidden && passkey().then(p => p.relyingParty && (enrol.hidden = false, moved(place(box, false))), () => {}), connect());
   if (source) source.close(), clearTimeout(retry);
   statusLine.textContent = t("Open this page through the link the host printed: it ends with #token=…");
 }
