@@ -1968,9 +1968,7 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	if q == nil {
 		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
-	if ans.Via = cmp.Or(ans.Via, "inbox"); !q.entry.Request.RequireProof {
-		ans.Proof = nil // only a receipt b checked is carried
-	}
+	ans.Via, ans.Proof = cmp.Or(ans.Via, "inbox"), map[bool]*Receipt{true: ans.Proof}[q.entry.Request.RequireProof] // only a receipt b checks is carried
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
 	if err == nil && broken == nil && q.entry.Request.RequireProof { // a decline needs no proof
 		broken = b.proven(id, &q.entry.Request, o.Answer)
