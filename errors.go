@@ -97,14 +97,11 @@ func (e *HarnessError) Error() string {
 	if e.Err == nil {
 		return s
 	}
-	// A message that quotes its cause, cut short as PROVIDER_FAILED's does,
-	// ends with the whole cause in place of the quote, not with a second copy.
 	cause := e.Err.Error()
 	return strings.TrimSuffix(s, ": "+escape(clip(cause, maxProviderText))) + ": " + escape(cause)
 }
 
-// Unwrap returns the cause, Err, which may be nil. It returns nil for a nil
-// e.
+// Unwrap returns the cause, Err, which may be nil, or nil for a nil e.
 func (e *HarnessError) Unwrap() error {
 	if e == nil {
 		return nil
@@ -257,14 +254,13 @@ func aborted(ctx context.Context, stage string) error {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
 	msg := "ask aborted: the asker stopped before the question was " + stage
-	if stage == "answered" {
-		msg = "ask aborted: the asker stopped waiting before the question was answered"
-	}
-	if ctx.Err() == context.DeadlineExceeded {
+	switch deadline := ctx.Err() == context.DeadlineExceeded; {
+	case deadline && stage == "answered":
+		msg = "ask aborted: no answer came before the deadline"
+	case deadline:
 		msg = "ask aborted: the deadline passed before the question was " + stage
-		if stage == "answered" {
-			msg = "ask aborted: no answer came before the deadline"
-		}
+	case stage == "answered":
+		msg = "ask aborted: the asker stopped waiting before the question was answered"
 	}
 	return NewError(CodeAskAborted, msg, err)
 }
@@ -285,11 +281,7 @@ func coded(err error) error {
 // Registry.Ask would return for it. It has no cause.
 func codedError(err error) *HarnessError {
 	var he *HarnessError
-	if isTypedNil(err) || CodeOf(err) == "" {
-		he = &providerFailed(err).HarnessError
-	} else {
-		errors.As(err, &he)
-	}
+	errors.As(coded(err), &he)
 	return &HarnessError{Name: he.Name, Code: he.Code, Message: he.Message}
 }
 

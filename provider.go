@@ -103,8 +103,6 @@ func (f ProviderFunc) Ask(ctx context.Context, req Request) (Answer, error) {
 	return f(ctx, req)
 }
 
-var _ Provider = ProviderFunc(nil)
-
 // Registry holds the active [Provider] of one scope, such as an agent session.
 // Its zero value is ready to use, and a nil *Registry has none. It is safe for
 // concurrent use.
@@ -389,7 +387,7 @@ func (p *providerAsk) Value(key any) any {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.d == nil {
-		p.d = &decision{reqs: p.reqs, first: p.first, call: p.top, decided: p.settled}
+		p.d = &decision{reqs: p.reqs, first: p.first, call: p.top, decided: p.settled, turn: make(chan struct{}, 1)}
 		p.d.home.d = p.d
 	}
 	return &p.d.home
@@ -472,8 +470,13 @@ func (a *inflight) ask(reqs []Request, from, to, first int) []Outcome {
 		ans, err := a.reg.provider.Ask(p, reqs[from])
 		o[0] = Outcome{Answer: ans, Err: err} // beside an error, checked keeps only its Via
 	}
-	if n := len(o); n > 0 && o[n-1].Err != nil {
-		o[n-1].Err = a.askErr(o[n-1].Err)
+	// An uncoded error, or an ASK_ABORTED a nested ask may have taken from
+	// this disposal, is this ask's own abort once its ctx ended. checked codes
+	// the rest, and names a typed nil, whose methods could panic.
+	if n := len(o); n > 0 && o[n-1].Err != nil && !isTypedNil(o[n-1].Err) {
+		if code := CodeOf(o[n-1].Err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
+			o[n-1].Err = cmp.Or(a.abortErr("answered"), o[n-1].Err)
+		}
 	}
 	decided := checked(p.reqs, o, p.first) // decided, unless another was
 	p.mu.Lock()
@@ -510,18 +513,6 @@ func (a *inflight) abortErr(stage string) error {
 		return endedBy(a.ctx, stage)
 	}
 	return nil
-}
-
-// askErr returns the error Ask returns for the provider's err.
-func (a *inflight) askErr(err error) error {
-	if isTypedNil(err) {
-		return providerFailed(err)
-	}
-	// A nested ask may take this disposal for its caller's end.
-	if code := CodeOf(err); code == "" || code == CodeAskAborted && a.caller.Err() == nil {
-		return cmp.Or(a.abortErr("answered"), coded(err))
-	}
-	return err // the human's outcome, or another family's
 }
 
 // ctxErr returns a provider's error for a nil or done ctx.
@@ -569,7 +560,7 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 	if ctx = cmp.Or(ctx, context.Background()); keep == nil {
 		return ctx
 	}
-	d := &decision{up: seatOf(ctx), keep: keep}
+	d := &decision{up: seatOf(ctx), keep: keep, turn: make(chan struct{}, 1)}
 	d.home.d = d
 	return withSeat(ctx, &d.home)
 }
@@ -627,12 +618,11 @@ type decision struct {
 	over    context.Context           // a race's ask: once done, nothing is taken
 	call    *providerAsk              // a registry's first call, which holds what was audited
 	members []context.CancelCauseFunc // a race's, withdrawn once another won
+	turn    chan struct{}             // holds a token while an outcome is on its way
 
-	mu      sync.Mutex    // guards the fields below
-	busy    bool          // an outcome holds the turn
-	free    chan struct{} // closed when the turn is given back, made by a waiter
-	decided []Outcome     // nil until decided
-	by      int           // the seat that decided
+	mu      sync.Mutex // guards the fields below
+	decided []Outcome  // nil until decided
+	by      int        // the seat that decided
 }
 
 // A seat is one provider's ask at a decision: in a race, its member.
@@ -663,7 +653,7 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
 		for _, h := range held {
-			h.d.give()
+			<-h.d.turn
 		}
 	}()
 	for at := s; at != nil; at = at.d.up {
@@ -701,53 +691,30 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	return o, false, nil
 }
 
-// take waits for d's turn and takes it for the seat n, unless d is decided or
-// its race over. elsewhere reports that another seat decided, or the race is
-// over.
+// take takes d's turn for seat n once it is free, unless d is decided or its
+// race over. elsewhere reports another seat's decision, or the race's end.
 func (d *decision) take(n int) (elsewhere bool, err error) {
 	var over <-chan struct{}
 	if d.over != nil {
 		over = d.over.Done() // before d.mu: Done may do anything
 	}
+	select {
+	case d.turn <- struct{}{}:
+	case <-over:
+		return true, notPending("the asker stopped waiting for it")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.wait(over)
 	switch {
 	case d.over != nil && d.over.Err() != nil:
-		return true, notPending("the asker stopped waiting for it")
+		elsewhere, err = true, notPending("the asker stopped waiting for it")
 	case d.decided != nil:
-		return d.by != n, notPending("it was answered already, maybe on another UI")
+		elsewhere, err = d.by != n, notPending("it was answered already, maybe on another UI")
+	default:
+		return false, nil
 	}
-	d.busy = true
-	return false, nil
-}
-
-// wait waits, with d.mu held, until the turn is free or over closed.
-func (d *decision) wait(over <-chan struct{}) {
-	for d.busy {
-		if d.free == nil {
-			d.free = make(chan struct{})
-		}
-		free := d.free
-		d.mu.Unlock()
-		select {
-		case <-free:
-			d.mu.Lock()
-		case <-over:
-			d.mu.Lock()
-			return
-		}
-	}
-}
-
-func (d *decision) give() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.busy = false
-	if d.free != nil {
-		close(d.free)
-		d.free = nil
-	}
+	<-d.turn
+	return elsewhere, err
 }
 
 // set marks o decided by seat n, and withdraws a race's other members.
@@ -766,9 +733,10 @@ func (d *decision) set(n int, o []Outcome) {
 // settle decides o, unless another was, once no outcome is on its way. It
 // returns the decided outcomes and their seat. A nil o decides nothing.
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
+	d.turn <- struct{}{}
+	defer func() { <-d.turn }()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.wait(nil)
 	if d.decided == nil {
 		d.decided = o
 	}
@@ -813,13 +781,13 @@ func notPending(why string) error {
 // Pending is a question that waits for an outcome: one a [Replay] run asked
 // without a record, or one open in an [Inbox].
 type Pending struct {
-	ID       string
-	Request  Request
-	Batch    string    // shared by the questions of one AskAll
-	Index    int       // its place in its batch, from 0
-	Count    int       // the questions in its batch, 0 for a lone Ask
-	Hint     string    // why the last response was refused
-	Deadline time.Time // the asker's deadline, if any (Inbox only)
+	ID       string    `json:"id"`
+	Request  Request   `json:"request"`
+	Batch    string    `json:"batch,omitempty"` // shared by the questions of one AskAll
+	Index    int       `json:"index,omitempty"` // its place in its batch, from 0
+	Count    int       `json:"count,omitempty"` // the questions in its batch, 0 for a lone Ask
+	Hint     string    `json:"hint,omitempty"`  // why the last response was refused
+	Deadline time.Time `json:"deadline"`        // the asker's deadline, if any (Inbox only)
 }
 
 // Elicitation returns [Request.Elicitation] of q's request, its message led by
@@ -835,21 +803,20 @@ func (q Pending) Elicitation() Elicitation {
 	return form
 }
 
-// wirePending is the JSON shape of a Pending, read and written in one pass.
-type wirePending struct {
-	ID       string      `json:"id"`
-	Request  wireRequest `json:"request"`
-	Batch    string      `json:"batch,omitempty"`
-	Index    int         `json:"index,omitempty"`
-	Count    int         `json:"count,omitempty"`
-	Hint     string      `json:"hint,omitempty"`
-	Deadline *time.Time  `json:"deadline,omitempty"`
+// clone returns a copy of q that shares no memory with q.
+func (q Pending) clone() Pending {
+	q.Request = q.Request.clone()
+	return q
 }
 
 // MarshalJSON encodes q as {"id", "request", "batch"?, "index"?, "count"?,
 // "hint"?, "deadline"?}, the deadline in RFC 3339.
 func (q Pending) MarshalJSON() ([]byte, error) {
-	w := wirePending{ID: q.ID, Request: q.Request.wire(), Batch: q.Batch, Index: q.Index, Count: q.Count, Hint: q.Hint}
+	type plain Pending // without its methods
+	w := struct {
+		plain
+		Deadline *time.Time `json:"deadline,omitempty"`
+	}{plain: plain(q)}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}
@@ -858,14 +825,12 @@ func (q Pending) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the JSON of [Pending.MarshalJSON] into q.
 func (q *Pending) UnmarshalJSON(data []byte) error {
-	var w wirePending
+	type plain Pending // without its methods
+	var w plain
 	if err := json.Unmarshal(data, &w); err != nil || isNull(data) {
 		return err // null changes nothing
 	}
-	*q = Pending{ID: w.ID, Request: w.Request.request(), Batch: w.Batch, Index: w.Index, Count: w.Count, Hint: w.Hint}
-	if w.Deadline != nil {
-		q.Deadline = *w.Deadline
-	}
+	*q = Pending(w)
 	return nil
 }
 
@@ -1036,6 +1001,14 @@ func quoteTheirs(s string) string {
 // firstLine returns s's first line, leading spaces, tabs and newlines skipped.
 func firstLine(s string) string { return strings.SplitN(strings.TrimLeft(s, " \t\n"), "\n", 2)[0] }
 
+// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
+// expand of one block when data ends with 1.
+func hmacSHA256(key, data []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return m.Sum(nil)
+}
+
 // errStopped is what goCall gives for runtime.Goexit or panic(nil).
 var errStopped = errors.New("userinteraction: a call stopped its goroutine without returning")
 
@@ -1096,8 +1069,6 @@ type Terminal struct {
 	// Words are its own words, English when nil. Set it before t is used.
 	Words Words
 }
-
-var _ BatchProvider = (*Terminal)(nil)
 
 // NewTerminal returns a Terminal that reads replies from in, buffered, and
 // writes to out. A nil in has ended; a nil out discards. Its asks ring a
@@ -1255,13 +1226,10 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	defer cancel()
 	r, w := rows{width: columnsWide(wait, t.out)}, t.Words
 	o, elsewhere := EndedElsewhere(ctx)
-	switch {
-	case elsewhere:
+	if elsewhere {
 		r.ended(w, o, req, batch)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.text(w.say("No answer came before the deadline."), "", "", 0)
-	default:
-		r.text(w.say("The agent no longer needs an answer."), "", "", 0)
+	} else { // as the page says it
+		r.text(w.Ended(Outcome{Err: aborted(ctx, "answered")}), "", "", 0)
 	}
 	switch {
 	case elsewhere && typed == 1:
@@ -1779,8 +1747,6 @@ type Form struct {
 	elicit ElicitFunc
 }
 
-var _ Provider = (*Form)(nil)
-
 // NewForm returns a Form that sends its forms through elicit. With a nil
 // elicit, Ask fails with [CodeInvalidProvider].
 func NewForm(elicit ElicitFunc) *Form {
@@ -1912,8 +1878,6 @@ type change struct {
 	ended *Outcome // nil for a question that opened or got a Hint
 }
 
-var _ BatchProvider = (*Inbox)(nil)
-
 // Ask opens req as a question, whose ID is 32 random hex digits unless [WithQuestionID]
 // names it, and waits for [Inbox.Respond] to deliver its outcome. When ctx is done
 // first, the question closes and Ask returns ctx.Err().
@@ -1941,7 +1905,7 @@ func (b *Inbox) Pending() []Pending {
 	defer b.mu.Unlock()
 	out := make([]Pending, 0, b.open.Len())
 	for e := b.open.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(*question).pending())
+		out = append(out, e.Value.(*question).entry.clone())
 	}
 	return out
 }
@@ -2038,7 +2002,7 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 	var out []Change
 	if cursor == "" {
 		for e := b.open.Front(); e != nil; e = e.Next() {
-			out = append(out, Change{Pending: e.Value.(*question).pending()})
+			out = append(out, Change{Pending: e.Value.(*question).entry.clone()})
 		}
 		return out, next, nil
 	}
@@ -2056,7 +2020,7 @@ func (b *Inbox) changesAfter(cursor string) ([]Change, string, error) {
 			out = append(out, Change{Pending: Pending{ID: c.id}, Ended: &Outcome{Answer: c.ended.Answer.clone(), Err: c.ended.Err}})
 		} else if q := b.byID[c.id]; q != nil && !seen[c.id] { // as it is now; its ending follows when it left
 			seen[c.id] = true
-			out = append(out, Change{Pending: q.pending()})
+			out = append(out, Change{Pending: q.entry.clone()})
 		}
 	}
 	return out, next, nil
@@ -2087,13 +2051,6 @@ func (b *Inbox) Outcome(id string) (Outcome, bool) {
 	return o, ok
 }
 
-// pending returns q as Pending lists it, sharing no memory with q.
-func (q *question) pending() Pending {
-	p := q.entry
-	p.Request = p.Request.clone()
-	return p
-}
-
 type question struct {
 	entry Pending // as Pending lists it; its Index is its place in call.questions
 	call  *inboxCall
@@ -2109,7 +2066,6 @@ type inboxCall struct {
 	// Guarded by the Inbox's mu.
 	deciding chan struct{} // closed once the outcome on its way is decided
 	over     bool          // its outcomes went to done
-	left     int           // questions that left
 	pushed   []*int        // the subscriptions its opening went to, by their sending
 }
 
@@ -2241,7 +2197,7 @@ func (b *Inbox) leave(q *question, o Outcome) {
 			b.byID = nil // a map keeps its largest size's buckets
 		}
 		b.note(q.entry.ID, &o)
-		if q.call.left++; q.call.left == len(q.call.questions) {
+		if !slices.ContainsFunc(q.call.questions, func(q *question) bool { return q.elem != nil }) { // the last of its call
 			b.notify(q.call, nil)
 		}
 	}
@@ -2970,14 +2926,6 @@ func encryptPush(plain, ua, auth, salt []byte, as *ecdh.PrivateKey) []byte {
 	return gcm.Seal(append(head, asPublic...), nonce, append(slices.Clip(plain), 2), nil)
 }
 
-// hmacSHA256 returns HMAC-SHA-256 of data under key: HKDF's extract, and its
-// expand of one block when data ends with 1.
-func hmacSHA256(key, data []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write(data)
-	return m.Sum(nil)
-}
-
 // ----------------------------------------------------------------------------
 // Replay
 
@@ -2991,8 +2939,6 @@ type Replay struct {
 	asked   map[string]int     // this run's asks of each request, by its first ask's ID; nil before its first
 	noProof string             // why an answer recorded cannot be proven, if it cannot
 }
-
-var _ BatchProvider = (*Replay)(nil)
 
 // Ask answers req from the record: a recorded error, or a recorded answer
 // completed as [Registry.Ask] completes it. A question without one joins
@@ -3042,8 +2988,7 @@ func (p *Replay) Pending() []Pending {
 	defer p.mu.Unlock()
 	out := make([]Pending, len(p.pending))
 	for i, q := range p.pending {
-		q.Request = q.Request.clone()
-		out[i] = q
+		out[i] = q.clone()
 	}
 	return out
 }
@@ -3334,12 +3279,8 @@ var errShortKey = errors.New("userinteraction: the sealing key is shorter than 3
 // mac returns the HMAC-SHA256 of payload under a key derived from key: raw HMAC
 // pads a short key with zeros, so K and K+"\x00" would open each other's state.
 func mac(key, payload []byte) []byte {
-	derived := sha256.New()
-	derived.Write([]byte("userinteraction seal\n"))
-	derived.Write(key)
-	h := hmac.New(sha256.New, derived.Sum(nil))
-	h.Write(payload)
-	return h.Sum(nil)
+	derived := sha256.Sum256(append([]byte("userinteraction seal\n"), key...))
+	return hmacSHA256(derived[:], payload)
 }
 
 func digest(binding string) string {
@@ -3601,8 +3542,6 @@ type firstOf struct {
 	providers []Provider // at least one, none nil
 }
 
-var _ BatchProvider = (*firstOf)(nil)
-
 // Ask asks req of every provider at once. The first valid answer or
 // [CodeAskDeclined] wins ([Decide]), and the other providers are withdrawn:
 // [EndedElsewhere] of their ctx reports the winner's outcome. Any other outcome
@@ -3633,7 +3572,7 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int, invalid e
 	all, withdrawAll := context.WithCancelCause(ctx)
 	defer withdrawAll(nil)
 	n := len(f.providers)
-	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n)}
+	d := &decision{up: seatOf(ctx), reqs: reqs, first: first, over: ctx, members: make([]context.CancelCauseFunc, n), turn: make(chan struct{}, 1)}
 	seats, ctxs, outs := make([]seat, n), make([]context.Context, n), make([][]Outcome, n)
 	for i := range f.providers {
 		seats[i] = seat{d, i}
@@ -3677,18 +3616,17 @@ func (f *firstOf) race(ctx context.Context, reqs []Request, first int, invalid e
 
 // askMember asks p reqs, in one call when it can, else each decided on its own.
 func askMember(ctx context.Context, p Provider, reqs []Request, first int) []Outcome {
-	bp, batch := p.(BatchProvider)
+	if bp, ok := p.(BatchProvider); ok && first == 0 && ctx.Err() == nil {
+		return outcomesOf(bp.AskAll(ctx, reqs))
+	}
 	var o []Outcome
 	for i := range reqs {
 		if err := ctx.Err(); err != nil {
 			return append(o, Outcome{Err: err}) // withdrawn already
 		}
-		if batch && first == 0 {
-			return outcomesOf(bp.AskAll(ctx, reqs))
-		}
 		qctx := ctx
 		if first == 0 { // a Decide of one question decides no batch
-			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx}
+			d := &decision{reqs: reqs[i : i+1], first: i, over: ctx, turn: make(chan struct{}, 1)}
 			d.home.d = d
 			qctx = withSeat(ctx, &d.home)
 		}

@@ -179,7 +179,7 @@ func TestTerminalAnswerBeatenByAMoment(t *testing.T) {
 			ctx, withdraw := context.WithCancelCause(context.Background())
 			keep := Option{Label: "Keep"}
 			winner := []Outcome{{Answer: Answer{Text: "Keep", Option: &keep, Via: "page"}}}
-			race := &decision{members: []context.CancelCauseFunc{withdraw, func(error) {}}}
+			race := &decision{members: []context.CancelCauseFunc{withdraw, func(error) {}}, turn: make(chan struct{}, 1)}
 			race.over = aMomentBefore{context.Background(), new(sync.Once), func() { race.set(1, winner) }}
 			ctx = withSeat(ctx, &seat{d: race})
 			if err := tt.asked(term, ctx); err != context.Canceled {

@@ -22,6 +22,7 @@ package userinteraction
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -269,11 +270,10 @@ func problem(r *Request) string {
 	if len(r.Options) > maxOptions {
 		return fmt.Sprintf("%d options, at most %d", len(r.Options), maxOptions)
 	}
-	if n := shownBytes(r); n > maxShownBytes {
-		return fmt.Sprintf("shows %d bytes of text, at most %d", n, maxShownBytes)
-	}
-	if n := valueBytes(r); n > maxValueBytes {
-		return fmt.Sprintf("carries %d bytes of option values, at most %d", n, maxValueBytes)
+	if shown, values := sizes(r); shown > maxShownBytes {
+		return fmt.Sprintf("shows %d bytes of text, at most %d", shown, maxShownBytes)
+	} else if values > maxValueBytes {
+		return fmt.Sprintf("carries %d bytes of option values, at most %d", values, maxValueBytes)
 	}
 	if blank(r.Question) {
 		return "question is empty"
@@ -305,41 +305,35 @@ func problem(r *Request) string {
 		}
 		recommended = i
 	}
-	if i, j := duplicateLabel(r.Options); i >= 0 {
-		return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
+	seen := make(map[string]int, len(r.Options)) // each label's option, by labelKey
+	for j := range r.Options {
+		key := labelKey(r.Options[j].Label)
+		if i, ok := seen[key]; ok {
+			return fmt.Sprintf("options[%d] and options[%d] have the same label %s", i, j, quote(r.Options[j].Label))
+		}
+		seen[key] = j
 	}
 	return ""
 }
 
-// shownBytes returns the size of the text that a UI shows for r.
-func shownBytes(r *Request) int {
-	n := len(r.Question) + len(r.Header)
+// sizes returns the bytes of the text that a UI shows for r, and of r's
+// option values, which no UI shows but every UI, form and sealed state carries.
+func sizes(r *Request) (shown, values int) {
+	shown = len(r.Question) + len(r.Header)
 	if r.Agent != nil {
-		n += len(r.Agent.ID) + len(r.Agent.Name)
+		shown += len(r.Agent.ID) + len(r.Agent.Name)
 	}
 	for i := range r.Options {
-		n += len(r.Options[i].Label) + len(r.Options[i].Description)
+		o := &r.Options[i]
+		shown, values = shown+len(o.Label)+len(o.Description), values+len(o.Value)
 	}
-	return n
-}
-
-// valueBytes returns the size of r's option values, which no UI shows but
-// every UI, form and sealed state carries.
-func valueBytes(r *Request) int {
-	n := 0
-	for i := range r.Options {
-		n += len(r.Options[i].Value)
-	}
-	return n
+	return shown, values
 }
 
 // optionProblem describes the first rule o breaks, to follow the option's
 // index in a message (".label holds U+001B"), or returns "".
 func optionProblem(o *Option) string {
-	if msg := textProblem(o.Label, name); msg != "" {
-		return ".label " + msg
-	}
-	if msg := labelProblem(o.Label); msg != "" {
+	if msg := cmp.Or(textProblem(o.Label, name), labelProblem(o.Label)); msg != "" {
 		return ".label " + msg
 	}
 	switch {
@@ -618,20 +612,6 @@ var scriptRanges = sync.OnceValue(func() []scriptRange {
 	return rs
 })
 
-// duplicateLabel returns the indexes i < j of the first option j whose label
-// is the same as an earlier option i's by [labelKey], or -1, -1.
-func duplicateLabel(opts []Option) (int, int) {
-	seen := make(map[string]int, len(opts)) // labelKey -> index
-	for j := range opts {
-		key := labelKey(opts[j].Label)
-		if i, ok := seen[key]; ok {
-			return i, j
-		}
-		seen[key] = j
-	}
-	return -1, -1
-}
-
 // labelKey returns the key by which labels are compared: labels with equal
 // keys are the same, as [Request.Validate] says. It is the one comparison
 // of labels. Validate's duplicates and a label typed at the [Terminal] both
@@ -655,7 +635,7 @@ func labelKey(label string) string {
 // asciiKey is labelKey of an ASCII label, read without Unicode's tables.
 // Most labels are ASCII, and Validate is a fifth of what the package adds
 // to a served round (.github/CONTRIBUTING.md). Case folds to upper case, as
-// foldRune folds an ASCII letter.
+// nextKeyRune folds an ASCII letter.
 func asciiKey(label string) string {
 	var b strings.Builder
 	b.Grow(len(label))
@@ -711,27 +691,20 @@ func nextKeyRune(s string) (rune, string) {
 		if 0xFF01 <= c && c <= 0xFF5E { // a fullwidth form, such as Ｙ, reads as the ASCII it draws
 			c -= 0xFF01 - '!'
 		}
-		return foldRune(c), s
+		least := c // one rune for all that simple case folding equates, as strings.EqualFold does
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least, s
 	}
 	return -1, ""
-}
-
-// foldRune returns one rune for all the runes that simple case folding
-// equates with c, as strings.EqualFold does: the least of them.
-func foldRune(c rune) rune {
-	least := c
-	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
 }
 
 // defaultIgnorable holds Unicode's default-ignorable code points
 // (DerivedCoreProperties.txt, Default_Ignorable_Code_Point). A renderer
 // shows them as nothing, such as U+200D ZERO WIDTH JOINER, U+034F COMBINING
-// GRAPHEME JOINER and the variation selectors. The allowlist lets some of
-// them through (joiners in place, marks), and labels are compared without
-// them.
+// GRAPHEME JOINER and the variation selectors. The allowlist lets some
+// through (joiners in place, marks). Labels are compared without them.
 var defaultIgnorable = &unicode.RangeTable{
 	LatinOffset: 1,
 	R16: []unicode.Range16{
@@ -773,10 +746,9 @@ func resolve(req *Request, ans Answer) (Answer, *brokenRule) {
 // reqs, as [Registry.Ask] does. Each answer passes resolve, each error is
 // coded (an uncoded one is PROVIDER_FAILED), and each Via is cut
 // (cleanVia). It returns the outcomes up to the first that breaks a rule,
-// with that INVALID_ANSWER. first is the index of reqs[0] in its AskAll,
-// which the error names, or -1. It writes in o's array. An outcome after an
-// error is dropped.
-// Fewer outcomes than reqs, none an error, is INVALID_ANSWER too.
+// with that INVALID_ANSWER, as are fewer outcomes than reqs, none an error.
+// first is the index of reqs[0] in its AskAll, which the error names, or -1.
+// It writes in o's array. An outcome after an error is dropped.
 func complete(reqs []Request, o []Outcome, first int) ([]Outcome, error) {
 	if len(o) > len(reqs) {
 		return nil, invalidAnswer(fmt.Sprintf("%d answers to %d questions", len(o), len(reqs)))
@@ -863,8 +835,7 @@ func notOffered(req *Request, label string) *brokenRule {
 	return broken
 }
 
-// notAnOption is the brokenRule of the human's own words text, where req
-// allows none.
+// notAnOption is the brokenRule of text, own words a request does not allow.
 func notAnOption(text string) *brokenRule {
 	return &brokenRule{
 		why:  quote(text) + " is not one of the offered options",
@@ -872,8 +843,7 @@ func notAnOption(text string) *brokenRule {
 	}
 }
 
-// pickOne is the brokenRule why of an answer that picks several options of a
-// single-select request.
+// pickOne is the brokenRule why of several picks in a single-select answer.
 func pickOne(why string) *brokenRule {
 	return &brokenRule{why: why, hint: "Pick only one option."}
 }
@@ -1005,8 +975,7 @@ func labelIndexes(opts []Option) map[string]int {
 	return index
 }
 
-// textIndex returns the index of the first option whose value is text, or
-// -1.
+// textIndex returns the index of the first option whose value is text, or -1.
 func textIndex(opts []Option, text string) int {
 	for i := range opts {
 		if opts[i].text() == text {
@@ -1043,35 +1012,12 @@ func (w *wireRequest) decode(data []byte) error {
 // "multiSelect" only as true. So Request{Question: "q"} encodes as
 // {"question":"q"}.
 func (r Request) MarshalJSON() ([]byte, error) {
-	return json.Marshal(r.wire())
-}
-
-// wire returns r's JSON shape.
-func (r *Request) wire() wireRequest {
 	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent, Proof: r.RequireProof}
 	if r.DisallowCustom {
 		allow := false
 		w.AllowCustom = &allow
 	}
-	return w
-}
-
-// request returns the Request that w is the JSON shape of. An empty
-// "options" array is nil.
-func (w *wireRequest) request() Request {
-	r := Request{
-		Question:       w.Question,
-		Header:         w.Header,
-		Options:        w.Options,
-		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
-		MultiSelect:    w.MultiSelect,
-		Agent:          w.Agent,
-		RequireProof:   w.Proof,
-	}
-	if len(r.Options) == 0 {
-		r.Options = nil
-	}
-	return r
+	return json.Marshal(w)
 }
 
 // appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
@@ -1090,15 +1036,13 @@ func appendCanonical(buf []byte, r *Request) []byte {
 	if a := r.Agent; a != nil {
 		buf = append(buf, `"agent":{`...)
 		if a.ID != "" {
-			buf = append(buf, `"id":`...)
-			buf = appendCanonicalString(buf, a.ID)
+			buf = appendCanonicalString(append(buf, `"id":`...), a.ID)
 		}
 		if a.ID != "" && a.Name != "" {
 			buf = append(buf, ',')
 		}
 		if a.Name != "" {
-			buf = append(buf, `"name":`...)
-			buf = appendCanonicalString(buf, a.Name)
+			buf = appendCanonicalString(append(buf, `"name":`...), a.Name)
 		}
 		buf = append(buf, "},"...)
 	}
@@ -1106,8 +1050,7 @@ func appendCanonical(buf []byte, r *Request) []byte {
 		buf = append(buf, `"allowCustom":false,`...)
 	}
 	if r.Header != "" {
-		buf = append(buf, `"header":`...)
-		buf = appendCanonicalString(buf, r.Header)
+		buf = appendCanonicalString(append(buf, `"header":`...), r.Header)
 		buf = append(buf, ',')
 	}
 	if r.MultiSelect {
@@ -1123,8 +1066,7 @@ func appendCanonical(buf []byte, r *Request) []byte {
 		}
 		buf = append(buf, "],"...)
 	}
-	buf = append(buf, `"question":`...)
-	buf = appendCanonicalString(buf, r.Question)
+	buf = appendCanonicalString(append(buf, `"question":`...), r.Question)
 	if r.RequireProof {
 		buf = append(buf, `,"requireProof":true`...)
 	}
@@ -1137,18 +1079,15 @@ func appendCanonical(buf []byte, r *Request) []byte {
 func appendCanonicalOption(buf []byte, o *Option) []byte {
 	buf = append(buf, '{')
 	if o.Description != "" {
-		buf = append(buf, `"description":`...)
-		buf = appendCanonicalString(buf, o.Description)
+		buf = appendCanonicalString(append(buf, `"description":`...), o.Description)
 		buf = append(buf, ',')
 	}
-	buf = append(buf, `"label":`...)
-	buf = appendCanonicalString(buf, o.Label)
+	buf = appendCanonicalString(append(buf, `"label":`...), o.Label)
 	if o.Recommended {
 		buf = append(buf, `,"recommended":true`...)
 	}
 	if o.Value != "" {
-		buf = append(buf, `,"value":`...)
-		buf = appendCanonicalString(buf, o.Value)
+		buf = appendCanonicalString(append(buf, `,"value":`...), o.Value)
 	}
 	return append(buf, '}')
 }
@@ -1156,9 +1095,8 @@ func appendCanonicalOption(buf []byte, o *Option) []byte {
 // appendCanonicalString appends s to buf as a JSON string the way
 // JSON.stringify writes it. It escapes \" \\ \b \f \n \r \t, writes other
 // control characters as \u00xx, and copies everything else, < > & and
-// U+2028 included, as it is. s must be valid UTF-8, as Validate ensures.
-// Bytes from 0x80 up, the parts of multi-byte characters, are copied as
-// they are.
+// U+2028 included, as it is, and so the bytes of multi-byte characters. s
+// must be valid UTF-8, as Validate ensures.
 func appendCanonicalString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
@@ -1192,7 +1130,18 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	if err := w.decode(data); err != nil {
 		return err
 	}
-	*r = w.request()
+	*r = Request{
+		Question:       w.Question,
+		Header:         w.Header,
+		Options:        w.Options,
+		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect:    w.MultiSelect,
+		Agent:          w.Agent,
+		RequireProof:   w.Proof,
+	}
+	if len(r.Options) == 0 {
+		r.Options = nil
+	}
 	return nil
 }
 
@@ -1306,10 +1255,7 @@ func (r Request) Elicitation() Elicitation {
 	message.WriteString(r.Question)
 	for _, o := range r.Options {
 		if o.Description != "" {
-			message.WriteString("\n")
-			message.WriteString(o.Label)
-			message.WriteString(": ")
-			message.WriteString(oneLine(o.Description))
+			message.WriteString("\n" + o.Label + ": " + oneLine(o.Description))
 		}
 	}
 	properties := map[string]any{}
