@@ -141,6 +141,23 @@ func (a *authenticator) credentials() ([]*webauthn.Credential, error) {
 	return r.Credentials, err
 }
 
+// countNothing puts the authenticator's one passkey back as one that reports
+// a counter of 0 at each signature, as a synced passkey does.
+func (a *authenticator) countNothing() error {
+	c, err := a.only()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(a.t.ctx, wait)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, webauthn.RemoveCredential, webauthn.RemoveCredentialParams{AuthenticatorID: a.id, CredentialID: c.CredentialID}); err != nil {
+		return err
+	}
+	c.SignCount = -1
+	_, err = chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: a.id, Credential: c})
+	return err
+}
+
 // only is the one passkey the authenticator keeps.
 func (a *authenticator) only() (*webauthn.Credential, error) {
 	cs, err := a.credentials()
@@ -190,14 +207,16 @@ var addButton = chromedp.Search(`//button[.="Add a passkey"]`)
 // enrol adds a passkey by a click on "Add a passkey", and waits until the
 // host accepted it: it returns the passkey's credential ID, base64url.
 func (p *proofSite) enrol(t *tab, a *authenticator) (string, error) {
-	before, _ := p.seen()
+	p.mu.Lock()
+	before := len(p.keys)
+	p.mu.Unlock()
 	if err := t.until("Array.from(document.querySelectorAll('button')).some(b => b.textContent === 'Add a passkey' && b.offsetParent !== null)"); err != nil {
 		return "", err
 	}
 	if err := t.do(chromedp.Click(addButton)); err != nil {
 		return "", err
 	}
-	if err := untilGives(p.seen, fmt.Sprint(len(before)+1)); err != nil {
+	if err := untilGives(p.seen, fmt.Sprint(before+1)); err != nil {
 		return "", fmt.Errorf("AcceptPasskey: %w", err)
 	}
 	c, err := a.only()
@@ -241,13 +260,21 @@ func answer(t *tab, id, label string) error {
 		chromedp.Click(chromedp.Search(`//div[@id="questions"]//form[@aria-labelledby="q-`+id+`"]//button[.="Send answer"]`)))
 }
 
+// posted waits until the page's POST to question id came back with status.
+func posted(t *tab, id string, status int) error {
+	if err := t.until(posts + ".includes(" + fmt.Sprintf("%q", fmt.Sprint(id, " ", status)) + ")"); err != nil {
+		got, _ := eval[[]string](t, posts)
+		return fmt.Errorf("the page's POSTs are %q: %w", got, err)
+	}
+	return nil
+}
+
 // refused waits until the page's POST to question id was refused with 422
 // and its open card shows the hint, and checks that the question is open
 // with that hint.
 func (p *proofSite) refused(t *tab, id string) error {
-	if err := t.until(posts + ".includes(" + fmt.Sprintf("%q", id+" 422") + ")"); err != nil {
-		got, _ := eval[[]string](t, posts)
-		return fmt.Errorf("the page's POSTs are %q: %w", got, err)
+	if err := posted(t, id, 422); err != nil {
+		return err
 	}
 	for _, q := range p.inbox.Pending() {
 		if q.ID != id {
@@ -321,7 +348,7 @@ func provenAnswer(p *proofSite, t *tab, a *authenticator) error {
 }
 
 // misbound: the page signs as it does, and what it sends is not what it
-// signed: its POST goes to another proven question, its pick is changed after
+// signed: its POST goes to another proven question of the same request, its pick is changed after
 // signing, or the nonce it signed is not the server's. Each is 422, the
 // question still open, its card showing the hint; sent as signed, it is taken.
 func misbound(p *proofSite, t *tab, a *authenticator) error {
@@ -332,9 +359,7 @@ func misbound(p *proofSite, t *tab, a *authenticator) error {
 	if err != nil {
 		return err
 	}
-	other := proofReq
-	other.Question = "Drop the table orders?"
-	doneB, idB, err := p.askProven(t, p.session, other)
+	doneB, idB, err := p.askProven(t, p.session, proofReq) // the same request: only the ID differs
 	if err != nil {
 		return err
 	}
@@ -342,7 +367,7 @@ func misbound(p *proofSite, t *tab, a *authenticator) error {
 		what, on, send, reply string
 	}{
 		{"another question", idB, `(url, init) => [url.replace(/questions\/[^/?]*/, "questions/` + idB + `"), init]`, ""},
-		{"another answer", idA, `(url, init) => { const b = JSON.parse(init.body || "{}"); if (b.content) b.content.choice = "Drop"; return [url, {...init, body: JSON.stringify(b)}]; }`, ""},
+		{"another answer", idA, `(url, init) => { if (init.method !== "POST") return [url, init]; const b = JSON.parse(init.body); b.content.choice = "Drop"; return [url, {...init, body: JSON.stringify(b)}]; }`, ""},
 		{"another nonce", idA, "", `k => ({...k, nonce: "bm90LXRoZS1zZXJ2ZXJzLW5vbmNl"})`},
 	} {
 		// The human picks Keep on A and sends it: the POST lands on c.on.
@@ -396,8 +421,10 @@ func promised[T any](t *tab, js string) (T, error) {
 }
 
 // replayed: the body of a proven POST, taken as it went, is sent again to
-// the same question asked again under the same ID after it ended: refused,
-// as its nonce was used; the question still open.
+// the same question asked again under the same ID after it ended: refused by
+// the counter; and, from a passkey that counts nothing (a synced one: 0
+// after 0 is allowed), refused as its nonce was spent on that question. The
+// question is still open each time.
 func replayed(p *proofSite, t *tab, a *authenticator) error {
 	if _, err := p.enrol(t, a); err != nil {
 		return err
@@ -406,29 +433,57 @@ func replayed(p *proofSite, t *tab, a *authenticator) error {
 	if err != nil {
 		return err
 	}
-	if err := answer(t, id, "Drop"); err != nil {
-		return err
-	}
-	if err := want(done, "Drop"); err != nil {
-		return err
-	}
-	body, err := eval[string](t, `probe.seen.find(s => s.method === "POST" && s.url.includes("questions/") && s.status === 204).body`)
-	if err != nil || !strings.Contains(body, `"proof"`) {
-		return fmt.Errorf("the proven POST's body is %q (%v), want one with its proof", body, err)
-	}
-	done, again, err := p.askProven(t, ui.WithQuestionID(p.session, id), proofReq)
-	if err != nil {
-		return err
-	}
-	if again != id {
-		return fmt.Errorf("asked again under %s, the question is %s", id, again)
-	}
-	status, err := promised[float64](t, `fetch("questions/`+id+`", {method: "POST", headers: {"Authorization": "Bearer `+p.token+`", "Content-Type": "application/json"}, body: `+fmt.Sprintf("%q", body)+`}).then(r => r.status)`)
-	if err != nil || status != 422 {
-		return fmt.Errorf("the replayed POST: %v (%v), want 422", status, err)
-	}
-	if err := p.refused(t, id); err != nil {
-		return err
+	for i, c := range []struct{ pick, refusal string }{{"Drop", "counter"}, {"Keep", "nonce"}} {
+		if err := answer(t, id, c.pick); err != nil {
+			return err
+		}
+		if err := want(done, c.pick); err != nil {
+			return err
+		}
+		if err := posted(t, id, 204); err != nil {
+			return err
+		}
+		body, err := eval[string](t, `probe.seen.find(s => s.method === "POST" && s.url.includes("questions/") && s.status === 204).body`)
+		if err != nil || !strings.Contains(body, `"proof"`) {
+			return fmt.Errorf("the proven POST's body is %q (%v), want one with its proof", body, err)
+		}
+		if _, err := eval[bool](t, "(probe.seen = [], true)"); err != nil {
+			return err
+		}
+		again := ""
+		if done, again, err = p.askProven(t, ui.WithQuestionID(p.session, id), proofReq); err != nil {
+			return err
+		} else if again != id {
+			return fmt.Errorf("asked again under %s, the question is %s", id, again)
+		}
+		status, err := promised[float64](t, `fetch("questions/`+id+`", {method: "POST", headers: {"Authorization": "Bearer `+p.token+`", "Content-Type": "application/json"}, body: `+fmt.Sprintf("%q", body)+`}).then(r => r.status)`)
+		if err != nil || status != 422 {
+			return fmt.Errorf("the replayed POST: %v (%v), want 422", status, err)
+		}
+		if err := p.refused(t, id); err != nil {
+			return err
+		}
+		if q := p.inbox.Pending(); !strings.Contains(q[0].Hint, c.refusal) {
+			return fmt.Errorf("the replay's hint %q does not name the %s", q[0].Hint, c.refusal)
+		}
+		if _, err := eval[bool](t, "(probe.seen = [], true)"); err != nil {
+			return err
+		}
+		if i > 0 {
+			break
+		}
+		// A passkey that counts nothing: the authenticator reports 0, the host kept 0.
+		if err := a.countNothing(); err != nil {
+			return err
+		}
+		var keys []map[string]any
+		if err := json.Unmarshal(p.inbox.Passkeys(), &keys); err != nil {
+			return err
+		}
+		keys[0]["counter"] = 0
+		if data, _ := json.Marshal(keys); p.inbox.SetPasskeys(data) != nil {
+			return fmt.Errorf("SetPasskeys(%s): %w", data, p.inbox.SetPasskeys(data))
+		}
 	}
 	if err := t.do(chromedp.Click(chromedp.Search(`//div[@id="questions"]//form[@aria-labelledby="q-` + id + `"]//button[.="Decline to answer"]`))); err != nil {
 		return err
@@ -523,6 +578,12 @@ func withoutPasskey(p *proofSite, t *tab, a *authenticator) error {
 	if err := want(done, ui.CodeAskDeclined); err != nil {
 		return err
 	}
+	if err := posted(t, id, 204); err != nil {
+		return err
+	}
+	if _, err := eval[bool](t, "(probe.seen = [], true)"); err != nil {
+		return err
+	}
 	done, id, err = p.askProven(t, p.session, proofReq)
 	if err != nil {
 		return err
@@ -540,6 +601,14 @@ func withoutPasskey(p *proofSite, t *tab, a *authenticator) error {
 	}
 	if q := p.inbox.Pending(); len(q) != 1 || q[0].ID != id {
 		return fmt.Errorf("Pending() = %+v, want the question open", q)
+	}
+	// What a script on the page could send instead: the answer without a proof.
+	status, err := promised[float64](t, `fetch("questions/`+id+`", {method: "POST", headers: {"Authorization": "Bearer `+p.token+`", "Content-Type": "application/json"}, body: '{"action": "accept", "content": {"choice": "Drop"}}'}).then(r => r.status)`)
+	if err != nil || status != 422 {
+		return fmt.Errorf("an answer POSTed without its proof: %v (%v), want 422", status, err)
+	}
+	if err := p.refused(t, id); err != nil {
+		return err
 	}
 	if err := p.shoot(t, "proof-no-passkey", openCard(id)); err != nil {
 		return err
