@@ -224,6 +224,13 @@ func (p *proofSite) enrol(t *tab, a *authenticator) (string, error) {
 		return "", err
 	}
 	cred := base64.RawURLEncoding.EncodeToString(c.CredentialID)
+	var saw struct{ Credential string }
+	p.mu.Lock()
+	err = json.Unmarshal(p.keys[before], &saw)
+	p.mu.Unlock()
+	if err != nil || saw.Credential != cred {
+		return "", fmt.Errorf("AcceptPasskey saw %q (%v), want the passkey %s", p.keys[before], err, cred)
+	}
 	var kept []map[string]any
 	if err := untilGives(func() (string, error) {
 		err := json.Unmarshal(p.inbox.Passkeys(), &kept)
@@ -602,15 +609,15 @@ func withoutPasskey(p *proofSite, t *tab, a *authenticator) error {
 	if q := p.inbox.Pending(); len(q) != 1 || q[0].ID != id {
 		return fmt.Errorf("Pending() = %+v, want the question open", q)
 	}
+	if err := p.shoot(t, "proof-no-passkey", openCard(id)); err != nil {
+		return err
+	}
 	// What a script on the page could send instead: the answer without a proof.
 	status, err := promised[float64](t, `fetch("questions/`+id+`", {method: "POST", headers: {"Authorization": "Bearer `+p.token+`", "Content-Type": "application/json"}, body: '{"action": "accept", "content": {"choice": "Drop"}}'}).then(r => r.status)`)
 	if err != nil || status != 422 {
 		return fmt.Errorf("an answer POSTed without its proof: %v (%v), want 422", status, err)
 	}
 	if err := p.refused(t, id); err != nil {
-		return err
-	}
-	if err := p.shoot(t, "proof-no-passkey", openCard(id)); err != nil {
 		return err
 	}
 	if err := p.inbox.Respond(id, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "declined", nil)); err != nil {
