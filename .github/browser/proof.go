@@ -33,6 +33,7 @@ import (
 func init() {
 	scenarios = append(scenarios,
 		scenario{"proof: a passkey added by a click, a proven answer whose receipt verifies offline", proven(provenAnswer)},
+		scenario{"proof: a proven batch of hostile text, several picks and own words: each receipt verifies", proven(provenBatch)},
 		scenario{"proof: signed over another question, another answer, another nonce: refused, still open", proven(misbound)},
 		scenario{"proof: a replayed assertion: refused, still open", proven(replayed)},
 		scenario{"proof: a passkey never accepted signs: refused, still open", proven(neverAccepted)},
@@ -350,6 +351,70 @@ func provenAnswer(p *proofSite, t *tab, a *authenticator) error {
 	}
 	if after.SignCount <= before.SignCount {
 		return fmt.Errorf("the passkey's counter went from %v to %v, want it to rise", before.SignCount, after.SignCount)
+	}
+	return nil
+}
+
+// provenBatch: a batch of two proven questions whose text JSON escapes
+// (quotes, a backslash, a tab, line feeds, markup, right-to-left, emoji and
+// a combining mark), one of several picks and own words: each card's answer
+// is signed on its own, and each receipt verifies offline against its
+// request, the page's canonical JSON the same as the Go side's.
+func provenBatch(p *proofSite, t *tab, a *authenticator) error {
+	if _, err := p.enrol(t, a); err != nil {
+		return err
+	}
+	reqs := []ui.Request{{
+		Header: "<script>alert(1)</script>", Question: "Delete \"prod\\main\"?\n\tמחק? 👩\u200d💻 e\u0301\u00a0</p>", RequireProof: true, MultiSelect: true,
+		Options: []ui.Option{{Label: "'quoted' & <b>", Value: "q", Description: "a\\b"}, {Label: "ünï 🚀", Recommended: true}, {Label: "plain \"x\""}},
+		Agent:   &ui.Agent{Name: "<b>bot</b>", ID: "a\"b"},
+	}, {Question: "And the tags?", RequireProof: true}}
+	done, q, err := p.ask(p.session, reqs...)
+	if err != nil {
+		return err
+	}
+	for _, c := range q {
+		if err := t.until("(document.querySelector('" + openCard(c.ID) + "') || {textContent: ''}).textContent.includes('Your passkey signs this answer.')"); err != nil {
+			return err
+		}
+	}
+	if err := t.until(settled); err != nil {
+		return err
+	}
+	if err := t.do(chromedp.Click(option(q[0].ID, "'quoted' & <b>")), chromedp.SendKeys(openCard(q[0].ID)+" input[type=text]", "and \"mine\" \\ too"),
+		chromedp.Click(button(q[0].ID, "Send answer"))); err != nil {
+		return err
+	}
+	if err := posted(t, q[0].ID, 204); err != nil {
+		return err
+	}
+	// Own words as pasted: a tab, U+2028 and U+0085, which JSON.stringify and Go's encoder escape differently.
+	if _, err := eval[bool](t, "(document.querySelector('"+openCard(q[1].ID)+" input[type=text]').value = 'v1.2\\t\\u2028\\u0085\"rc\"', true)"); err != nil {
+		return err
+	}
+	if err := t.until(settled); err != nil { // the first card's answer moved this one
+		return err
+	}
+	if err := t.do(chromedp.Click(button(q[1].ID, "Send answer"))); err != nil {
+		return err
+	}
+	o, err := result(done)
+	if err != nil {
+		return err
+	}
+	if o.err != nil || len(o.answers) != 2 {
+		return fmt.Errorf("AskAll() = %+v, %v", o.answers, o.err)
+	}
+	if got := o.answers[0].Text + "|" + o.answers[1].Text; got != "q, ünï 🚀, and \"mine\" \\ too|v1.2\t\u2028\u0085\"rc\"" {
+		return fmt.Errorf("AskAll() = %q", got)
+	}
+	for i, ans := range o.answers {
+		if err := ui.VerifyProof(p.inbox.Passkeys(), reqs[i], ans); err != nil {
+			return fmt.Errorf("question %d: VerifyProof: %w", i+1, err)
+		}
+		if err := ui.VerifyProof(p.inbox.Passkeys(), reqs[1-i], ans); err == nil {
+			return fmt.Errorf("question %d's receipt verifies for question %d", i+1, 2-i)
+		}
 	}
 	return nil
 }
