@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
@@ -37,8 +39,9 @@ func init() {
 		scenario{"proof: signed over another question, another answer, another nonce: refused, still open", proven(misbound)},
 		scenario{"proof: a replayed assertion: refused, still open", proven(replayed)},
 		scenario{"proof: a passkey never accepted signs: refused, still open", proven(neverAccepted)},
-		scenario{"proof: a passkey the host refuses: the page says so, none kept", proven(refusedPasskey)},
+		scenario{"proof: a passkey the host refuses: the page says so, none kept, its signature refused", proven(refusedPasskey)},
 		scenario{"proof: without a passkey, a decline works and Send says to add one", proven(withoutPasskey)},
+		scenario{"proof: on a host without passkeys, the page's check moves nothing: a click right after it is taken", onOneTab(checkMovesNothing)},
 	)
 }
 
@@ -97,6 +100,9 @@ func proven(f func(p *proofSite, t *tab, a *authenticator) error) func(*site, co
 		a, err := addAuthenticator(t)
 		if err == nil {
 			err = t.until(probe)
+		}
+		if err == nil { // the button, shown once the page's check returns, moved what is below it
+			err = t.until(addShown + " && " + settled)
 		}
 		if err == nil {
 			err = f(p, t, a)
@@ -205,13 +211,16 @@ func ownNote(id string) string {
 // addButton is the XPath of the page's "Add a passkey".
 var addButton = chromedp.Search(`//button[.="Add a passkey"]`)
 
+// addShown is the JavaScript test that "Add a passkey" is in view.
+const addShown = "Array.from(document.querySelectorAll('button')).some(b => b.textContent === 'Add a passkey' && b.offsetParent !== null)"
+
 // enrol adds a passkey by a click on "Add a passkey", and waits until the
 // host accepted it: it returns the passkey's credential ID, base64url.
 func (p *proofSite) enrol(t *tab, a *authenticator) (string, error) {
 	p.mu.Lock()
 	before := len(p.keys)
 	p.mu.Unlock()
-	if err := t.until("Array.from(document.querySelectorAll('button')).some(b => b.textContent === 'Add a passkey' && b.offsetParent !== null)"); err != nil {
+	if err := t.until(addShown); err != nil {
 		return "", err
 	}
 	if err := t.do(chromedp.Click(addButton)); err != nil {
@@ -608,13 +617,13 @@ func neverAccepted(p *proofSite, t *tab, a *authenticator) error {
 }
 
 // refusedPasskey: the host's AcceptPasskey refuses the passkey the human
-// adds: the page says so, and Passkeys stays "[]"; then a proven answer
-// cannot be sent.
+// adds: the page says so, and Passkeys stays "[]"; the passkey, still in the
+// authenticator, signs a proven answer: refused, still open.
 func refusedPasskey(p *proofSite, t *tab, a *authenticator) error {
 	p.mu.Lock()
 	p.refuse = errors.New("this passkey is not on the team's list")
 	p.mu.Unlock()
-	if err := t.until("Array.from(document.querySelectorAll('button')).some(b => b.textContent === 'Add a passkey' && b.offsetParent !== null)"); err != nil {
+	if err := t.until(addShown); err != nil {
 		return err
 	}
 	text, _ := eval[string](t, "document.body.innerText")
@@ -634,7 +643,21 @@ func refusedPasskey(p *proofSite, t *tab, a *authenticator) error {
 	if got := string(p.inbox.Passkeys()); got != "[]" {
 		return fmt.Errorf("Passkeys() = %s after AcceptPasskey refused, want []", got)
 	}
-	return nil
+	// The refused passkey stays in the authenticator, where the page finds it (no credential named): it signs, refused.
+	done, id, err := p.askProven(t, p.session, proofReq)
+	if err != nil {
+		return err
+	}
+	if err := answer(t, id, "Drop"); err != nil {
+		return err
+	}
+	if err := p.refused(t, id); err != nil {
+		return err
+	}
+	if err := p.inbox.Respond(id, ui.Answer{}, ui.NewError(ui.CodeAskDeclined, "declined", nil)); err != nil {
+		return err
+	}
+	return want(done, ui.CodeAskDeclined)
 }
 
 // withoutPasskey: no passkey added, a proven question can still be declined;
@@ -716,4 +739,58 @@ func (p *proofSite) shootPage(t *tab, name, what string) error {
 		}
 	}
 	return nil
+}
+
+// heldCheck, run before the page's script, holds the page's GET of passkey
+// until release() is called; window.checked is true once the page has read
+// its reply.
+const heldCheck = `(() => {
+  const real = window.fetch;
+  let release;
+  const held = new Promise(r => { release = r; });
+  window.release = () => release();
+  const marked = res => { const json = res.json(); res.json = () => json.then(v => (window.checked = true, v)); return res; }; // the page's handler runs in the microtasks after
+  window.fetch = (url, init = {}) => String(url) === "passkey" && !init.method ? (window.asked = true, held.then(() => real(url, init)).then(marked)) : real(url, init);
+})()`
+
+// checkMovesNothing: on the main site, whose Inbox has no relying party, the
+// page's GET of passkey returns after a question is shown: the button stays
+// hidden, so nothing moved, and the human's click right after is taken, not
+// held as one on a control that moved.
+func checkMovesNothing(s *site, t *tab) error {
+	if err := t.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: heldCheck})
+		return err
+	}), chromedp.Reload()); err != nil {
+		return err
+	}
+	if err := t.until("window.asked === true"); err != nil {
+		return err
+	}
+	done, id, err := s.askShown(t, region)
+	if err != nil {
+		return err
+	}
+	if err := t.until(settled); err != nil {
+		return err
+	}
+	before, err := eval[float64](t, "changes")
+	if err != nil {
+		return err
+	}
+	// The check's reply comes, and the page's handler runs before the next evaluation.
+	if _, err := eval[bool](t, "(release(), true)"); err != nil {
+		return err
+	}
+	if err := t.until("window.checked === true"); err != nil {
+		return err
+	}
+	moves, err := eval[[]any](t, "[changes, document.getElementById('passkey').hidden]")
+	if err != nil || moves[0] != before || moves[1] != true {
+		return fmt.Errorf("after the check of passkeys on a host without them, [moves, hidden] = %v (%v), want [%v, true]: a click within 600 ms is held", moves, err, before)
+	}
+	if err := t.do(chromedp.Click(option(id, "America")), chromedp.Click(button(id, "Send answer"))); err != nil {
+		return err
+	}
+	return want(done, "us")
 }
