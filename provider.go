@@ -1897,7 +1897,6 @@ type Inbox struct {
 	push    pusher
 	keys    []passkey            // the accepted passkeys
 	nonces  []nonce              // the last 1,000, oldest first
-	now     func() time.Time     // the nonces' clock, set by the first Nonce
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -2133,7 +2132,7 @@ func (c *inboxCall) outcomes() []Outcome {
 // ask opens reqs, unless invalid, and waits for their outcomes. It checks no
 // ID: two of 2^32 random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
-	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox has no passkey to prove an answer with"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
+	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox takes no passkey: its RelyingParty is empty"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return []Outcome{{Err: err}}
 	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
@@ -2302,17 +2301,15 @@ func (b *Inbox) Nonce() string {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.now == nil {
-		b.now = time.Now
-	}
-	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: b.now()})
+	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: time.Now()})
 	return b64.EncodeToString(n)
 }
 
 // Enroll keeps a passkey the page made, JSON {"credential", "publicKey" (SPKI
 // DER), "clientData", "authenticatorData"} in base64url, if AcceptPasskey accepts
 // it: attestation "none", so the token and AcceptPasskey are the trust. A
-// failed check is [CodeInvalidRequest], naming it.
+// failed check is [CodeInvalidRequest], naming it. [Handler] serves it at POST
+// /passkey (204, 400, or 403 when refused), and a nonce at GET /passkey.
 func (b *Inbox) Enroll(registration []byte) error {
 	var r struct{ Credential, PublicKey, ClientData, AuthenticatorData string }
 	var c struct{ Type, Challenge, Origin string }
@@ -2400,7 +2397,7 @@ func (b *Inbox) proven(id string, req *Request, ans Answer) *brokenRule {
 // question id ("": an enrolment), and spends it.
 func (b *Inbox) spend(s, id string) bool {
 	i := slices.IndexFunc(b.nonces, func(n nonce) bool {
-		return n.value == s && !slices.Contains(n.spent, id) && b.now().Sub(n.at) < 5*time.Minute
+		return n.value == s && !slices.Contains(n.spent, id) && time.Since(n.at) < 5*time.Minute
 	})
 	if i >= 0 {
 		b.nonces[i].spent = append(b.nonces[i].spent, id)
