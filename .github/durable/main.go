@@ -24,6 +24,15 @@
 // is served once the recovered questions are open again: the tab shows each
 // question once.
 //
+// With -rp localhost (the page's host name), the page enrols passkeys and
+// proves answers with them, and -proof makes every question require a
+// proven answer, as a tool's Request.RequireProof does. The host keeps the
+// accepted keys and their signature counters in its SQLite database
+// (passkeys.go), and each receipt in the outcome its workflow recorded:
+// "go run . -verify" prints VerifyProof's verdict on each proven answer. On
+// Postgres the page has no passkeys: -rp and -verify are refused, and so is
+// a proven question, with ASK_UNSUPPORTED.
+//
 // DBOS recovers at launch only the workflows of its own application
 // version (DBOS__APPVERSION, by default a hash of the binary) and executor
 // ID (DBOS__VMID). The host prints one line on stderr for each workflow
