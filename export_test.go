@@ -1,5 +1,7 @@
 package userinteraction
 
+import "time"
+
 // SignedBytes hands signedBytes to the external tests, which sign its bytes
 // as an authenticator would. Each answer is sent as its Options' labels, else
 // its Option's, and its Text.
@@ -14,4 +16,11 @@ func SignedBytes(nonce string, ids []string, reqs []Request, answers []Answer) [
 		}
 	}
 	return signedBytes(nonce, ids, reqs, labels, texts)
+}
+
+// SetClock sets the clock of b's nonces, which tests move past their 5 minutes.
+func SetClock(b *Inbox, now func() time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.now = now
 }
