@@ -137,12 +137,13 @@ func (h *host) nonce() string {
 	return nonce
 }
 
-// answerProven posts the page's answer to q, picking label, with receipt.
-func (h *host) answerProven(q pending, label string, receipt *userinteraction.Receipt) int {
+// answerProven posts the page's answer to q, picking label, with receipt,
+// and returns the status and the reply.
+func (h *host) answerProven(q pending, label string, receipt *userinteraction.Receipt) (int, string) {
 	h.t.Helper()
 	body, _ := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{"choice": label}, "proof": receipt})
-	status, _ := h.do("POST", "/questions/"+q.ID, body)
-	return status
+	status, reply := h.do("POST", "/questions/"+q.ID, body)
+	return status, string(reply)
 }
 
 // waitQuestions waits until the page shows n questions, and returns them.
@@ -165,18 +166,21 @@ func (h *host) waitQuestions(events <-chan []pending, n int) []pending {
 	}
 }
 
-// waitLine waits for the host to print line on stdout.
+// waitLine waits for the host to print line on stdout, past the results of
+// calls that ended before it started.
 func (h *host) waitLine(line string) {
 	h.t.Helper()
-	select {
-	case got := <-h.results:
-		if got != line {
-			h.t.Fatalf("the host printed %q, want %q", got, line)
+	for {
+		select {
+		case got := <-h.results:
+			if got == line {
+				return
+			}
+		case <-h.exited:
+			h.t.Fatalf("the host exited before it printed %q:\n%s", line, h.errors())
+		case <-time.After(guard):
+			h.t.Fatalf("the host did not print %q within %v:\n%s", line, guard, h.errors())
 		}
-	case <-h.exited:
-		h.t.Fatalf("the host exited before it printed %q:\n%s", line, h.errors())
-	case <-time.After(guard):
-		h.t.Fatalf("the host did not print %q within %v:\n%s", line, guard, h.errors())
 	}
 }
 
@@ -251,14 +255,14 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	}
 	calls := map[string]string{questionID("migrate-1-1", 1): "migrate-1-1", questionID("migrate-1-2", 1): "migrate-1-2"}
 	q1, q2 := open[0], open[1]
-	if got := second.answer(q1.ID, runIt); got == http.StatusNoContent {
-		t.Errorf("POST of an answer without proof = 204, want a refusal")
+	if got, reply := second.answerProven(q1, "Run it", nil); got == http.StatusNoContent || !strings.Contains(reply, "requires a passkey's proof") {
+		t.Errorf("POST of an answer without proof = %d %s, want a refusal that asks for one", got, reply)
 	}
-	if got := second.answerProven(q1, "Run it", pass.prove(t, deadNonce, q1, "Run it", 1)); got == http.StatusNoContent {
-		t.Errorf("POST of an answer signed under the killed process's nonce = 204, want a refusal")
+	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, deadNonce, q1, "Run it", 1)); got == http.StatusNoContent || !strings.Contains(reply, "nonce") {
+		t.Errorf("POST of an answer signed under the killed process's nonce = %d %s, want a refusal of the nonce", got, reply)
 	}
-	if got := second.answerProven(q1, "Run it", pass.prove(t, second.nonce(), q1, "Run it", 1)); got != http.StatusNoContent {
-		t.Fatalf("POST of the proven answer = %d, want 204:\n%s", got, second.errors())
+	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, second.nonce(), q1, "Run it", 1)); got != http.StatusNoContent {
+		t.Fatalf("POST of the proven answer = %d %s, want 204:\n%s", got, reply, second.errors())
 	}
 	second.waitLine(calls[q1.ID] + ": migration mode: run")
 	second.kill()
@@ -270,11 +274,11 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	if open := third.waitQuestions(third.events(), 1); open[0].ID != q2.ID {
 		t.Fatalf("after the second restart the page shows %s, want %s", open[0].ID, q2.ID)
 	}
-	if got := third.answerProven(q2, "Run it", pass.prove(t, third.nonce(), q2, "Run it", 1)); got == http.StatusNoContent {
-		t.Errorf("POST of a proof whose counter is not above the kept one = 204, want a refusal")
+	if got, reply := third.answerProven(q2, "Run it", pass.prove(t, third.nonce(), q2, "Run it", 1)); got == http.StatusNoContent || !strings.Contains(reply, "counter") {
+		t.Errorf("POST of a proof whose counter is not above the kept one = %d %s, want a refusal of the counter", got, reply)
 	}
-	if got := third.answerProven(q2, "Dry run first", pass.prove(t, third.nonce(), q2, "Dry run first", 2)); got != http.StatusNoContent {
-		t.Fatalf("POST of a proof with a higher counter = %d, want 204", got)
+	if got, reply := third.answerProven(q2, "Dry run first", pass.prove(t, third.nonce(), q2, "Dry run first", 2)); got != http.StatusNoContent {
+		t.Fatalf("POST of a proof with a higher counter = %d %s, want 204", got, reply)
 	}
 	third.waitLine(calls[q2.ID] + ": migration mode: dry-run")
 	third.kill()
@@ -288,6 +292,7 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	}
 
 	out, ok := verifyRecord(t, s)
+	t.Logf("-verify:\n%s", out)
 	if !ok || strings.Count(out, ": verified") != 2 || strings.Contains(out, "NOT VERIFIED") {
 		t.Errorf("-verify said:\n%s\nwant two proven answers verified", out)
 	}
