@@ -244,7 +244,11 @@ func run() error {
 	server := &http.Server{Handler: mux}
 	go server.Serve(ln)
 	defer server.Close()
-	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", ln.Addr(), token)
+	at := ln.Addr().String()
+	if _, port, _ := net.SplitHostPort(at); *rp == "localhost" { // a passkey's relying party is never an IP address
+		at = net.JoinHostPort(*rp, port)
+	}
+	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", at, token)
 
 	// The same ID as before a crash gives the workflow that Launch recovered.
 	for i := 1; i <= *calls; i++ {
