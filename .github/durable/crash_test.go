@@ -123,6 +123,7 @@ type host struct {
 	url     string      // of the page's routes, such as http://127.0.0.1:4242/ask
 	token   string      // the page's, from the link it printed
 	results chan string // the lines it prints on stdout: the tool's results
+	logged  chan string // the lines it prints on stderr, while not full
 	exited  chan struct{}
 
 	mu     sync.Mutex
@@ -133,7 +134,7 @@ type host struct {
 // until its page is served.
 func start(t *testing.T, s setup, env ...string) *host {
 	t.Helper()
-	h := &host{t: t, results: make(chan string, max(s.calls, 1)+10), exited: make(chan struct{})}
+	h := &host{t: t, results: make(chan string, max(s.calls, 1)+10), logged: make(chan string, 100), exited: make(chan struct{})}
 	h.cmd = exec.Command(hostBin, "-db", s.db, "-addr", "127.0.0.1:0", "-call", s.call, "-log", s.log, "-timeout", s.timeout,
 		"-calls", fmt.Sprint(max(s.calls, 1)))
 	h.cmd.Args = append(h.cmd.Args, s.args...)
@@ -161,6 +162,10 @@ func start(t *testing.T, s setup, env ...string) *host {
 			h.mu.Lock()
 			h.stderr.WriteString(line + "\n")
 			h.mu.Unlock()
+			select {
+			case h.logged <- line:
+			default:
+			}
 		}
 	}()
 	var reading sync.WaitGroup
