@@ -175,7 +175,10 @@ func run() error {
 		}
 		if *audit {
 			all, err := keys.all(ctx)
-			return errors.Join(err, verify(ctx, *db, all))
+			if err != nil {
+				return err
+			}
+			return verify(ctx, *db, all)
 		}
 	}
 	engine, err := dbos.NewContext(context.Background(), dbos.Config{

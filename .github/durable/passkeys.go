@@ -76,8 +76,8 @@ func (p *passkeys) all(ctx context.Context) ([]byte, error) {
 		if err := rows.Scan(&data, &counter); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal([]byte(data), &key); err != nil {
-			return nil, fmt.Errorf("userinteraction_passkeys holds a key that is no JSON object: %w", err)
+		if json.Unmarshal([]byte(data), &key) != nil || key == nil {
+			return nil, fmt.Errorf("userinteraction_passkeys holds a key that is no JSON object: %.100q", data)
 		}
 		key["counter"] = counter
 		keys = append(keys, key)
@@ -88,8 +88,9 @@ func (p *passkeys) all(ctx context.Context) ([]byte, error) {
 	return json.Marshal(keys)
 }
 
-// accept keeps key, the Inbox's AcceptPasskey: every passkey the page enrols
-// is accepted once the table holds it.
+// accept keeps key, the Inbox's AcceptPasskey: a passkey that the page
+// enrols is accepted once the table holds it, as the page's token is the
+// trust here. A host with a policy of its own checks key first.
 func (p *passkeys) accept(key []byte) error {
 	var k struct{ Credential, RelyingParty string }
 	if err := json.Unmarshal(key, &k); err != nil || k.Credential == "" {
