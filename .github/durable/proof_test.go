@@ -344,3 +344,26 @@ func TestProofRefusedWithoutPasskeys(t *testing.T) {
 		t.Errorf("the host with -rp on Postgres said %q, %v; want a refusal that names SQLite", out, err)
 	}
 }
+
+// TestCorruptKeyRefused: a row of the passkeys' table that is no JSON object
+// stops the host with a message that quotes it, and -verify too, not a panic.
+func TestCorruptKeyRefused(t *testing.T) {
+	onPostgres(t)
+	s := newSetup(t)
+	start(t, s).kill() // makes the database and the table
+	db, err := sql.Open("sqlite", sqliteName(s.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO userinteraction_passkeys (credential, key) VALUES ('x', 'null')`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-verify"}, {"-rp", "localhost", "-addr", "127.0.0.1:0", "-log", s.log}} {
+		out, err := exec.Command(hostBin, append([]string{"-db", s.db}, args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), `holds a key that is no JSON object: "null"`) {
+			t.Errorf("the host %q said %q, %v; want a failure that quotes the row", args, out, err)
+		}
+	}
+}
