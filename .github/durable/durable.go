@@ -137,7 +137,7 @@ func (q *question) wait(step context.Context) (asked, error) {
 	}
 	q.stop, q.ended = stop, make(chan userinteraction.Outcome, 1)
 	keep := func(o []userinteraction.Outcome) error { // on the page's goroutine; no lock is held
-		if r := o[0].Answer.Proof; r != nil && q.req.RequireProof && keys.raise(r) != nil { // the Inbox checked it
+		if o[0].Answer.Proof != nil && keys.sync(q.inbox.Passkeys()) != nil { // the Inbox checked it, and holds its counter
 			return errCounterNotKept
 		}
 		c := claim{outcome: o[0], kept: make(chan bool, 1)}

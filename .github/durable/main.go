@@ -244,6 +244,14 @@ func run() error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/ask/", http.StripPrefix("/ask", page))
+	if !onPostgres { // an enrolment's key holds the registration's counter
+		mux.HandleFunc("POST /ask/passkey", func(w http.ResponseWriter, r *http.Request) {
+			http.StripPrefix("/ask", page).ServeHTTP(w, r)
+			if err := keys.sync(inbox.Passkeys()); err != nil {
+				fmt.Fprintln(os.Stderr, "durable: the passkeys' counters could not be written:", err)
+			}
+		})
+	}
 	server := &http.Server{Handler: mux}
 	go server.Serve(ln)
 	defer server.Close()

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,10 +21,11 @@ import (
 // in its SQLite database:
 //   - the accepted keys, a row each, written when the Inbox accepts one
 //     (AcceptPasskey) and given back to the Inbox at start (SetPasskeys);
-//   - each key's signature counter, raised to a proven answer's counter in the
-//     keep, before the answer is taken: a crash in between leaves the counter
-//     higher than the Inbox's, never lower, so an assertion is never taken
-//     twice, before or after a restart;
+//   - each key's signature counter, raised to the Inbox's after an enrolment
+//     (AcceptPasskey is not given the registration's) and in the keep of a
+//     proven answer, before the answer is taken: a crash in between leaves
+//     the table's counter ahead of the answers taken, never behind, so the
+//     Inbox refuses the same counter after a restart as before it;
 //   - the receipts: a proven answer's Proof is in the outcome that the
 //     question's step records (DBOS's operation_outputs), with its request.
 //     -verify reads them back and prints VerifyProof's verdict on each.
@@ -103,16 +102,23 @@ func (p *passkeys) accept(key []byte) error {
 	return nil
 }
 
-// raise raises the counter of receipt's passkey to the receipt's, which the
-// Inbox checked is above the one it held.
-func (p *passkeys) raise(receipt *userinteraction.Receipt) error {
-	auth, err := base64.RawURLEncoding.DecodeString(receipt.AuthenticatorData)
-	if err != nil || len(auth) < 37 {
-		return errors.New("the receipt's authenticator data has no counter")
+// sync raises each key's counter in the table to the Inbox's, from all
+// (Inbox.Passkeys): a counter is never lowered, so snapshots written in any
+// order keep the highest.
+func (p *passkeys) sync(all []byte) error {
+	var keys []struct {
+		Credential string
+		Counter    uint32
 	}
-	_, err = p.db.Exec(`UPDATE userinteraction_passkeys SET counter = max(counter, ?) WHERE credential = ?`,
-		binary.BigEndian.Uint32(auth[33:37]), receipt.Credential)
-	return err
+	if err := json.Unmarshal(all, &keys); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if _, err := p.db.Exec(`UPDATE userinteraction_passkeys SET counter = max(counter, ?) WHERE credential = ?`, k.Counter, k.Credential); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // verify prints VerifyProof's verdict on each proven answer that a question's

@@ -92,7 +92,7 @@ func (h *host) enroll(p *passkey) int {
 	client, _ := json.Marshal(map[string]any{"type": "webauthn.create", "challenge": nonce, "origin": origin, "crossOrigin": false})
 	id, _ := b64.DecodeString(p.credential)
 	rp := sha256.Sum256([]byte("localhost"))
-	auth := append(rp[:], 0x45, 0, 0, 0, 0)                                    // user present and verified, attested credential data; counter 0
+	auth := append(rp[:], 0x45, 0, 0, 0, 5)                                    // user present and verified, attested credential data; counter 5
 	auth = append(auth, make([]byte, 16)...)                                   // the AAGUID: none
 	auth = append(binary.BigEndian.AppendUint16(auth, uint16(len(id))), id...) // the credential, then its COSE key, which the page sends as SPKI
 	spki, err := x509.MarshalPKIXPublicKey(&p.key.PublicKey)
@@ -257,6 +257,9 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	}
 	deadNonce := first.nonce()
 	first.kill()
+	if got := storedCounter(t, s, pass.credential); got != 5 {
+		t.Errorf("the database keeps the counter %d, want 5, the registration's", got)
+	}
 
 	second := start(t, s)
 	open := second.waitQuestions(second.events(), 2)
@@ -271,26 +274,29 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	if got, reply := second.answerProven(q1, "Run it", nil); got == http.StatusNoContent || !strings.Contains(reply, "requires a passkey's proof") {
 		t.Errorf("POST of an answer without proof = %d %s, want a refusal that asks for one", got, reply)
 	}
-	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, deadNonce, q1, "Run it", 1)); got == http.StatusNoContent || !strings.Contains(reply, "nonce") {
+	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, deadNonce, q1, "Run it", 6)); got == http.StatusNoContent || !strings.Contains(reply, "nonce") {
 		t.Errorf("POST of an answer signed under the killed process's nonce = %d %s, want a refusal of the nonce", got, reply)
 	}
-	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, second.nonce(), q1, "Run it", 1)); got != http.StatusNoContent {
+	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, second.nonce(), q1, "Run it", 5)); got == http.StatusNoContent || !strings.Contains(reply, "counter") {
+		t.Errorf("POST of a proof whose counter is the registration's = %d %s, want a refusal of the counter", got, reply)
+	}
+	if got, reply := second.answerProven(q1, "Run it", pass.prove(t, second.nonce(), q1, "Run it", 6)); got != http.StatusNoContent {
 		t.Fatalf("POST of the proven answer = %d %s, want 204:\n%s", got, reply, second.errors())
 	}
 	second.waitLine(calls[q1.ID] + ": migration mode: run")
 	second.kill()
-	if got := storedCounter(t, s, pass.credential); got != 1 {
-		t.Errorf("the database keeps the counter %d, want 1, the proven answer's", got)
+	if got := storedCounter(t, s, pass.credential); got != 6 {
+		t.Errorf("the database keeps the counter %d, want 6, the proven answer's", got)
 	}
 
 	third := start(t, s)
 	if open := third.waitQuestions(third.events(), 1); open[0].ID != q2.ID {
 		t.Fatalf("after the second restart the page shows %s, want %s", open[0].ID, q2.ID)
 	}
-	if got, reply := third.answerProven(q2, "Run it", pass.prove(t, third.nonce(), q2, "Run it", 1)); got == http.StatusNoContent || !strings.Contains(reply, "counter") {
+	if got, reply := third.answerProven(q2, "Run it", pass.prove(t, third.nonce(), q2, "Run it", 6)); got == http.StatusNoContent || !strings.Contains(reply, "counter") {
 		t.Errorf("POST of a proof whose counter is not above the kept one = %d %s, want a refusal of the counter", got, reply)
 	}
-	if got, reply := third.answerProven(q2, "Dry run first", pass.prove(t, third.nonce(), q2, "Dry run first", 2)); got != http.StatusNoContent {
+	if got, reply := third.answerProven(q2, "Dry run first", pass.prove(t, third.nonce(), q2, "Dry run first", 7)); got != http.StatusNoContent {
 		t.Fatalf("POST of a proof with a higher counter = %d %s, want 204", got, reply)
 	}
 	third.waitLine(calls[q2.ID] + ": migration mode: dry-run")
@@ -300,8 +306,8 @@ func TestProvenAnswerSurvivesCrash(t *testing.T) {
 	if got := strings.Split(strings.TrimSpace(string(log)), "\n"); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 		t.Errorf("the tool's log is %q, want each call once: %q", got, want)
 	}
-	if got := storedCounter(t, s, pass.credential); got != 2 {
-		t.Errorf("the database keeps the counter %d, want 2", got)
+	if got := storedCounter(t, s, pass.credential); got != 7 {
+		t.Errorf("the database keeps the counter %d, want 7", got)
 	}
 
 	out, ok := verifyRecord(t, s)
