@@ -25,7 +25,8 @@ import (
 //     (AcceptPasskey is not given the registration's) and in the keep of a
 //     proven answer, before the answer is taken: a crash in between leaves
 //     the table's counter ahead of the answers taken, never behind, so the
-//     Inbox refuses the same counter after a restart as before it;
+//     Inbox refuses the same counter after a restart as before it (Registry's
+//     Ended runs after the step's checkpoint: a crash there would lose it);
 //   - the receipts: a proven answer's Proof is in the outcome that the
 //     question's step records (DBOS's operation_outputs), with its request.
 //     -verify reads them back and prints VerifyProof's verdict on each.
@@ -34,7 +35,7 @@ import (
 const passkeysSchema = `CREATE TABLE IF NOT EXISTS userinteraction_passkeys (
 	credential text PRIMARY KEY,
 	key        text NOT NULL,             -- the JSON that AcceptPasskey got: {"credential", "publicKey", "relyingParty"}
-	counter    integer NOT NULL DEFAULT 0 -- the highest signature counter of an answer taken
+	counter    integer NOT NULL DEFAULT 0 -- the highest the Inbox held: the registration's, then each proven answer's
 )`
 
 // passkeys is the table of the accepted passkeys in the SQLite database.
