@@ -18,9 +18,11 @@ func SignedBytes(nonce string, ids []string, reqs []Request, answers []Answer) [
 	return signedBytes(nonce, ids, reqs, labels, texts)
 }
 
-// SetClock sets the clock of b's nonces, which tests move past their 5 minutes.
-func SetClock(b *Inbox, now func() time.Time) {
+// AgeNonces makes b's nonces older by d, as time passing would.
+func AgeNonces(b *Inbox, d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.now = now
+	for i := range b.nonces {
+		b.nonces[i].at = b.nonces[i].at.Add(-d)
+	}
 }

@@ -27,18 +27,16 @@ type passkeyPage struct {
 	mu       sync.Mutex
 	accepted [][]byte
 	refuse   error // what AcceptPasskey returns
-	now      time.Time
 }
 
 func newPasskeyPage(t *testing.T) *passkeyPage {
-	p := &passkeyPage{inbox: &ui.Inbox{RelyingParty: "localhost"}, now: time.Unix(1e9, 0)}
+	p := &passkeyPage{inbox: &ui.Inbox{RelyingParty: "localhost"}}
 	p.inbox.AcceptPasskey = func(key []byte) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.accepted = append(p.accepted, key)
 		return p.refuse
 	}
-	ui.SetClock(p.inbox, func() time.Time { p.mu.Lock(); defer p.mu.Unlock(); return p.now })
 	p.h = p.inbox.Handler(pageToken)
 	return p
 }
@@ -149,6 +147,7 @@ func TestInboxEnroll(t *testing.T) {
 		{"AT off", func(a *authenticator, _ *string) { a.flags = 0x05 }, nil, "for this credential"},
 		{"another credential", nil, func(r map[string]string) { r["credential"] = b64.EncodeToString([]byte("another one")) }, "for this credential"},
 		{"no credential", nil, func(r map[string]string) { r["credential"] = "" }, "for this credential"},
+		{"a credential of the same length", nil, func(r map[string]string) { r["credential"] = b64.EncodeToString(make([]byte, 16)) }, "for this credential"},
 		{"cut authenticator data", nil, func(r map[string]string) { r["authenticatorData"] = r["authenticatorData"][:40] }, "authenticator data"},
 		{"an RSA key", nil, func(r map[string]string) { r["publicKey"] = b64.EncodeToString(rsaDER) }, "P-256 ECDSA or Ed25519"},
 		{"no key", nil, func(r map[string]string) { r["publicKey"] = "" }, "P-256 ECDSA or Ed25519"},
@@ -176,6 +175,22 @@ func TestInboxEnroll(t *testing.T) {
 	}
 	if info := p.info(t); len(info.Credentials) != 2 {
 		t.Errorf("GET /passkey lists %q, want the two accepted", info.Credentials)
+	}
+	// AcceptPasskey runs with no lock held: one that enrols the same key under
+	// another nonce, which is kept first, makes the outer enrolment a duplicate.
+	twice := newAuthenticator(t, "ES256")
+	twice.typ, twice.flags = "webauthn.create", 0x45
+	var inner error
+	nested := &ui.Inbox{RelyingParty: "localhost"}
+	nested.AcceptPasskey = func([]byte) error {
+		if inner == nil {
+			inner = errors.New("running")
+			inner = nested.Enroll(marshal(t, twice.registration(t, nested.Nonce())))
+		}
+		return nil
+	}
+	if err := nested.Enroll(marshal(t, twice.registration(t, nested.Nonce()))); ui.CodeOf(err) != ui.CodeInvalidRequest || inner != nil || strings.Count(string(nested.Passkeys()), "credential") != 1 {
+		t.Errorf("Enroll() around an AcceptPasskey that enrols the key = %v, inner %v, Passkeys() = %s; want INVALID_REQUEST, nil, one key", err, inner, nested.Passkeys())
 	}
 	// No relying party: the page hides its button, and Enroll refuses.
 	plain := &ui.Inbox{AcceptPasskey: func([]byte) error { return nil }}
@@ -266,9 +281,7 @@ func TestInboxProofRefused(t *testing.T) {
 			return provenAnswer(t, a, b64.EncodeToString([]byte("not this inbox's")), id, deleteProd, "Delete")
 		}, "nonce"},
 		{"an expired nonce", func(id, n string) map[string]any {
-			p.mu.Lock()
-			p.now = p.now.Add(5 * time.Minute)
-			p.mu.Unlock()
+			ui.AgeNonces(p.inbox, 5*time.Minute)
 			return provenAnswer(t, a, n, id, deleteProd, "Delete")
 		}, "nonce"},
 		{"a counter that went back", func(id, n string) map[string]any {

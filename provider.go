@@ -1897,7 +1897,6 @@ type Inbox struct {
 	push    pusher
 	keys    []passkey            // the accepted passkeys
 	nonces  []nonce              // the last 1,000, oldest first
-	now     func() time.Time     // the nonces' clock, set by the first Nonce
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -2302,10 +2301,7 @@ func (b *Inbox) Nonce() string {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.now == nil {
-		b.now = time.Now
-	}
-	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: b.now()})
+	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: time.Now()})
 	return b64.EncodeToString(n)
 }
 
@@ -2400,7 +2396,7 @@ func (b *Inbox) proven(id string, req *Request, ans Answer) *brokenRule {
 // question id ("": an enrolment), and spends it.
 func (b *Inbox) spend(s, id string) bool {
 	i := slices.IndexFunc(b.nonces, func(n nonce) bool {
-		return n.value == s && !slices.Contains(n.spent, id) && b.now().Sub(n.at) < 5*time.Minute
+		return n.value == s && !slices.Contains(n.spent, id) && time.Since(n.at) < 5*time.Minute
 	})
 	if i >= 0 {
 		b.nonces[i].spent = append(b.nonces[i].spent, id)
@@ -4000,7 +3996,7 @@ function allow() { // registers the worker (its URL holds the token, for a page 
   (worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready)).then(push).catch(() => {});
 }
 const keyed = isSecureContext && !!window.PublicKeyCredential, enrol = el("button", "", t("Add a passkey")), headers = () => ({"Authorization": "Bearer " + token, "Content-Type": "application/json"}), bytes = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0)), b64 = b => btoa(Array.from(new Uint8Array(b), c => String.fromCharCode(c)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), canon = v => JSON.stringify(v, (k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a < b ? -1 : 1)) : x), passkey = body => fetch("passkey", body ? {method: "POST", headers: headers(), body: JSON.stringify(body)} : {headers: headers()}).then(res => res.status === 204 || res.json().then(m => res.ok ? m : Promise.reject(new Error(m.message)))); // passkeys (WebAuthn) prove that a human answered; canon is RFC 8785 of strings, booleans, objects and arrays
-Object.assign(enrol, {type: "button", id: "passkey", hidden: true, onclick: () => passkey().then(p => navigator.credentials.create({publicKey: {challenge: bytes(p.nonce), rp: {id: p.relyingParty, name: document.title || "Questions"}, user: {id: crypto.getRandomValues(new Uint8Array(16)), name: "answers", displayName: t("Answers")}, pubKeyCredParams: [{type: "public-key", alg: -7}, {type: "public-key", alg: -8}], authenticatorSelection: {userVerification: "required", residentKey: "preferred"}, attestation: "none"}})).then(c => passkey({credential: b64(c.rawId), publicKey: b64(c.response.getPublicKey()), clientData: b64(c.response.clientDataJSON), authenticatorData: b64(c.response.getAuthenticatorData())})).then(() => t("Passkey added."), e => t("Passkey not added: %s", e.message || String(e))).then(s => { statusLine.textContent = s; })}), bell.after(enrol);
+Object.assign(enrol, {type: "button", id: "passkey", hidden: true, onclick: () => passkey().then(p => navigator.credentials.create({publicKey: {challenge: bytes(p.nonce), rp: {id: p.relyingParty, name: t("Questions")}, user: {id: crypto.getRandomValues(new Uint8Array(16)), name: "answers", displayName: t("Answers")}, pubKeyCredParams: [{type: "public-key", alg: -7}, {type: "public-key", alg: -8}], authenticatorSelection: {userVerification: "required", residentKey: "preferred"}, attestation: "none"}})).then(c => passkey({credential: b64(c.rawId), publicKey: b64(c.response.getPublicKey()), clientData: b64(c.response.clientDataJSON), authenticatorData: b64(c.response.getAuthenticatorData())})).then(() => t("Passkey added."), e => t("Passkey not added: %s", e.message || String(e))).then(s => { statusLine.textContent = s; })}), bell.after(enrol);
 async function prove(id, request, content) { const p = await passkey(), signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer: {labels: [].concat(content.choice || []), text: content.text || ""}, id, request}]})), a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty, userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}); return {credential: a.id, signed: b64(signed), clientData: b64(a.response.clientDataJSON), authenticatorData: b64(a.response.authenticatorData), signature: b64(a.response.signature)}; } // a proven card's receipt, one card at a time: its passkey signs the canonical JSON of a fresh nonce of the host's, the question and the answer as sent
 function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); }
 function reach(id) { const card = cards.get(id); if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView(); }
