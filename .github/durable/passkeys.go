@@ -96,7 +96,15 @@ func (p *passkeys) accept(key []byte) error {
 	if err := json.Unmarshal(key, &k); err != nil || k.Credential == "" {
 		return errors.New("the key has no credential")
 	}
-	if _, err := p.db.Exec(`INSERT INTO userinteraction_passkeys (credential, key) VALUES (?, ?)`, k.Credential, string(key)); err != nil {
+	// At most the 100 that SetPasskeys takes, though two enrolments race.
+	res, err := p.db.Exec(`INSERT INTO userinteraction_passkeys (credential, key)
+		SELECT ?, ? WHERE (SELECT count(*) FROM userinteraction_passkeys) < 100`, k.Credential, string(key))
+	if err == nil {
+		if n, _ := res.RowsAffected(); n == 0 {
+			err = errors.New("100 are accepted")
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("the passkey could not be kept: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "durable: accepted the passkey %q for %q\n", k.Credential, k.RelyingParty)

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -371,5 +372,32 @@ func TestCorruptKeyRefused(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), `holds a key that is no JSON object: "null"`) {
 			t.Errorf("the host %q said %q, %v; want a failure that quotes the row", args, out, err)
 		}
+	}
+}
+
+// TestPasskeysCapped: the table holds at most the 100 keys that SetPasskeys
+// takes at the next start, though the Inbox holds fewer (two enrolments that
+// race, here rows another writer added): the 101st enrolment is refused.
+func TestPasskeysCapped(t *testing.T) {
+	onPostgres(t)
+	s := newSetup(t)
+	s.args = []string{"-rp", "localhost"}
+	h := start(t, s)
+	db, err := sql.Open("sqlite", sqliteName(s.db)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 100 {
+		if _, err := db.Exec(`INSERT INTO userinteraction_passkeys (credential, key) VALUES (?, '{}')`, fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := h.enroll(newPasskey(t)); got == http.StatusNoContent {
+		t.Errorf("POST /passkey of a 101st key = 204, want a refusal")
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM userinteraction_passkeys`).Scan(&n); err != nil || n != 100 {
+		t.Errorf("the table holds %d keys (%v), want 100", n, err)
 	}
 }
