@@ -24,7 +24,6 @@ import (
 	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -1568,7 +1567,7 @@ func fromRP(origin, rp string) bool {
 func passkeyOf(spki string) any {
 	der, _ := base64.RawURLEncoding.Strict().DecodeString(spki)
 	k, _ := x509.ParsePKIXPublicKey(der)
-	if ec, _ := k.(*ecdsa.PublicKey); ec != nil && ec.Curve == elliptic.P256() || reflect.TypeOf(k) == reflect.TypeFor[ed25519.PublicKey]() {
+	if ec, _ := k.(*ecdsa.PublicKey); ec != nil && ec.Params().Name == "P-256" || reflect.TypeOf(k) == reflect.TypeFor[ed25519.PublicKey]() {
 		return k
 	}
 	return nil
