@@ -3891,8 +3891,8 @@ async function send(card, body) {
   card.sending = true, say(card.note, "", "");
   let res = null, refusal = {}, signed = body.action !== "accept" || !card.request.requireProof; // a decline or a dismissal needs no passkey
   try {
-    if (!signed) body.proof = await prove(card.id, card.request, body.content), signed = true; const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
-    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers, body: JSON.stringify(body)});
+    if (!signed) body.proof = await prove(card.id, card.request, body.content), signed = true;
+    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers: headers(), body: JSON.stringify(body)});
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
@@ -3928,13 +3928,42 @@ Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.p
   p !== "default" && (bell.hidden = true, moved(place(box, false)), p === "granted" && allow()))}), statusLine.after(bell);
 if (sw) sw.onmessage = e => reach(String((e.data || {}).id));
 function allow() { // registers the worker (its URL holds the token, for a page it opens), and gives the host a push subscription if it takes one
-  const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}, push = w => fetch("push", {headers}).then(res => res.ok && w.pushManager &&
-    res.json().then(k => w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: k.key})).then(sub => fetch("push", {method: "POST", headers, body: JSON.stringify(sub)})));
+  const push = w => fetch("push", {headers: headers()}).then(res => res.ok && w.pushManager &&
+    res.json().then(k => w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: k.key})).then(sub => fetch("push", {method: "POST", headers: headers(), body: JSON.stringify(sub)})));
   (worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready)).then(push).catch(() => {});
 }
-const keyed = isSecureContext && !!window.PublicKeyCredential, enrol = el("button", "", t("Add a passkey")), headers = () => ({"Authorization": "Bearer " + token, "Content-Type": "application/json"}), bytes = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0)), b64 = b => btoa(Array.from(new Uint8Array(b), c => String.fromCharCode(c)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), canon = v => JSON.stringify(v, (k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a < b ? -1 : 1)) : x), passkey = body => fetch("passkey", body ? {method: "POST", headers: headers(), body: JSON.stringify(body)} : {headers: headers()}).then(res => res.status === 204 || res.json().then(m => res.ok ? m : Promise.reject(new Error(m.message)))); // passkeys (WebAuthn) prove that a human answered; canon is RFC 8785 of strings, booleans, objects and arrays
-Object.assign(enrol, {type: "button", id: "passkey", hidden: true, onclick: () => passkey().then(p => navigator.credentials.create({publicKey: {challenge: bytes(p.nonce), rp: {id: p.relyingParty, name: t("Questions")}, user: {id: crypto.getRandomValues(new Uint8Array(16)), name: "answers", displayName: t("Answers")}, pubKeyCredParams: [{type: "public-key", alg: -7}, {type: "public-key", alg: -8}], authenticatorSelection: {userVerification: "required", residentKey: "preferred"}, attestation: "none"}})).then(c => passkey({credential: b64(c.rawId), publicKey: b64(c.response.getPublicKey()), clientData: b64(c.response.clientDataJSON), authenticatorData: b64(c.response.getAuthenticatorData())})).then(() => t("Passkey added."), e => t("Passkey not added: %s", e.message || String(e))).then(s => { statusLine.textContent = s; })}), bell.after(enrol);
-async function prove(id, request, content) { const p = await passkey(), signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer: {labels: [].concat(content.choice || []), text: content.text || ""}, id, request}]})), a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty, userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}); return {credential: a.id, signed: b64(signed), clientData: b64(a.response.clientDataJSON), authenticatorData: b64(a.response.authenticatorData), signature: b64(a.response.signature)}; } // a proven card's receipt, one card at a time: its passkey signs the canonical JSON of a fresh nonce of the host's, the question and the answer as sent
+// Passkeys (WebAuthn) prove that a human answered: the enrol button offers one to the host, and a proven card's
+// send button has it sign (user verified) the canonical JSON of a fresh nonce of the host's, the question's ID and
+// request, and the answer as sent, one card at a time. canon is RFC 8785 for what a request holds: keys sorted.
+const keyed = isSecureContext && !!window.PublicKeyCredential, enrol = el("button", "", t("Add a passkey"));
+const headers = () => ({"Authorization": "Bearer " + token, "Content-Type": "application/json"});
+const bytes = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0));
+const b64 = b => btoa(Array.from(new Uint8Array(b), c => String.fromCharCode(c)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const canon = v => JSON.stringify(v, (k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a < b ? -1 : 1)) : x);
+Object.assign(enrol, {type: "button", id: "passkey", hidden: true, onclick: enroll}), bell.after(enrol);
+async function passkey(body) { // GET: the relying party, a nonce and the accepted credentials; with a body, an enrolment
+  const res = await fetch("passkey", body ? {method: "POST", headers: headers(), body: JSON.stringify(body)} : {headers: headers()});
+  const m = res.status === 204 ? null : await res.json();
+  if (!res.ok) throw new Error(m.message);
+  return m;
+}
+async function enroll() {
+  try {
+    const p = await passkey(), c = await navigator.credentials.create({publicKey: {challenge: bytes(p.nonce), attestation: "none",
+      rp: {id: p.relyingParty, name: t("Questions")}, user: {id: crypto.getRandomValues(new Uint8Array(16)), name: "answers", displayName: t("Answers")},
+      pubKeyCredParams: [{type: "public-key", alg: -7}, {type: "public-key", alg: -8}], authenticatorSelection: {userVerification: "required", residentKey: "preferred"}}});
+    const r = c.response;
+    await passkey({credential: b64(c.rawId), publicKey: b64(r.getPublicKey()), clientData: b64(r.clientDataJSON), authenticatorData: b64(r.getAuthenticatorData())});
+    statusLine.textContent = t("Passkey added.");
+  } catch (e) { statusLine.textContent = t("Passkey not added: %s", e.message || String(e)); }
+}
+async function prove(id, request, content) { // a proven card's receipt
+  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: content.text || ""};
+  const signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer, id, request}]}));
+  const a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty,
+    userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}), r = a.response;
+  return {credential: a.id, signed: b64(signed), clientData: b64(r.clientDataJSON), authenticatorData: b64(r.authenticatorData), signature: b64(r.signature)};
+}
 function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); }
 function reach(id) { const card = cards.get(id); if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView(); }
 
