@@ -60,3 +60,34 @@ func ExampleVerifyProof() {
 	// Drop verified: <nil>
 	// Keep verified: INVALID_ANSWER
 }
+
+// This example is a host whose page enrols passkeys: it accepts each through
+// its own policy, and keeps the accepted keys across restarts. A stand-in for
+// the page's browser makes the registration as WebAuthn does.
+func ExampleInbox_Enroll() {
+	inbox := &userinteraction.Inbox{RelyingParty: "localhost", AcceptPasskey: func(key []byte) error {
+		fmt.Println("accept a passkey:", len(key) > 0) // the host's policy, such as asking its admin
+		return nil
+	}}
+	b64 := base64.RawURLEncoding
+	nonce := inbox.Nonce() // the page's GET /passkey serves one
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	spki, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	client, _ := json.Marshal(map[string]string{"type": "webauthn.create", "challenge": nonce, "origin": "http://localhost:8080"})
+	rpHash := sha256.Sum256([]byte("localhost"))
+	auth := append(append(rpHash[:], 0x45, 0, 0, 0, 0), make([]byte, 16)...) // present, verified, attested; counter 0; no AAGUID
+	auth = append(auth, 0, 6, 'c', 'r', 'e', 'd', '-', '1')                  // the credential ID, then its COSE key (unread)
+	registration, _ := json.Marshal(map[string]string{"credential": b64.EncodeToString([]byte("cred-1")), "publicKey": b64.EncodeToString(spki),
+		"clientData": b64.EncodeToString(client), "authenticatorData": b64.EncodeToString(auth)})
+	fmt.Println("enrolled:", inbox.Enroll(registration))
+	fmt.Println("again:", userinteraction.CodeOf(inbox.Enroll(registration))) // its nonce is spent
+
+	kept := inbox.Passkeys() // for the host's database
+	restarted := &userinteraction.Inbox{RelyingParty: "localhost"}
+	fmt.Println("restored:", restarted.SetPasskeys(kept), string(restarted.Passkeys()) == string(kept))
+	// Output:
+	// accept a passkey: true
+	// enrolled: <nil>
+	// again: INVALID_REQUEST
+	// restored: <nil> true
+}

@@ -1,5 +1,7 @@
 package userinteraction
 
+import "time"
+
 // SignedBytes hands signedBytes to the external tests, which sign its bytes
 // as an authenticator would. Each answer is sent as its Options' labels, else
 // its Option's, and its Text.
@@ -14,4 +16,13 @@ func SignedBytes(nonce string, ids []string, reqs []Request, answers []Answer) [
 		}
 	}
 	return signedBytes(nonce, ids, reqs, labels, texts)
+}
+
+// AgeNonces makes b's nonces older by d, as time passing would.
+func AgeNonces(b *Inbox, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range b.nonces {
+		b.nonces[i].at = b.nonces[i].at.Add(-d)
+	}
 }

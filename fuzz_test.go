@@ -767,3 +767,40 @@ func FuzzReceipt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPasskeys checks the Inbox's passkey readers on hostile bytes:
+// SetPasskeys refuses with INVALID_REQUEST, leaving the keys as they were, or
+// takes keys that Passkeys gives back whole; Enroll, under a fresh nonce with
+// any type, origin, authenticator data, credential and key, never panics,
+// and keeps a key only when it returned nil.
+func FuzzPasskeys(f *testing.F) {
+	a := newAuthenticator(f, "Ed25519")
+	keys := a.keys(f, "localhost")
+	a.typ, a.flags = "webauthn.create", 0x45
+	var reg map[string]string
+	_ = json.Unmarshal(marshal(f, a.registration(f, "n")), &reg)
+	auth, _ := b64.DecodeString(reg["authenticatorData"])
+	f.Add(keys, "webauthn.create", "http://localhost", auth, reg["credential"], reg["publicKey"])
+	f.Add([]byte(`[{"credential":"Y3JlZA","publicKey":"","relyingParty":"localhost","counter":1e99}]`), "webauthn.create", "https://localhost", auth[:54], "", "")
+	f.Add([]byte(`[{"Credential":"x"},{"credential":"x"}]`), "", "", []byte{}, "AA", "e30")
+	f.Fuzz(func(t *testing.T, set []byte, typ, origin string, auth []byte, cred, pub string) {
+		inbox := &ui.Inbox{RelyingParty: "localhost", AcceptPasskey: func([]byte) error { return nil }}
+		if err := inbox.SetPasskeys(keys); err != nil {
+			t.Fatal(err)
+		}
+		before := inbox.Passkeys()
+		if err := inbox.SetPasskeys(set); err != nil {
+			if ui.CodeOf(err) != ui.CodeInvalidRequest || !bytes.Equal(inbox.Passkeys(), before) {
+				t.Fatalf("SetPasskeys(%q) = %v and keys %s, want INVALID_REQUEST and %s", set, err, inbox.Passkeys(), before)
+			}
+		} else if again := (&ui.Inbox{}); again.SetPasskeys(inbox.Passkeys()) != nil || !bytes.Equal(again.Passkeys(), inbox.Passkeys()) {
+			t.Fatalf("SetPasskeys(Passkeys()) gives %s, want %s", again.Passkeys(), inbox.Passkeys())
+		}
+		before = inbox.Passkeys()
+		client := marshal(t, map[string]string{"type": typ, "challenge": inbox.Nonce(), "origin": origin})
+		err := inbox.Enroll(marshal(t, map[string]string{"credential": cred, "publicKey": pub, "clientData": b64.EncodeToString(client), "authenticatorData": b64.EncodeToString(auth)}))
+		if err != nil && (ui.CodeOf(err) != ui.CodeInvalidRequest || !bytes.Equal(inbox.Passkeys(), before)) || err == nil && bytes.Equal(inbox.Passkeys(), before) {
+			t.Fatalf("Enroll() = %v, keys %s; want INVALID_REQUEST and %s, or nil and a key more", err, inbox.Passkeys(), before)
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -39,11 +40,12 @@ type authenticator struct {
 	origin     string
 	typ        string
 	flags      byte
+	counter    uint32 // the signature counter its authenticator data holds
 }
 
 func newAuthenticator(t testing.TB, kind string) *authenticator {
 	t.Helper()
-	a := &authenticator{rp: "localhost", origin: "http://localhost:8080", typ: "webauthn.get", flags: 0x05}
+	a := &authenticator{rp: "localhost", origin: "http://localhost:8080", typ: "webauthn.get", flags: 0x05, counter: 7}
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	a.credential = b64.EncodeToString(id)
@@ -85,7 +87,7 @@ func (a *authenticator) sign(t testing.TB, signed []byte) *ui.Receipt {
 	challenge := sha256.Sum256(signed)
 	client := marshal(t, map[string]any{"type": a.typ, "challenge": b64.EncodeToString(challenge[:]), "origin": a.origin, "crossOrigin": false})
 	rpHash := sha256.Sum256([]byte(a.rp))
-	auth := append(rpHash[:], a.flags, 0, 0, 0, 7) // the counter: the offline check reads none
+	auth := binary.BigEndian.AppendUint32(append(rpHash[:], a.flags), a.counter) // the offline check reads no counter
 	clientHash := sha256.Sum256(client)
 	msg := append(append([]byte(nil), auth...), clientHash[:]...)
 	var sig []byte

@@ -37,6 +37,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -872,7 +873,7 @@ No option is recommended: type a number.|%s is not an option: type its number.|P
 Option %d is given twice.|%s is option %s, and the label of option %d: type %s or #%d.|Type the number of an option.
 Some labels hold commas: type the numbers of the options, such as #1,#2.
 %s is not an option: type only options, or only your own words.|%s mixes numbers and labels: type %s.
-Type each number, such as 1,2,3.|There is no option %s.`, func(c rune) bool { return c == '|' || c == '\n' })
+Type each number, such as 1,2,3.|There is no option %s.|Add a passkey|Answers|Passkey added.|Passkey not added: %s|Your passkey signs this answer.|Not sent: your passkey did not sign. Try again, or add a passkey.|This question needs your passkey: add one on this page, then send again.`, func(c rune) bool { return c == '|' || c == '\n' })
 
 var verb = regexp.MustCompile(`%.`) // a format verb, as Sprintf's; the page's t checks them so too
 
@@ -1849,9 +1850,17 @@ type Inbox struct {
 	// Words are the page's words in languages other than English, by BCP 47
 	// tag ("de", "pt-BR"). Handler reads them; set them before calling it.
 	Words map[string]Words
+	// RelyingParty is the page's host name for passkeys (WebAuthn's RP ID), such as
+	// "localhost"; empty, Ask refuses a proven question ([CodeAskUnsupported]).
+	// AcceptPasskey accepts a passkey the page enrols (nil: none), called with
+	// no lock held with one entry of [VerifyProof]'s keys. Set them before first use.
+	RelyingParty  string
+	AcceptPasskey func(key []byte) error
 
 	mu      sync.Mutex // guards the fields below
 	push    pusher
+	keys    []passkey            // the accepted passkeys
+	nonces  []nonce              // the last 1,000, oldest first
 	open    list.List            // the open *questions, oldest first
 	byID    map[string]*question // the open questions by ID; nil when none is
 	changed chan struct{}        // closed at the next change; nil while nobody asked
@@ -1921,8 +1930,11 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	if q == nil {
 		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
-	ans.Via = cmp.Or(ans.Via, "inbox")
+	ans.Via, ans.Proof = cmp.Or(ans.Via, "inbox"), map[bool]*Receipt{true: ans.Proof}[q.entry.Request.RequireProof] // only a receipt b checks is carried
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
+	if err == nil && broken == nil && q.entry.Request.RequireProof { // a decline needs no proof
+		broken = b.proven(id, &q.entry.Request, o.Answer)
+	}
 	if broken != nil {
 		q.entry.Hint = broken.hint
 		b.note(id, nil)
@@ -2072,7 +2084,7 @@ func (c *inboxCall) outcomes() []Outcome {
 // ask opens reqs, unless invalid, and waits for their outcomes. It checks no
 // ID: two of 2^32 random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
-	if err := cmp.Or(invalid, unproven("this inbox has no passkey to prove an answer with", reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
+	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox takes no passkey: its RelyingParty is empty"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return []Outcome{{Err: err}}
 	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
@@ -2231,6 +2243,140 @@ func (e *endings) put(id string, o Outcome) {
 	e.byID[id] = o
 }
 
+// Nonce returns a fresh nonce for the page's passkey, 16 random bytes in
+// base64url ("" if none): valid 5 minutes, for an enrolment or once a question.
+// b keeps the last 1,000.
+func (b *Inbox) Nonce() string {
+	n := make([]byte, 16)
+	if _, err := rand.Read(n); err != nil {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nonces = append(b.nonces[max(0, len(b.nonces)-maxEnded+1):], nonce{value: b64.EncodeToString(n), at: time.Now()})
+	return b64.EncodeToString(n)
+}
+
+// Enroll keeps a passkey the page made, JSON {"credential", "publicKey" (SPKI
+// DER), "clientData", "authenticatorData"} in base64url, if AcceptPasskey accepts
+// it: attestation "none", so the token and AcceptPasskey are the trust. A
+// failed check is [CodeInvalidRequest], naming it. [Handler] serves it at POST
+// /passkey (204, 400, or 403 when refused), and a nonce at GET /passkey.
+func (b *Inbox) Enroll(registration []byte) error {
+	var r struct{ Credential, PublicKey, ClientData, AuthenticatorData string }
+	var c struct{ Type, Challenge, Origin string }
+	_ = json.Unmarshal(registration, &r)
+	decode := func(s string) []byte { d, _ := b64.DecodeString(s); return d }
+	client, auth, id := decode(r.ClientData), decode(r.AuthenticatorData), decode(r.Credential)
+	_ = json.Unmarshal(client, &c)
+	rp, k, why := sha256.Sum256([]byte(b.RelyingParty)), passkey{Credential: r.Credential, PublicKey: r.PublicKey, RelyingParty: b.RelyingParty}, ""
+	key, _ := json.Marshal(k) // no counter yet
+	b.mu.Lock()
+	switch {
+	case c.Type != "webauthn.create" || !fromRP(c.Origin, b.RelyingParty) || !b.spend(c.Challenge, ""):
+		why = "the client data is no registration from the relying party's origin under a fresh nonce of this inbox's"
+	case len(auth) < 55 || !bytes.Equal(auth[:32], rp[:]) || auth[32]&0x45 != 0x45 || int(auth[53])<<8|int(auth[54]) != len(id) || !bytes.HasPrefix(auth[55:], id):
+		why = "the authenticator data is not the relying party's, with the user present and verified, for this credential"
+	case !addable(b.keys, k):
+		why = "the key is no P-256 ECDSA or Ed25519 SPKI, or is accepted already, or 100 are"
+	}
+	b.mu.Unlock()
+	if why != "" {
+		return NewError(CodeInvalidRequest, "invalid request: passkey: "+why, nil)
+	} else if b.AcceptPasskey == nil {
+		return errors.New("userinteraction: Inbox: no AcceptPasskey accepts a passkey")
+	} else if err := b.AcceptPasskey(key); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k.Counter = binary.BigEndian.Uint32(auth[33:]); !addable(b.keys, k) { // another enrolment of it came first
+		return NewError(CodeInvalidRequest, "invalid request: passkey: it is accepted already, or 100 are", nil)
+	}
+	b.keys = append(b.keys, k)
+	return nil
+}
+
+// Passkeys returns the accepted passkeys, [VerifyProof]'s keys with their
+// "counter", which a host keeps for SetPasskeys; "[]" when none.
+func (b *Inbox) Passkeys() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	data, _ := json.Marshal(append([]passkey{}, b.keys...))
+	return data
+}
+
+// SetPasskeys replaces the accepted passkeys with those of Passkeys' JSON. A
+// bad one, or a 101st, is [CodeInvalidRequest] and leaves b as it was.
+func (b *Inbox) SetPasskeys(keys []byte) error {
+	var in, set []passkey
+	ok := json.Unmarshal(keys, &in) == nil
+	for _, k := range in {
+		ok, set = ok && addable(set, k), append(set, k)
+	}
+	if !ok {
+		return NewError(CodeInvalidRequest, `invalid request: the passkeys are not the JSON of at most 100 {"credential", "publicKey" (P-256 ECDSA or Ed25519 SPKI), "relyingParty", "counter"}, of distinct credentials, in base64url`, nil)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.keys = set
+	return nil
+}
+
+// proven returns why ans, completed, is no proven answer to question id of
+// req, else spends its nonce and keeps its counter. b.mu is held.
+func (b *Inbox) proven(id string, req *Request, ans Answer) *brokenRule {
+	if ans.Proof == nil {
+		return &brokenRule{why: "the question requires a passkey's proof that a human answered", hint: "This question needs your passkey: add one on this page, then send again."}
+	}
+	keys, _ := json.Marshal(b.keys)
+	nonce, counter, why := verifyProof(keys, *req, ans, id)
+	i := slices.IndexFunc(b.keys, func(k passkey) bool { return k.Credential == ans.Proof.Credential })
+	switch {
+	case why != "":
+	case b.keys[i].Counter != 0 && counter <= b.keys[i].Counter: // 0 after 0: a synced passkey
+		why = "its signature counter did not go up"
+	case !b.spend(nonce, id):
+		why = "its nonce is not this inbox's, unused for this question and under 5 minutes old"
+	default:
+		b.keys[i].Counter = counter
+		return nil
+	}
+	return &brokenRule{why: "proof: " + why, hint: "Your passkey's proof was refused: " + why + ". Send again."}
+}
+
+// spend reports whether s is a nonce of b's under 5 minutes old and unspent on
+// question id ("": an enrolment), and spends it.
+func (b *Inbox) spend(s, id string) bool {
+	i := slices.IndexFunc(b.nonces, func(n nonce) bool {
+		return n.value == s && !slices.Contains(n.spent, id) && time.Since(n.at) < 5*time.Minute
+	})
+	if i >= 0 {
+		b.nonces[i].spent = append(b.nonces[i].spent, id)
+	}
+	return i >= 0
+}
+
+// addable reports whether k may join keys: a credential in base64url not among
+// them, a P-256 ECDSA or Ed25519 key, a relying party, a 100th at most.
+func addable(keys []passkey, k passkey) bool {
+	id, err := b64.Strict().DecodeString(k.Credential)
+	return err == nil && len(id) > 0 && k.RelyingParty != "" && passkeyOf(k.PublicKey) != nil && len(keys) < 100 && !slices.ContainsFunc(keys, func(o passkey) bool { return o.Credential == k.Credential })
+}
+
+type passkey struct {
+	Credential   string `json:"credential"`
+	PublicKey    string `json:"publicKey"`
+	RelyingParty string `json:"relyingParty"`
+	Counter      uint32 `json:"counter,omitempty"`
+}
+
+type nonce struct {
+	value string
+	at    time.Time
+	spent []string // the questions answered under it, "" an enrolment
+}
+
 // ----------------------------------------------------------------------------
 // Inbox: the handler, over any Source
 
@@ -2291,13 +2437,28 @@ func Handler(src Source, token string) http.Handler {
 		h.mux.HandleFunc("GET /push", func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]string{"key": b.PushKey()})
 		})
-		h.mux.HandleFunc("POST /push", func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
-			if err := b.Subscribe(body); err != nil {
-				writeJSON(w, http.StatusBadRequest, err)
-				return
+		post := func(take func([]byte) error) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)) // one cut short is no JSON
+				if err := take(body); CodeOf(err) == CodeInvalidRequest {
+					writeJSON(w, http.StatusBadRequest, err)
+				} else if err != nil { // AcceptPasskey refused it
+					writeJSON(w, http.StatusForbidden, map[string]string{"message": err.Error()})
+				} else {
+					w.WriteHeader(http.StatusNoContent)
+				}
 			}
-			w.WriteHeader(http.StatusNoContent)
+		}
+		h.mux.HandleFunc("POST /push", post(b.Subscribe))
+		h.mux.HandleFunc("POST /passkey", post(b.Enroll))
+		h.mux.HandleFunc("GET /passkey", func(w http.ResponseWriter, _ *http.Request) {
+			var keys []struct{ Credential string }
+			_ = json.Unmarshal(b.Passkeys(), &keys)
+			ids := []string{}
+			for _, k := range keys {
+				ids = append(ids, k.Credential)
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"relyingParty": b.RelyingParty, "nonce": b.Nonce(), "credentials": ids})
 		})
 	}
 	return h
@@ -2515,6 +2676,7 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	var result struct {
 		Action  string         `json:"action"`
 		Content map[string]any `json:"content"`
+		Proof   *Receipt       `json:"proof"`
 	}
 	if err == nil {
 		err = json.Unmarshal(body, &result)
@@ -2527,7 +2689,7 @@ func (h *handler) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the body is not an elicitation result: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ans.Via = "page"
+	ans.Via, ans.Proof = "page", result.Proof
 	id := r.PathValue("id")
 	var refused *HarnessError
 	if !errors.As(h.src.Respond(id, ans, outcome), &refused) {
@@ -3527,7 +3689,7 @@ body { margin: 0; }
 main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.25rem; margin: 0; }
 h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
-#status { margin: .25rem 0 1rem; } #notify { margin: 0 0 1rem; }
+#status { margin: .25rem 0 1rem; } #notify, #passkey { margin: 0 .75rem 1rem 0; }
 .batch { border-left: 4px solid #4a78c2; padding-left: .75rem; }
 form { border: 1px solid #8888; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; contain: content; }
 .meta { font-size: .875rem; margin: 0 0 .25rem; } .deadline { font-weight: 600; }
@@ -3634,13 +3796,13 @@ function show(q) {
     }
   }
   const note = el("p", "note"), buttons = el("div", "buttons");
-  note.setAttribute("role", "alert");
+  if (note.setAttribute("role", "alert"), r.requireProof) body.append(el("p", "meta", t("Your passkey signs this answer.")));
   const submit = el("button", "", t("Send answer")), decline = el("button", "", t("Decline to answer")), dismiss = el("button", "", t("Dismiss here"));
   submit.type = "submit", decline.type = dismiss.type = "button";
   buttons.append(submit, decline, dismiss);
   body.append(buttons, note); // a refusal moves none of the question's own controls
   form.append(el("p", "why"), body);
-  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined};
+  const card = {id: q.id, form, body, note, batch: q.batch, index: q.index || 0, count: q.count || 0, sent: "", answer: null, sending: false, left: undefined, request: r};
   submit.addEventListener("click", e => { // not the form's submission, which looks at every form of the page
     e.preventDefault();
     const content = {}, chosen = picks(form, true).map(i => i.value);
@@ -3711,14 +3873,14 @@ function spoken(answer) { return answer.labels.concat(answer.words ? [answer.wor
 async function send(card, body) {
   if (card.sending || card.sent) return; // one answer at a time: a second Enter sends nothing
   card.sending = true, say(card.note, "", "");
-  let res = null, refusal = {};
+  let res = null, refusal = {}, signed = body.action !== "accept" || !card.request.requireProof; // a decline or a dismissal needs no passkey
   try {
-    const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
-    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers, body: JSON.stringify(body)});
+    if (!signed) body.proof = await prove(card.id, card.request, body.content), signed = true;
+    res = await fetch("questions/" + encodeURIComponent(card.id), {method: "POST", headers: headers(), body: JSON.stringify(body)});
     if (res.status !== 204) refusal = await res.json().catch(() => ({}));
   } catch (e) {} // not sent: res stays null
   card.sending = false;
-  if (res === null) refuse(card, t("Not sent: the connection is lost. Try again."));
+  if (!signed || res === null) refuse(card, signed ? t("Not sent: the connection is lost. Try again.") : t("Not sent: your passkey did not sign. Try again, or add a passkey."));
   else if (res.status === 204) {
     card.sent = body.action;
     if (body.action === "accept") card.answer = {labels: [].concat(body.content.choice || []), words: body.content.text || ""}, card.form.dataset.batch = card.batch || "";
@@ -3750,9 +3912,41 @@ Object.assign(bell, {type: "button", id: "notify", hidden: !sw || Notification.p
   p !== "default" && (bell.hidden = true, moved(place(box, false)), p === "granted" && allow()))}), statusLine.after(bell);
 if (sw) sw.onmessage = e => reach(String((e.data || {}).id));
 function allow() { // registers the worker (its URL holds the token, for a page it opens), and gives the host a push subscription if it takes one
-  const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}, push = w => fetch("push", {headers}).then(res => res.ok && w.pushManager &&
-    res.json().then(k => w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: k.key})).then(sub => fetch("push", {method: "POST", headers, body: JSON.stringify(sub)})));
+  const push = w => fetch("push", {headers: headers()}).then(res => res.ok && w.pushManager &&
+    res.json().then(k => w.pushManager.subscribe({userVisibleOnly: true, applicationServerKey: k.key})).then(sub => fetch("push", {method: "POST", headers: headers(), body: JSON.stringify(sub)})));
   (worker = worker || sw.register("sw.js?token=" + encodeURIComponent(token)).then(() => sw.ready)).then(push).catch(() => {});
+}
+// Passkeys (WebAuthn) prove that a human answered: the enrol button offers one to the host, and a proven card's
+// send button has it sign (user verified) the canonical JSON of a fresh nonce of the host's, the question's ID and
+// request, and the answer as sent, one card at a time. canon is RFC 8785 for what a request holds: keys sorted.
+const keyed = isSecureContext && !!window.PublicKeyCredential, enrol = el("button", "", t("Add a passkey"));
+const headers = () => ({"Authorization": "Bearer " + token, "Content-Type": "application/json"});
+const bytes = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0));
+const b64 = b => btoa(Array.from(new Uint8Array(b), c => String.fromCharCode(c)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const canon = v => JSON.stringify(v, (k, x) => x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a < b ? -1 : 1)) : x);
+Object.assign(enrol, {type: "button", id: "passkey", hidden: true, onclick: enroll}), bell.after(enrol);
+async function passkey(body) { // GET: the relying party, a nonce and the accepted credentials; with a body, an enrolment
+  const res = await fetch("passkey", body ? {method: "POST", headers: headers(), body: JSON.stringify(body)} : {headers: headers()});
+  const m = res.status === 204 ? null : await res.json();
+  if (!res.ok) throw new Error(m.message);
+  return m;
+}
+async function enroll() {
+  try {
+    const p = await passkey(), c = await navigator.credentials.create({publicKey: {challenge: bytes(p.nonce), attestation: "none",
+      rp: {id: p.relyingParty, name: t("Questions")}, user: {id: crypto.getRandomValues(new Uint8Array(16)), name: "answers", displayName: t("Answers")},
+      pubKeyCredParams: [{type: "public-key", alg: -7}, {type: "public-key", alg: -8}], authenticatorSelection: {userVerification: "required", residentKey: "preferred"}}});
+    const r = c.response;
+    await passkey({credential: b64(c.rawId), publicKey: b64(r.getPublicKey()), clientData: b64(r.clientDataJSON), authenticatorData: b64(r.getAuthenticatorData())});
+    statusLine.textContent = t("Passkey added.");
+  } catch (e) { statusLine.textContent = t("Passkey not added: %s", e.message || String(e)); }
+}
+async function prove(id, request, content) { // a proven card's receipt
+  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: content.text || ""};
+  const signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer, id, request}]}));
+  const a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty,
+    userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}), r = a.response;
+  return {credential: a.id, signed: b64(signed), clientData: b64(r.clientDataJSON), authenticatorData: b64(r.authenticatorData), signature: b64(r.signature)};
 }
 function notice(f) { if (worker && Notification.permission === "granted") shown = shown.then(() => worker).then(f).catch(() => {}); }
 function reach(id) { const card = cards.get(id); if (wanted = card ? "" : id, card) card.form.querySelector("input, button").focus({preventScroll: true}), card.form.scrollIntoView(); }
@@ -3790,7 +3984,7 @@ async function recheck() {
 function start() { // the token as it is in the fragment: percent-decoded, and a "+" stays a "+"
   const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   try { token = m ? decodeURIComponent(m[1]) : ""; } catch (e) { token = m[1]; }
-  if (token !== "") return void (sw && Notification.permission === "granted" && allow(), connect());
+  if (token !== "") return void (sw && Notification.permission === "granted" && allow(), keyed && enrol.hidden && passkey().then(p => p.relyingParty && (enrol.hidden = false, moved(place(box, false))), () => {}), connect());
   if (source) source.close(), clearTimeout(retry);
   statusLine.textContent = t("Open this page through the link the host printed: it ends with #token=…");
 }

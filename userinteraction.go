@@ -28,6 +28,7 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1402,11 +1403,20 @@ type Receipt struct {
 
 // VerifyProof checks offline that ans.Proof proves a human gave ans (as Ask
 // returned it, Via aside) to req, against keys: [{"credential", "publicKey"
-// (SPKI DER: ES256, Ed25519), "relyingParty"}], where a credential's first
+// (SPKI DER: ES256, Ed25519), "relyingParty", "counter"?}], where a credential's first
 // entry counts. A receipt of an equal request asked before verifies too: nonces
 // and counters are the Inbox's online checks. A failure is [CodeInvalidAnswer].
 func VerifyProof(keys []byte, req Request, ans Answer) error {
-	fail := func(why string) error { return invalidAnswer("proof: " + why) }
+	if _, _, why := verifyProof(keys, req, ans, ""); why != "" {
+		return invalidAnswer("proof: " + why)
+	}
+	return nil
+}
+
+// verifyProof returns the nonce and counter of ans.Proof, which proves ans to
+// req as question id ("": any), else why it does not.
+func verifyProof(keys []byte, req Request, ans Answer, id string) (nonce string, counter uint32, why string) {
+	fail := func(why string) (string, uint32, string) { return "", 0, why }
 	hash := func(b []byte) []byte { sum := sha256.Sum256(b); return sum[:] }
 	p, raw, want := ans.Proof, [4][]byte{}, appendCanonical(nil, &req)
 	if p == nil {
@@ -1419,45 +1429,51 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 		}
 	}
 	signed, client, auth, sig := raw[0], raw[1], raw[2], raw[3]
-	var accepted []map[string]string    // keys read exactly, not in any case as a struct's
+	var accepted []map[string]any       // keys read exactly, not in any case as a struct's
 	_ = json.Unmarshal(keys, &accepted) // unreadable: none accepted
-	i := slices.IndexFunc(accepted, func(k map[string]string) bool { return k["credential"] == p.Credential })
+	i := slices.IndexFunc(accepted, func(k map[string]any) bool { return k["credential"] == p.Credential })
 	if i < 0 {
 		return fail("credential " + quote(p.Credential) + " is no accepted passkey")
 	}
-	der, _ := base64.RawURLEncoding.DecodeString(accepted[i]["publicKey"])
-	key, _ := x509.ParsePKIXPublicKey(der)
+	spki, _ := accepted[i]["publicKey"].(string)
+	rp, _ := accepted[i]["relyingParty"].(string)
+	key := passkeyOf(spki)
 	ec, isEC := key.(*ecdsa.PublicKey)
 	ed, isEd := key.(ed25519.PublicKey)
-	msg, rp := slices.Concat(auth, hash(client)), accepted[i]["relyingParty"] // what the passkey signed
+	msg := slices.Concat(auth, hash(client)) // what the passkey signed
 	var c struct{ Type, Challenge, Origin string }
 	_ = json.Unmarshal(client, &c) // unreadable: no type
-	u, err := url.Parse(c.Origin)
 	var bound struct {
 		Nonce     string
 		Questions []struct {
-			Request json.RawMessage
+			ID      string
+			Request Request
 			Answer  struct {
 				Labels []string
 				Text   string
 			}
 		}
 	}
+	_ = json.Unmarshal(signed, &bound) // unreadable: no nonce
+	ids, reqs, labels, texts := []string{}, []Request{}, [][]string{}, []string{}
+	for _, q := range bound.Questions {
+		ids, reqs, labels, texts = append(ids, q.ID), append(reqs, q.Request), append(labels, q.Answer.Labels), append(texts, q.Answer.Text)
+	}
 	switch {
-	case !(isEC && ec.Params().Name == "P-256" && ecdsa.VerifyASN1(ec, hash(msg), sig) || isEd && ed25519.Verify(ed, msg, sig)):
+	case !(isEC && ecdsa.VerifyASN1(ec, hash(msg), sig) || isEd && ed25519.Verify(ed, msg, sig)):
 		return fail("the signature does not verify by an ES256 or Ed25519 key")
 	case c.Type != "webauthn.get" || c.Challenge != base64.RawURLEncoding.EncodeToString(hash(signed)):
 		return fail("the client data is no assertion whose challenge is the SHA-256 of the signed bytes")
-	case rp == "" || err != nil || u.Scheme != "https" && (u.Scheme != "http" || rp != "localhost") || u.Hostname() != rp && !strings.HasSuffix(u.Hostname(), "."+rp):
+	case !fromRP(c.Origin, rp):
 		return fail("the origin " + quote(c.Origin) + " is not the relying party's")
 	case len(auth) < 37 || !bytes.Equal(auth[:32], hash([]byte(rp))) || auth[32]&(userPresent|userVerified) != userPresent|userVerified:
 		return fail("the authenticator data is not the relying party's with the user present and verified")
-	case json.Unmarshal(signed, &bound) != nil || bound.Nonce == "":
-		return fail("the signed bytes are not the JSON of a nonce and questions")
+	case bound.Nonce == "" || !bytes.Equal(signedBytes(bound.Nonce, ids, reqs, labels, texts), signed): // JSON read in any case, or a key twice
+		return fail("the signed bytes are not the JSON of a nonce and questions, in canonical form")
 	}
 	ans.Via, ans.Proof = "", nil // as given, completed, but for what is not signed
-	for _, q := range bound.Questions {
-		if !bytes.Equal(q.Request, want) {
+	for i, q := range bound.Questions {
+		if !bytes.Equal(appendCanonical(nil, &reqs[i]), want) || id != "" && q.ID != id {
 			continue // only an entry of req costs a check: the work is linear
 		}
 		sent := Answer{Text: q.Answer.Text}
@@ -1465,10 +1481,26 @@ func VerifyProof(keys []byte, req Request, ans Answer) error {
 			sent.Options = append(sent.Options, Option{Label: l})
 		}
 		if done, no := resolve(&req, sent); no == nil && reflect.DeepEqual(done, ans) {
-			return nil
+			return bound.Nonce, binary.BigEndian.Uint32(auth[33:37]), ""
 		}
 	}
 	return fail("no question it signed is this request with this answer")
+}
+
+// fromRP reports whether origin is relying party rp's: https, or http on localhost, at rp or under it.
+func fromRP(origin, rp string) bool {
+	u, err := url.Parse(origin)
+	return rp != "" && err == nil && (u.Scheme == "https" || u.Scheme == "http" && rp == "localhost") && (u.Hostname() == rp || strings.HasSuffix(u.Hostname(), "."+rp))
+}
+
+// passkeyOf returns the P-256 ECDSA or Ed25519 key of spki, base64url SPKI DER, or nil.
+func passkeyOf(spki string) any {
+	der, _ := base64.RawURLEncoding.Strict().DecodeString(spki)
+	k, _ := x509.ParsePKIXPublicKey(der)
+	if ec, _ := k.(*ecdsa.PublicKey); ec != nil && ec.Params().Name == "P-256" || reflect.TypeOf(k) == reflect.TypeFor[ed25519.PublicKey]() {
+		return k
+	}
+	return nil
 }
 
 // The flags of WebAuthn's authenticator data that VerifyProof requires.

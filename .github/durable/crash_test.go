@@ -67,7 +67,8 @@ const guard = 2 * time.Minute
 // A setup is one test's database, tool call, log file and question timeout.
 type setup struct {
 	db, call, log, timeout string
-	calls                  int // the tool calls, IDs call-1, call-2, ..., when more than one
+	calls                  int      // the tool calls, IDs call-1, call-2, ..., when more than one
+	args                   []string // more flags
 }
 
 func newSetup(t *testing.T) setup {
@@ -122,6 +123,7 @@ type host struct {
 	url     string      // of the page's routes, such as http://127.0.0.1:4242/ask
 	token   string      // the page's, from the link it printed
 	results chan string // the lines it prints on stdout: the tool's results
+	logged  chan string // the lines it prints on stderr, while not full
 	exited  chan struct{}
 
 	mu     sync.Mutex
@@ -132,9 +134,10 @@ type host struct {
 // until its page is served.
 func start(t *testing.T, s setup, env ...string) *host {
 	t.Helper()
-	h := &host{t: t, results: make(chan string, max(s.calls, 1)+10), exited: make(chan struct{})}
+	h := &host{t: t, results: make(chan string, max(s.calls, 1)+10), logged: make(chan string, 100), exited: make(chan struct{})}
 	h.cmd = exec.Command(hostBin, "-db", s.db, "-addr", "127.0.0.1:0", "-call", s.call, "-log", s.log, "-timeout", s.timeout,
 		"-calls", fmt.Sprint(max(s.calls, 1)))
+	h.cmd.Args = append(h.cmd.Args, s.args...)
 	h.cmd.Env = append(append(os.Environ(), "USERINTERACTION_TOKEN="+token), env...)
 	stdout, err := h.cmd.StdoutPipe()
 	if err != nil {
@@ -159,6 +162,10 @@ func start(t *testing.T, s setup, env ...string) *host {
 			h.mu.Lock()
 			h.stderr.WriteString(line + "\n")
 			h.mu.Unlock()
+			select {
+			case h.logged <- line:
+			default:
+			}
 		}
 	}()
 	var reading sync.WaitGroup

@@ -55,7 +55,8 @@ type asked struct {
 }
 
 func (d *durable) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
-	wf := dbos.From(d.dbos, ctx) // the workflow's steps, under the ask's ctx
+	req.RequireProof = req.RequireProof || *proof // -proof, the host's policy: recorded and signed as the tool's
+	wf := dbos.From(d.dbos, ctx)                  // the workflow's steps, under the ask's ctx
 	deadline, err := dbos.RunAsStep(wf, func(context.Context) (time.Time, error) {
 		if d.timeout <= 0 {
 			return time.Time{}, nil // none
@@ -115,6 +116,11 @@ type question struct {
 var errNotCheckpointed = userinteraction.NewError(userinteraction.CodeNotPending,
 	"not pending: the workflow's step ended, or another process runs the workflow now", nil)
 
+// errCounterNotKept is a keep's error when the passkey's counter of a proven
+// answer could not be written: the answer is not taken.
+var errCounterNotKept = userinteraction.NewError(userinteraction.CodeNotKept,
+	"not kept: the passkey's counter could not be written to the database; send it again", nil)
+
 // A claim is an outcome that the page is about to confirm.
 type claim struct {
 	outcome userinteraction.Outcome
@@ -131,6 +137,9 @@ func (q *question) wait(step context.Context) (asked, error) {
 	}
 	q.stop, q.ended = stop, make(chan userinteraction.Outcome, 1)
 	keep := func(o []userinteraction.Outcome) error { // on the page's goroutine; no lock is held
+		if o[0].Answer.Proof != nil && keys.sync(q.inbox.Passkeys()) != nil { // the Inbox checked it, and holds its counter
+			return errCounterNotKept
+		}
 		c := claim{outcome: o[0], kept: make(chan bool, 1)}
 		select {
 		case q.claims <- c:

@@ -24,6 +24,15 @@
 // is served once the recovered questions are open again: the tab shows each
 // question once.
 //
+// With -rp localhost (the page's host name), the page enrols passkeys and
+// proves answers with them, and -proof makes every question require a
+// proven answer, as a tool's Request.RequireProof does. The host keeps the
+// accepted keys and their signature counters in its SQLite database
+// (passkeys.go), and each receipt in the outcome its workflow recorded:
+// "go run . -verify" prints VerifyProof's verdict on each proven answer. On
+// Postgres the page has no passkeys: -rp and -verify are refused, and so is
+// a proven question, with ASK_UNSUPPORTED.
+//
 // DBOS recovers at launch only the workflows of its own application
 // version (DBOS__APPVERSION, by default a hash of the binary) and executor
 // ID (DBOS__VMID). The host prints one line on stderr for each workflow
@@ -80,10 +89,17 @@ var (
 	calls   = flag.Int("calls", 1, "how many tool calls to run; more than one have the IDs call-1, call-2, ...")
 	timeout = flag.Duration("timeout", 24*time.Hour, "how long a question waits for its answer, or 0 for ever")
 	logFile = flag.String("log", "migrations.log", "the file that the tool's result is appended to")
+	rp      = flag.String("rp", "", "the page's host name, such as localhost: the page enrols passkeys for it and proves answers with them (SQLite only)")
+	proof   = flag.Bool("proof", false, "require each question's answer proven by a passkey, as a tool's Request.RequireProof does")
+	audit   = flag.Bool("verify", false, "print VerifyProof's verdict on each proven answer recorded in -db, and exit")
 )
 
-// inbox holds the questions open in this process, on SQLite. Its page shows them.
-var inbox = &userinteraction.Inbox{}
+// inbox holds the questions open in this process, on SQLite. Its page shows
+// them. keys is the table of its accepted passkeys (passkeys.go).
+var (
+	inbox = &userinteraction.Inbox{}
+	keys  *passkeys
+)
 
 // An asker is the provider of one workflow's questions, with the first
 // failure of the engine in an ask.
@@ -148,6 +164,23 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	onPostgres := strings.HasPrefix(*db, "postgres")
+	if onPostgres && (*rp != "" || *audit) {
+		return errors.New("-rp and -verify need SQLite: on Postgres the page has no passkeys, and a proven question is refused")
+	}
+	if !onPostgres {
+		var err error
+		if keys, err = openPasskeys(ctx, *db); err != nil {
+			return err
+		}
+		if *audit {
+			all, err := keys.all(ctx)
+			if err != nil {
+				return err
+			}
+			return verify(ctx, *db, all)
+		}
+	}
 	engine, err := dbos.NewContext(context.Background(), dbos.Config{
 		AppName:     "durable",
 		DatabaseURL: *db,
@@ -159,7 +192,6 @@ func run() error {
 	dbos.RegisterWorkflow(engine, migrateCall, dbos.WithWorkflowName("migrate"))
 	token := os.Getenv("USERINTERACTION_TOKEN")
 	var src userinteraction.Source = inbox
-	onPostgres := strings.HasPrefix(*db, "postgres")
 	if onPostgres {
 		shared, err := openShared(ctx, *db, engine)
 		if err != nil {
@@ -178,6 +210,14 @@ func run() error {
 			token, err = fileToken(*db)
 		}
 		if err != nil {
+			return err
+		}
+		all, err := keys.all(ctx)
+		if err != nil {
+			return err
+		}
+		inbox.RelyingParty, inbox.AcceptPasskey = *rp, keys.accept
+		if err := inbox.SetPasskeys(all); err != nil {
 			return err
 		}
 		newAsker = func(wf dbos.Context) asker { return &durable{dbos: wf, inbox: inbox, timeout: *timeout} }
@@ -204,10 +244,22 @@ func run() error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/ask/", http.StripPrefix("/ask", page))
+	if !onPostgres { // an enrolment's key holds the registration's counter
+		mux.HandleFunc("POST /ask/passkey", func(w http.ResponseWriter, r *http.Request) {
+			http.StripPrefix("/ask", page).ServeHTTP(w, r)
+			if err := keys.sync(inbox.Passkeys()); err != nil {
+				fmt.Fprintln(os.Stderr, "durable: the passkeys' counters could not be written:", err)
+			}
+		})
+	}
 	server := &http.Server{Handler: mux}
 	go server.Serve(ln)
 	defer server.Close()
-	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", ln.Addr(), token)
+	at := ln.Addr().String()
+	if _, port, _ := net.SplitHostPort(at); *rp == "localhost" { // a passkey's relying party is never an IP address
+		at = net.JoinHostPort(*rp, port)
+	}
+	fmt.Fprintf(os.Stderr, "Answer the agent's questions at http://%s/ask/#token=%s\n", at, token)
 
 	// The same ID as before a crash gives the workflow that Launch recovered.
 	for i := 1; i <= *calls; i++ {
@@ -242,8 +294,8 @@ func newToken() string {
 // database db keeps (its name and ".token", mode 0600), after writing a new
 // one there at the first start. A database in memory keeps none.
 func fileToken(db string) (string, error) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(db, "sqlite:"), "file:"), "?")
-	if name = strings.TrimPrefix(name, "//"); name == "" || strings.Contains(name, ":memory:") {
+	name := sqliteName(db)
+	if name == "" {
 		return newToken(), nil
 	}
 	name += ".token"

@@ -320,7 +320,15 @@ const forever = 100 * 365 * 24 * time.Hour
 
 var errDeadline = userinteraction.NewError(userinteraction.CodeAskAborted, "ask aborted: no answer came before the deadline", context.DeadlineExceeded)
 
+// errNoPasskeys refuses a proven question on Postgres, where the page is
+// served over the database's Source, and only an Inbox's has passkeys.
+var errNoPasskeys = userinteraction.NewError(userinteraction.CodeAskUnsupported, "ask unsupported: the question requires proof "+
+	"that a human answered, and passkeys need the Inbox's page: run the host on SQLite with -rp", nil)
+
 func (d *sharedAsker) Ask(ctx context.Context, req userinteraction.Request) (userinteraction.Answer, error) {
+	if req.RequireProof || *proof {
+		return userinteraction.Answer{}, errNoPasskeys
+	}
 	wf := dbos.From(d.dbos, ctx)
 	wfID, err := dbos.GetWorkflowID(wf)
 	if err != nil {
