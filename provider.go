@@ -1090,20 +1090,32 @@ func NewTerminal(in io.Reader, out io.Writer) *Terminal {
 // End of input is [CodeAskCancelled]. When ctx is done, Ask says why and
 // returns ctx.Err(). Run it under signal.NotifyContext for Ctrl-C.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if err := t.acquire(ctx, cmp.Or(req.Validate(), unproven("the terminal cannot give one", req))); err != nil {
-		return Answer{}, err
-	}
-	defer func() { <-t.turn }() // the turn given back
-	return t.ask(ctx, &req, nil, 1)
+	o := outcomesOf(t.asks(ctx, []Request{req}, req.Validate()))
+	return o[0].Answer, o[0].Err
 }
 
 // AskAll asks reqs as Ask does, in turn, each headed "Question 2 of 3".
 // When another UI answers the batch, it says the answers here were unused.
 func (t *Terminal) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
-	if err := t.acquire(ctx, cmp.Or(validateAll(reqs), unproven("the terminal cannot give one", reqs...))); err != nil {
+	return t.asks(ctx, reqs, validateAll(reqs))
+}
+
+// asks asks reqs in turn, unless they are invalid, t is not made by
+// NewTerminal, or ctx is nil or ends before t's turn is taken.
+func (t *Terminal) asks(ctx context.Context, reqs []Request, invalid error) ([]Answer, error) {
+	invalid = cmp.Or(invalid, unproven("the terminal cannot give one", reqs...))
+	if t.turn == nil && invalid == nil {
+		invalid = NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
+	}
+	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil {
 		return nil, err
 	}
-	defer func() { <-t.turn }() // the turn given back
+	select {
+	case t.turn <- struct{}{}:
+		defer func() { <-t.turn }() // the turn given back
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	answers := make([]Answer, 0, len(reqs))
 	for i := range reqs {
 		ans, err := t.ask(ctx, &reqs[i], answers, len(reqs))
@@ -1122,23 +1134,6 @@ const (
 	descriptionRows = 3           // so descriptions push no options out of sight
 	sayWait         = time.Second // how long writing an ask's ending may take
 )
-
-// acquire takes t's turn for the questions, unless they are invalid, t is not
-// made by NewTerminal, or ctx is nil or ends first.
-func (t *Terminal) acquire(ctx context.Context, invalid error) error {
-	if t.turn == nil && invalid == nil {
-		invalid = NewError(CodeInvalidProvider, "the Terminal has no input: make it with NewTerminal", nil)
-	}
-	if err := cmp.Or(invalid, ctxErr(ctx)); err != nil {
-		return err
-	}
-	select {
-	case t.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // ask asks req, the question after the answers before in a batch of n. The
 // last question's answer goes to [Decide] with them, so only an answer taken
