@@ -1806,11 +1806,8 @@ type waiter struct {
 }
 
 func (w waiter) Ask(ctx context.Context, req Request) (Answer, error) {
-	answers, err := w.AskAll(ctx, []Request{req})
-	if err != nil {
-		return Answer{}, err
-	}
-	return answers[0], nil
+	o := outcomesOf(w.AskAll(ctx, []Request{req}))
+	return o[0].Answer, o[0].Err
 }
 
 func (w waiter) AskAll(ctx context.Context, reqs []Request) ([]Answer, error) {
