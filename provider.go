@@ -3235,9 +3235,8 @@ const (
 	minKey      = 32 // bytes of a sealing key, at least
 )
 
-// stateEncoding refuses padding, bytes outside base64url and unused bits that
-// are not zero, and OpenReplay the line breaks it skips. So a state has one
-// spelling: base64url, '.', base64url.
+// stateEncoding, Strict, refuses unused bits that are not zero, padding and
+// bytes outside base64url: a state has one spelling, as OpenReplay says.
 var stateEncoding = base64.RawURLEncoding.Strict()
 
 // expiry returns the Unix millisecond after which state sealed at now expires.
