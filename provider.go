@@ -3069,11 +3069,9 @@ asks:
 func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
 	r, ok := p.record[id]
 	switch {
-	case !ok:
-		return Outcome{}, false, ""
 	case r.err != nil:
 		return Outcome{Answer: r.answer, Err: r.err.asError()}, true, ""
-	case r.hint != "": // a refusal
+	case !ok || r.hint != "": // none, or a refusal's hint
 		return Outcome{}, false, r.hint
 	}
 	ans, broken := resolve(req, r.answer)
