@@ -1221,11 +1221,10 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	defer cancel()
 	r, w := rows{width: columnsWide(wait, t.out)}, t.Words
 	o, elsewhere := EndedElsewhere(ctx)
-	if elsewhere {
-		r.ended(w, o, req, batch)
-	} else { // as the page says it
-		r.text(w.Ended(Outcome{Err: aborted(ctx, "answered")}), "", "", 0)
+	if !elsewhere { // as the page says it
+		o = Outcome{Err: aborted(ctx, "answered")}
 	}
+	r.ended(w, o, req, batch)
 	switch {
 	case elsewhere && typed == 1:
 		r.text(w.say("Your answer here was not used."), "", "", 0)
@@ -1240,8 +1239,8 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	_ = t.write(wait, r.String())
 }
 
-// ended writes in two rows at most how req, or its batch, ended with o
-// elsewhere: [Words.Ended]'s sentence, with the rows picked before the picks.
+// ended writes in two rows at most how req, or its batch, ended with o:
+// [Words.Ended]'s sentence, with the rows picked before the picks.
 func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 	a, where, quoted := o.Answer, w.where(o.Answer.Via), strings.Join(w.picks(o.Answer), ", ")
 	switch {
