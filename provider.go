@@ -1381,11 +1381,10 @@ type rows struct {
 
 // text writes s in rows led by first, then rest; most > 0 cuts the last of most with "…".
 func (r *rows) text(s, first, rest string, most int) {
-	if s == "" {
-		r.WriteString(strings.TrimRight(first, " ") + "\n")
-		return
-	}
 	lead := first
+	if s == "" { // a row of its lead alone, without a trailing space
+		lead = strings.TrimRight(first, " ")
+	}
 	for n := 1; ; n++ {
 		end := fit(s, len(lead), r.width)
 		more := strings.TrimLeft(s[end:], " \t") != ""
