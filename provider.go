@@ -3061,9 +3061,8 @@ asks:
 	return given
 }
 
-// outcome returns the recorded outcome of id, completed by step 6 of
-// [Registry.Ask], or the hint of a refusal. A broken answer becomes a refusal,
-// the last [CodeInvalidAnswer].
+// outcome returns the recorded outcome of id, or a refusal's hint, as
+// [Replay.Ask] says: completed, or a broken answer counted as refused.
 func (p *Replay) outcome(id string, req *Request) (o Outcome, answered bool, hint string) {
 	r, ok := p.record[id]
 	switch {
