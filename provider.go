@@ -1285,8 +1285,7 @@ func (r *rows) ended(w Words, o Outcome, req *Request, batch bool) {
 }
 
 // bell returns BEL and the desktop notifications OSC 9 and 777 for req, on a
-// terminal: the agent or "A question waits" (without ";", 777's separator)
-// and req's first row, cut. No control passes Validate.
+// terminal: a title and req's first row, cut. No control passes Validate.
 func (t *Terminal) bell(req *Request) string {
 	switch {
 	case t.Quiet || terminal(t.out) == nil:
@@ -1296,7 +1295,7 @@ func (t *Terminal) bell(req *Request) string {
 	}
 	a := cmp.Or(req.Agent, &Agent{})
 	r, title := rows{width: 100}, cmp.Or(a.Name, a.ID, t.Words.say("A question waits"))
-	r.text(strings.ReplaceAll(title, ";", ","), "", "", 1) // one row each, cut with "…", tabs as spaces
+	r.text(strings.ReplaceAll(title, ";", ","), "", "", 1) // no ";", 777's separator; one row each, cut with "…", tabs as spaces
 	r.text(firstLine(req.Question), "", "", 1)
 	title, body, _ := strings.Cut(strings.TrimSuffix(r.String(), "\n"), "\n")
 	return "\x1b]9;" + title + ": " + body + "\a\x1b]777;notify;" + title + ";" + body + "\a\a"
