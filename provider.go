@@ -1231,11 +1231,7 @@ func (t *Terminal) ended(ctx context.Context, req *Request, err error, batch boo
 	case elsewhere && typed > 1:
 		r.text(w.say("Your %d answers here were not used.", typed), "", "", 0)
 	}
-	// Before the host's next output, after a write ctx interrupted.
-	if _, err := await(wait, &t.written); err != nil {
-		t.post(r.String()) // after the write stuck in the output
-		return
-	}
+	// Before the host's next output, after a write ctx interrupted: post chains it.
 	_ = t.write(wait, r.String())
 }
 
