@@ -1144,25 +1144,17 @@ func (a *Answer) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
-	var w wireAnswer
-	if err := w.decode(data); err != nil {
+	var w Answer
+	type answer Answer // w without its methods, so Unmarshal does not call this one
+	type Answer answer // so that decoding errors name Answer
+	if err := json.Unmarshal(data, (*Answer)(&w)); err != nil {
 		return err
 	}
-	*a = Answer(w)
+	*a = w
 	if len(a.Options) == 0 {
 		a.Options = nil
 	}
 	return nil
-}
-
-// wireAnswer is Answer without its methods, to decode into.
-type wireAnswer Answer
-
-// decode decodes data into w through a local type named Answer, so that
-// decoding errors name Answer.
-func (w *wireAnswer) decode(data []byte) error {
-	type Answer wireAnswer
-	return json.Unmarshal(data, (*Answer)(w))
 }
 
 // wireOutcome is the JSON shape of an Outcome.
