@@ -125,11 +125,8 @@ func (r Request) clone() Request {
 	return r
 }
 
-// cloneOptions returns a copy of opts, nil when opts is empty.
+// cloneOptions returns a copy of opts, nil when opts is empty, as append keeps nil.
 func cloneOptions(opts []Option) []Option {
-	if len(opts) == 0 {
-		return nil
-	}
 	return append([]Option(nil), opts...)
 }
 
