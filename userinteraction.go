@@ -67,10 +67,7 @@ func (o Option) Answer() Answer {
 
 // text returns the value of o, as [Option] defines it.
 func (o Option) text() string {
-	if o.Value != "" {
-		return o.Value
-	}
-	return o.Label
+	return cmp.Or(o.Value, o.Label)
 }
 
 // Pick returns the [Answer] that picks copies of opts in a MultiSelect
