@@ -612,13 +612,10 @@ func labelKey(label string) string {
 	var b strings.Builder
 	label = strings.TrimFunc(label, showsNothing)
 	b.Grow(len(label)) // folding keeps most labels' length
-	for {
-		var c rune
-		if c, label = nextKeyRune(label); c < 0 {
-			return b.String()
-		}
+	for c, rest := nextKeyRune(label); c >= 0; c, rest = nextKeyRune(rest) {
 		b.WriteRune(c)
 	}
+	return b.String()
 }
 
 // asciiKey is labelKey of an ASCII label, read without Unicode's tables.
