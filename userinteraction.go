@@ -1324,8 +1324,6 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	case nil:
 		return Answer{Text: text}, nil
 	case string:
-		// Clients fill in the default of "choice", so the text the human
-		// typed wins.
 		if !blank(text) {
 			return Answer{Text: text}, nil
 		}
