@@ -308,10 +308,8 @@ func problem(r *Request) string {
 // sizes returns the bytes of the text that a UI shows for r, and of r's
 // option values, which no UI shows but every UI, form and sealed state carries.
 func sizes(r *Request) (shown, values int) {
-	shown = len(r.Question) + len(r.Header)
-	if r.Agent != nil {
-		shown += len(r.Agent.ID) + len(r.Agent.Name)
-	}
+	a := cmp.Or(r.Agent, &Agent{})
+	shown = len(r.Question) + len(r.Header) + len(a.ID) + len(a.Name)
 	for i := range r.Options {
 		o := &r.Options[i]
 		shown, values = shown+len(o.Label)+len(o.Description), values+len(o.Value)
