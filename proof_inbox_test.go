@@ -466,3 +466,16 @@ func TestInboxSetPasskeys(t *testing.T) {
 		t.Errorf("SetPasskeys(null) = %v, Passkeys() = %s; want none", err, restored.Passkeys())
 	}
 }
+
+// TestInboxEnrollRefusedSpendsNoNonce: an enrolment refused as
+// INVALID_REQUEST leaves the Inbox as it was: its nonce still enrols.
+func TestInboxEnrollRefusedSpendsNoNonce(t *testing.T) {
+	p, a := newPasskeyPage(t), newAuthenticator(t, "ES256")
+	nonce := p.info(t).Nonce
+	if w := p.enrol(t, a, func(r *authenticator, n *string) { *n, r.flags = nonce, 0x41 }, nil); w.Code != 400 {
+		t.Fatalf("UV off: POST /passkey = %d %s, want 400", w.Code, w.Body)
+	}
+	if w := p.enrol(t, a, func(_ *authenticator, n *string) { *n = nonce }, nil); w.Code != 204 {
+		t.Errorf("then under the same nonce with UV on: POST /passkey = %d %s, want 204", w.Code, w.Body)
+	}
+}
