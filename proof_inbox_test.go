@@ -152,7 +152,7 @@ func TestInboxEnroll(t *testing.T) {
 		{"an RSA key", nil, func(r map[string]string) { r["publicKey"] = b64.EncodeToString(rsaDER) }, "P-256 ECDSA or Ed25519"},
 		{"no key", nil, func(r map[string]string) { r["publicKey"] = "" }, "P-256 ECDSA or Ed25519"},
 		{"a duplicate", func(a *authenticator, _ *string) { *a = *enrolled; a.typ, a.flags = "webauthn.create", 0x45 }, nil, "accepted already"},
-		{"no JSON", nil, func(r map[string]string) { clear(r) }, "client data"},
+		{"no JSON", nil, func(r map[string]string) { clear(r) }, "authenticator data"},
 	} {
 		before := string(p.inbox.Passkeys())
 		w := p.enrol(t, newAuthenticator(t, "Ed25519"), tc.pre, tc.post)
