@@ -3958,7 +3958,7 @@ async function enroll() {
   } catch (e) { statusLine.textContent = t("Passkey not added: %s", e.message || String(e)); }
 }
 async function prove(id, request, content) { // a proven card's receipt
-  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: content.text || ""};
+  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: (content.text || "").replace(/\p{Cs}/gu, "\ufffd")}; // a lone surrogate as Go reads it
   const signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer, id, request}]}));
   const a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty,
     userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}), r = a.response;
