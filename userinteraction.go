@@ -278,18 +278,13 @@ func problem(r *Request) string {
 	if blank(r.Question) {
 		return "question is empty"
 	}
-	if msg := textProblem(r.Question, prose); msg != "" {
-		return "question " + msg
-	}
-	if msg := textProblem(r.Header, name); msg != "" {
-		return "header " + msg
-	}
-	if a := r.Agent; a != nil {
-		if msg := textProblem(a.ID, name); msg != "" {
-			return "agent.id " + msg
-		}
-		if msg := textProblem(a.Name, name); msg != "" {
-			return "agent.name " + msg
+	a := cmp.Or(r.Agent, &Agent{})
+	for _, f := range [...]struct {
+		field, text string
+		isProse     bool
+	}{{"question", r.Question, prose}, {"header", r.Header, name}, {"agent.id", a.ID, name}, {"agent.name", a.Name, name}} {
+		if msg := textProblem(f.text, f.isProse); msg != "" {
+			return f.field + " " + msg
 		}
 	}
 	recommended := -1
@@ -884,10 +879,7 @@ func resolveSingle(req *Request, ans Answer) (Answer, *brokenRule) {
 			return Answer{}, notOffered(req, ans.Option.Label)
 		}
 		text := req.Options[picked].text()
-		if ans.Text == "" {
-			ans.Text = text
-		}
-		if ans.Text != text {
+		if ans.Text = cmp.Or(ans.Text, text); ans.Text != text { // an empty Text is the option's
 			return Answer{}, &brokenRule{
 				why:  "text " + quote(ans.Text) + " disagrees with option " + quote(req.Options[picked].Label),
 				hint: pickHint(req),
@@ -977,12 +969,7 @@ func labelIndexes(opts []Option) map[string]int {
 
 // textIndex returns the index of the first option whose value is text, or -1.
 func textIndex(opts []Option, text string) int {
-	for i := range opts {
-		if opts[i].text() == text {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(opts, func(o Option) bool { return o.text() == text })
 }
 
 // ----------------------------------------------------------------------------
@@ -1368,16 +1355,13 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 			picks[i].Label = label
 		}
 	case []any:
-		for i, v := range choice { // before any pick is built
-			if _, ok := v.(string); !ok {
-				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
-			}
-		}
 		if len(choice) > 0 {
 			picks = make([]Option, len(choice))
 		}
 		for i, v := range choice {
-			picks[i].Label = v.(string)
+			if picks[i].Label, ok = v.(string); !ok {
+				return Answer{}, invalidAnswer(fmt.Sprintf(`"choice"[%d] is %s, not a string`, i, jsonType(v)))
+			}
 		}
 	default:
 		return Answer{}, invalidAnswer(`"choice" is ` + jsonType(choice) + `, not a string or an array of strings`)
