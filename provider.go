@@ -618,11 +618,10 @@ type decision struct {
 	over    context.Context           // a race's ask: once done, nothing is taken
 	call    *providerAsk              // a registry's first call, which holds what was audited
 	members []context.CancelCauseFunc // a race's, withdrawn once another won
-	turn    chan struct{}             // holds a token while an outcome is on its way
+	turn    chan struct{}             // holds a token while an outcome is on its way, and guards the fields below
 
-	mu      sync.Mutex // guards the fields below
-	decided []Outcome  // nil until decided
-	by      int        // the seat that decided
+	decided []Outcome // nil until decided
+	by      int       // the seat that decided
 }
 
 // A seat is one provider's ask at a decision: in a race, its member.
@@ -696,15 +695,13 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 func (d *decision) take(n int) (elsewhere bool, err error) {
 	var over <-chan struct{}
 	if d.over != nil {
-		over = d.over.Done() // before d.mu: Done may do anything
+		over = d.over.Done()
 	}
 	select {
 	case d.turn <- struct{}{}:
 	case <-over:
 		return true, notPending("the asker stopped waiting for it")
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	switch {
 	case d.over != nil && d.over.Err() != nil:
 		elsewhere, err = true, notPending("the asker stopped waiting for it")
@@ -717,11 +714,9 @@ func (d *decision) take(n int) (elsewhere bool, err error) {
 	return elsewhere, err
 }
 
-// set marks o decided by seat n, and withdraws a race's other members.
+// set marks o decided by seat n, under d's turn, and withdraws a race's others.
 func (d *decision) set(n int, o []Outcome) {
-	d.mu.Lock()
 	d.decided, d.by = o, n
-	d.mu.Unlock()
 	cause := &endedElsewhere{outcomes: o}
 	for i, withdraw := range d.members {
 		if i != n {
@@ -735,8 +730,6 @@ func (d *decision) set(n int, o []Outcome) {
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.turn <- struct{}{}
 	defer func() { <-d.turn }()
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.decided == nil {
 		d.decided = o
 	}
