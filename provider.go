@@ -666,11 +666,8 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			}
 		}
 		if at.d.members != nil && !wins(o) {
-			break // a UI that drops out decides nothing
+			return o, false, nil // a UI that drops out decides nothing
 		}
-	}
-	if !wins(o) && held[len(held)-1].d.members != nil {
-		return o, false, nil
 	}
 	for _, h := range held {
 		if h.d.keep == nil {
