@@ -248,7 +248,11 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	var a *inflight
 	defer func() {
 		if ended == nil && a != nil { // a panic: audit what a UI was told
-			ended = a.decided()
+			ended = a.done
+			if a.p != nil { // once the outcome on its way, if any, is decided
+				decided, _ := seatOf(a.p).d.settle(nil)
+				ended = append(ended, decided...)
+			}
 		}
 		r.audit(req, reqs, ended, a)
 	}()
@@ -431,15 +435,6 @@ func (a *inflight) finish() {
 	a.prev, a.next = nil, nil
 	reg.mu.Unlock()
 	a.cancel(nil)
-}
-
-// decided returns the outcomes decided so far, the call in flight's too.
-func (a *inflight) decided() []Outcome {
-	if a.p == nil {
-		return a.done
-	}
-	decided, _ := seatOf(a.p).d.settle(nil) // once the outcome on its way, if any, is decided
-	return append(a.done, decided...)
 }
 
 func (a *inflight) audited(i int) bool {
