@@ -563,11 +563,10 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 // EndedElsewhere reports the winner's outcome once [FirstOf] withdrew the ask
 // of ctx because another UI won: for a batch, the decline or the last answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
-	o, ok := wonElsewhere(ctx)
-	if !ok {
-		return Outcome{}, false
+	if o, ok := wonElsewhere(ctx); ok {
+		return o[len(o)-1], true
 	}
-	return o[len(o)-1], true
+	return Outcome{}, false
 }
 
 // wonElsewhere returns the outcomes another member won with, once ctx is done.
