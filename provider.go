@@ -591,9 +591,7 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 }
 
 // endedElsewhere is the cause of a member's context when another member won.
-type endedElsewhere struct {
-	outcomes []Outcome
-}
+type endedElsewhere struct{ outcomes []Outcome }
 
 func (e *endedElsewhere) Error() string {
 	return "the question ended on another UI"
