@@ -682,17 +682,14 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 // take takes d's turn for seat n once it is free, unless d is decided or its
 // race over. elsewhere reports another seat's decision, or the race's end.
 func (d *decision) take(n int) (elsewhere bool, err error) {
-	var over <-chan struct{}
-	if d.over != nil {
-		over = d.over.Done()
-	}
+	over := cmp.Or(d.over, context.Background()) // outside a race, an ask that never ends
 	select {
 	case d.turn <- struct{}{}:
-	case <-over:
+	case <-over.Done():
 		return true, notPending("the asker stopped waiting for it")
 	}
 	switch {
-	case d.over != nil && d.over.Err() != nil:
+	case over.Err() != nil:
 		elsewhere, err = true, notPending("the asker stopped waiting for it")
 	case d.decided != nil:
 		elsewhere, err = d.by != n, notPending("it was answered already, maybe on another UI")
