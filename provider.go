@@ -173,8 +173,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
-// runWith runs call under a new Registry, whose provider is p and whose Ended
-// is that of ctx's registry.
+// runWith runs call under a new Registry of p, with the Ended of ctx's registry.
 func runWith(ctx context.Context, p Provider, call func(ctx context.Context)) {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
@@ -637,9 +636,8 @@ func withSeat(ctx context.Context, s *seat) context.Context {
 }
 
 // offer decides o at s, as Decide says. It takes the turn of each decision up
-// to the top, checks o, and runs the keeps once every turn is held. Then it
-// marks o decided at each, which withdraws a race's other members. lost reports
-// that a race refused o.
+// to the top, checks o, runs the keeps once every turn is held, and then sets o
+// at each. lost reports that a race refused o.
 func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
