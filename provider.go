@@ -592,9 +592,7 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 // endedElsewhere is the cause of a member's context when another member won.
 type endedElsewhere struct{ outcomes []Outcome }
 
-func (e *endedElsewhere) Error() string {
-	return "the question ended on another UI"
-}
+func (e *endedElsewhere) Error() string { return "the question ended on another UI" }
 
 // A decision decides the outcome of one provider's ask: a Registry's, a FirstOf
 // race's, or one under WithKeep. An outcome on its way holds the turn of each
