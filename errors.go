@@ -221,17 +221,6 @@ func noProvider(hasRegistry bool) error {
 	return NewError(CodeNoProvider, "no provider: no UI is registered to answer the question", nil)
 }
 
-// providerFailed returns the PROVIDER_FAILED error for err, an uncoded error
-// from a provider. Its message ends with err's text, cut short and escaped
-// (escape), because the text may come from a remote client. A typed nil is
-// named, not kept, because calling its methods could panic in the caller.
-func providerFailed(err error) *UserInteractionError {
-	if isTypedNil(err) {
-		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
-	}
-	return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
-}
-
 // isTypedNil reports whether err is a nil pointer, map, slice, func or chan
 // in a non-nil error interface.
 func isTypedNil(err error) bool {
@@ -267,10 +256,15 @@ func aborted(ctx context.Context, stage string) error {
 
 // coded returns err, a provider's error, as [Registry.Ask] returns it
 // after the provider's context: err when it carries a code, else the
-// PROVIDER_FAILED error for it.
+// PROVIDER_FAILED error for it. That message ends with err's text, cut short
+// and escaped, because the text may come from a remote client. A typed nil
+// is named, not kept, because calling its methods could panic in the caller.
 func coded(err error) error {
-	if isTypedNil(err) || CodeOf(err) == "" {
-		return providerFailed(err)
+	switch {
+	case isTypedNil(err):
+		return NewError(CodeProviderFailed, fmt.Sprintf("provider failed: it returned a nil %T as its error", err), nil)
+	case CodeOf(err) == "":
+		return NewError(CodeProviderFailed, "provider failed: "+escape(clip(err.Error(), maxProviderText)), err)
 	}
 	return err
 }

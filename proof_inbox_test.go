@@ -152,7 +152,7 @@ func TestInboxEnroll(t *testing.T) {
 		{"an RSA key", nil, func(r map[string]string) { r["publicKey"] = b64.EncodeToString(rsaDER) }, "P-256 ECDSA or Ed25519"},
 		{"no key", nil, func(r map[string]string) { r["publicKey"] = "" }, "P-256 ECDSA or Ed25519"},
 		{"a duplicate", func(a *authenticator, _ *string) { *a = *enrolled; a.typ, a.flags = "webauthn.create", 0x45 }, nil, "accepted already"},
-		{"no JSON", nil, func(r map[string]string) { clear(r) }, "client data"},
+		{"no JSON", nil, func(r map[string]string) { clear(r) }, "authenticator data"},
 	} {
 		before := string(p.inbox.Passkeys())
 		w := p.enrol(t, newAuthenticator(t, "Ed25519"), tc.pre, tc.post)
@@ -464,5 +464,18 @@ func TestInboxSetPasskeys(t *testing.T) {
 	}
 	if err := restored.SetPasskeys([]byte("null")); err != nil || string(restored.Passkeys()) != "[]" {
 		t.Errorf("SetPasskeys(null) = %v, Passkeys() = %s; want none", err, restored.Passkeys())
+	}
+}
+
+// TestInboxEnrollRefusedSpendsNoNonce: an enrolment refused as
+// INVALID_REQUEST leaves the Inbox as it was: its nonce still enrols.
+func TestInboxEnrollRefusedSpendsNoNonce(t *testing.T) {
+	p, a := newPasskeyPage(t), newAuthenticator(t, "ES256")
+	nonce := p.info(t).Nonce
+	if w := p.enrol(t, a, func(r *authenticator, n *string) { *n, r.flags = nonce, 0x41 }, nil); w.Code != 400 {
+		t.Fatalf("UV off: POST /passkey = %d %s, want 400", w.Code, w.Body)
+	}
+	if w := p.enrol(t, a, func(_ *authenticator, n *string) { *n = nonce }, nil); w.Code != 204 {
+		t.Errorf("then under the same nonce with UV on: POST /passkey = %d %s, want 204", w.Code, w.Body)
 	}
 }

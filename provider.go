@@ -2248,12 +2248,12 @@ func (b *Inbox) Enroll(registration []byte) error {
 	key, _ := json.Marshal(k) // no counter yet
 	b.mu.Lock()
 	switch {
-	case c.Type != "webauthn.create" || !fromRP(c.Origin, b.RelyingParty) || !b.spend(c.Challenge, ""):
-		why = "the client data is no registration from the relying party's origin under a fresh nonce of this inbox's"
 	case len(auth) < 55 || !bytes.Equal(auth[:32], rp[:]) || auth[32]&0x45 != 0x45 || int(auth[53])<<8|int(auth[54]) != len(id) || !bytes.HasPrefix(auth[55:], id):
 		why = "the authenticator data is not the relying party's, with the user present and verified, for this credential"
 	case !addable(b.keys, k):
 		why = "the key is no P-256 ECDSA or Ed25519 SPKI, or is accepted already, or 100 are"
+	case c.Type != "webauthn.create" || !fromRP(c.Origin, b.RelyingParty) || !b.spend(c.Challenge, ""): // last: a refusal spends none
+		why = "the client data is no registration from the relying party's origin under a fresh nonce of this inbox's"
 	}
 	b.mu.Unlock()
 	if why != "" {
@@ -3917,7 +3917,7 @@ async function enroll() {
   } catch (e) { statusLine.textContent = t("Passkey not added: %s", e.message || String(e)); }
 }
 async function prove(id, request, content) { // a proven card's receipt
-  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: content.text || ""};
+  const p = await passkey(), answer = {labels: [].concat(content.choice || []), text: (content.text || "").replace(/\p{Cs}/gu, "\ufffd")}; // a lone surrogate as Go reads it
   const signed = new TextEncoder().encode(canon({nonce: p.nonce, questions: [{answer, id, request}]}));
   const a = await navigator.credentials.get({publicKey: {challenge: await crypto.subtle.digest("SHA-256", signed), rpId: p.relyingParty,
     userVerification: "required", allowCredentials: p.credentials.map(c => ({type: "public-key", id: bytes(c)}))}}), r = a.response;

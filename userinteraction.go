@@ -67,10 +67,7 @@ func (o Option) Answer() Answer {
 
 // text returns the value of o, as [Option] defines it.
 func (o Option) text() string {
-	if o.Value != "" {
-		return o.Value
-	}
-	return o.Label
+	return cmp.Or(o.Value, o.Label)
 }
 
 // Pick returns the [Answer] that picks copies of opts in a MultiSelect
@@ -125,11 +122,8 @@ func (r Request) clone() Request {
 	return r
 }
 
-// cloneOptions returns a copy of opts, nil when opts is empty.
+// cloneOptions returns a copy of opts, nil when opts is empty, as append keeps nil.
 func cloneOptions(opts []Option) []Option {
-	if len(opts) == 0 {
-		return nil
-	}
 	return append([]Option(nil), opts...)
 }
 
@@ -314,10 +308,8 @@ func problem(r *Request) string {
 // sizes returns the bytes of the text that a UI shows for r, and of r's
 // option values, which no UI shows but every UI, form and sealed state carries.
 func sizes(r *Request) (shown, values int) {
-	shown = len(r.Question) + len(r.Header)
-	if r.Agent != nil {
-		shown += len(r.Agent.ID) + len(r.Agent.Name)
-	}
+	a := cmp.Or(r.Agent, &Agent{})
+	shown = len(r.Question) + len(r.Header) + len(a.ID) + len(a.Name)
 	for i := range r.Options {
 		o := &r.Options[i]
 		shown, values = shown+len(o.Label)+len(o.Description), values+len(o.Value)
@@ -618,13 +610,10 @@ func labelKey(label string) string {
 	var b strings.Builder
 	label = strings.TrimFunc(label, showsNothing)
 	b.Grow(len(label)) // folding keeps most labels' length
-	for {
-		var c rune
-		if c, label = nextKeyRune(label); c < 0 {
-			return b.String()
-		}
+	for c, rest := nextKeyRune(label); c >= 0; c, rest = nextKeyRune(rest) {
 		b.WriteRune(c)
 	}
+	return b.String()
 }
 
 // asciiKey is labelKey of an ASCII label, read without Unicode's tables.
@@ -1144,25 +1133,17 @@ func (a *Answer) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
 	}
-	var w wireAnswer
-	if err := w.decode(data); err != nil {
+	var w Answer
+	type answer Answer // w without its methods, so Unmarshal does not call this one
+	type Answer answer // so that decoding errors name Answer
+	if err := json.Unmarshal(data, (*Answer)(&w)); err != nil {
 		return err
 	}
-	*a = Answer(w)
+	*a = w
 	if len(a.Options) == 0 {
 		a.Options = nil
 	}
 	return nil
-}
-
-// wireAnswer is Answer without its methods, to decode into.
-type wireAnswer Answer
-
-// decode decodes data into w through a local type named Answer, so that
-// decoding errors name Answer.
-func (w *wireAnswer) decode(data []byte) error {
-	type Answer wireAnswer
-	return json.Unmarshal(data, (*Answer)(w))
 }
 
 // wireOutcome is the JSON shape of an Outcome.
@@ -1341,8 +1322,6 @@ func ElicitationAnswer(action string, content map[string]any) (Answer, error) {
 	case nil:
 		return Answer{Text: text}, nil
 	case string:
-		// Clients fill in the default of "choice", so the text the human
-		// typed wins.
 		if !blank(text) {
 			return Answer{Text: text}, nil
 		}

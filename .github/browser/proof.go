@@ -397,8 +397,8 @@ func provenBatch(p *proofSite, t *tab, a *authenticator) error {
 	if err := posted(t, q[0].ID, 204); err != nil {
 		return err
 	}
-	// Own words as pasted: a tab, U+2028 and U+0085, which JSON.stringify and Go's encoder escape differently.
-	if _, err := eval[bool](t, "(document.querySelector('"+openCard(q[1].ID)+" input[type=text]').value = 'v1.2\\t\\u2028\\u0085\"rc\"', true)"); err != nil {
+	// Own words as pasted: a tab, U+2028 and U+0085, which JSON.stringify and Go's encoder escape differently, and a lone surrogate, which Go reads as U+FFFD.
+	if _, err := eval[bool](t, "(document.querySelector('"+openCard(q[1].ID)+" input[type=text]').value = 'v1.2\\t\\u2028\\u0085\"rc\"\\ud800', true)"); err != nil {
 		return err
 	}
 	if err := t.until(settled); err != nil { // the first card's answer moved this one
@@ -414,7 +414,7 @@ func provenBatch(p *proofSite, t *tab, a *authenticator) error {
 	if o.err != nil || len(o.answers) != 2 {
 		return fmt.Errorf("AskAll() = %+v, %v", o.answers, o.err)
 	}
-	if got := o.answers[0].Text + "|" + o.answers[1].Text; got != "q, ünï 🚀, and \"mine\" \\ too|v1.2\t\u2028\u0085\"rc\"" {
+	if got := o.answers[0].Text + "|" + o.answers[1].Text; got != "q, ünï 🚀, and \"mine\" \\ too|v1.2\t\u2028\u0085\"rc\"\uFFFD" {
 		return fmt.Errorf("AskAll() = %q", got)
 	}
 	for i, ans := range o.answers {
