@@ -173,8 +173,7 @@ func (r *Registry) Register(p Provider) (dispose func(), err error) {
 	return reg.dispose, nil
 }
 
-// runWith runs call under a new Registry, whose provider is p and whose Ended
-// is that of ctx's registry.
+// runWith runs call under a new Registry of p, with the Ended of ctx's registry.
 func runWith(ctx context.Context, p Provider, call func(ctx context.Context)) {
 	r := &Registry{}
 	if caller := FromContext(ctx); caller != nil {
@@ -248,7 +247,11 @@ func (r *Registry) call(ctx context.Context, req *Request, reqs []Request) (ende
 	var a *inflight
 	defer func() {
 		if ended == nil && a != nil { // a panic: audit what a UI was told
-			ended = a.decided()
+			ended = a.done
+			if a.p != nil { // once the outcome on its way, if any, is decided
+				decided, _ := seatOf(a.p).d.settle(nil)
+				ended = append(ended, decided...)
+			}
 		}
 		r.audit(req, reqs, ended, a)
 	}()
@@ -433,15 +436,6 @@ func (a *inflight) finish() {
 	a.cancel(nil)
 }
 
-// decided returns the outcomes decided so far, the call in flight's too.
-func (a *inflight) decided() []Outcome {
-	if a.p == nil {
-		return a.done
-	}
-	decided, _ := seatOf(a.p).d.settle(nil) // once the outcome on its way, if any, is decided
-	return append(a.done, decided...)
-}
-
 func (a *inflight) audited(i int) bool {
 	a.first.mu.Lock()
 	defer a.first.mu.Unlock()
@@ -568,11 +562,10 @@ func WithKeep(ctx context.Context, keep func(o []Outcome) error) context.Context
 // EndedElsewhere reports the winner's outcome once [FirstOf] withdrew the ask
 // of ctx because another UI won: for a batch, the decline or the last answer.
 func EndedElsewhere(ctx context.Context) (Outcome, bool) {
-	o, ok := wonElsewhere(ctx)
-	if !ok {
-		return Outcome{}, false
+	if o, ok := wonElsewhere(ctx); ok {
+		return o[len(o)-1], true
 	}
-	return o[len(o)-1], true
+	return Outcome{}, false
 }
 
 // wonElsewhere returns the outcomes another member won with, once ctx is done.
@@ -597,13 +590,9 @@ func wonElsewhere(ctx context.Context) ([]Outcome, bool) {
 }
 
 // endedElsewhere is the cause of a member's context when another member won.
-type endedElsewhere struct {
-	outcomes []Outcome
-}
+type endedElsewhere struct{ outcomes []Outcome }
 
-func (e *endedElsewhere) Error() string {
-	return "the question ended on another UI"
-}
+func (e *endedElsewhere) Error() string { return "the question ended on another UI" }
 
 // A decision decides the outcome of one provider's ask: a Registry's, a FirstOf
 // race's, or one under WithKeep. An outcome on its way holds the turn of each
@@ -618,11 +607,10 @@ type decision struct {
 	over    context.Context           // a race's ask: once done, nothing is taken
 	call    *providerAsk              // a registry's first call, which holds what was audited
 	members []context.CancelCauseFunc // a race's, withdrawn once another won
-	turn    chan struct{}             // holds a token while an outcome is on its way
+	turn    chan struct{}             // holds a token while an outcome is on its way, and guards the fields below
 
-	mu      sync.Mutex // guards the fields below
-	decided []Outcome  // nil until decided
-	by      int        // the seat that decided
+	decided []Outcome // nil until decided
+	by      int       // the seat that decided
 }
 
 // A seat is one provider's ask at a decision: in a race, its member.
@@ -646,9 +634,8 @@ func withSeat(ctx context.Context, s *seat) context.Context {
 }
 
 // offer decides o at s, as Decide says. It takes the turn of each decision up
-// to the top, checks o, and runs the keeps once every turn is held. Then it
-// marks o decided at each, which withdraws a race's other members. lost reports
-// that a race refused o.
+// to the top, checks o, runs the keeps once every turn is held, and then sets o
+// at each. lost reports that a race refused o.
 func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 	var held []*seat
 	defer func() {
@@ -667,11 +654,8 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 			}
 		}
 		if at.d.members != nil && !wins(o) {
-			break // a UI that drops out decides nothing
+			return o, false, nil // a UI that drops out decides nothing
 		}
-	}
-	if !wins(o) && held[len(held)-1].d.members != nil {
-		return o, false, nil
 	}
 	for _, h := range held {
 		if h.d.keep == nil {
@@ -694,19 +678,14 @@ func (s *seat) offer(o []Outcome) (decided []Outcome, lost bool, err error) {
 // take takes d's turn for seat n once it is free, unless d is decided or its
 // race over. elsewhere reports another seat's decision, or the race's end.
 func (d *decision) take(n int) (elsewhere bool, err error) {
-	var over <-chan struct{}
-	if d.over != nil {
-		over = d.over.Done() // before d.mu: Done may do anything
-	}
+	over := cmp.Or(d.over, context.Background()) // outside a race, an ask that never ends
 	select {
 	case d.turn <- struct{}{}:
-	case <-over:
+	case <-over.Done():
 		return true, notPending("the asker stopped waiting for it")
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	switch {
-	case d.over != nil && d.over.Err() != nil:
+	case over.Err() != nil:
 		elsewhere, err = true, notPending("the asker stopped waiting for it")
 	case d.decided != nil:
 		elsewhere, err = d.by != n, notPending("it was answered already, maybe on another UI")
@@ -717,11 +696,9 @@ func (d *decision) take(n int) (elsewhere bool, err error) {
 	return elsewhere, err
 }
 
-// set marks o decided by seat n, and withdraws a race's other members.
+// set marks o decided by seat n, under d's turn, and withdraws a race's others.
 func (d *decision) set(n int, o []Outcome) {
-	d.mu.Lock()
 	d.decided, d.by = o, n
-	d.mu.Unlock()
 	cause := &endedElsewhere{outcomes: o}
 	for i, withdraw := range d.members {
 		if i != n {
@@ -735,8 +712,6 @@ func (d *decision) set(n int, o []Outcome) {
 func (d *decision) settle(o []Outcome) ([]Outcome, int) {
 	d.turn <- struct{}{}
 	defer func() { <-d.turn }()
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.decided == nil {
 		d.decided = o
 	}
