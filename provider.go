@@ -1890,7 +1890,10 @@ func (b *Inbox) Respond(id string, ans Answer, err error) error {
 	if q == nil {
 		return notPending("question " + quote(id) + " was never asked, was answered, or was given up")
 	}
-	ans.Via, ans.Proof = cmp.Or(ans.Via, "inbox"), map[bool]*Receipt{true: ans.Proof}[q.entry.Request.RequireProof] // only a receipt b checks is carried
+	ans.Via = cmp.Or(ans.Via, "inbox")
+	if !q.entry.Request.RequireProof {
+		ans.Proof = nil // only a receipt b checks is carried
+	}
 	o, broken := checkOutcome(&q.entry.Request, Outcome{Answer: ans, Err: err})
 	if err == nil && broken == nil && q.entry.Request.RequireProof { // a decline needs no proof
 		broken = b.proven(id, &q.entry.Request, o.Answer)
@@ -2044,7 +2047,11 @@ func (c *inboxCall) outcomes() []Outcome {
 // ask opens reqs, unless invalid, and waits for their outcomes. It checks no
 // ID: two of 2^32 random ones are equal with a chance of 2^-65.
 func (b *Inbox) ask(ctx context.Context, reqs []Request, batch bool, invalid error) []Outcome {
-	if err := cmp.Or(invalid, unproven(map[bool]string{true: "this inbox takes no passkey: its RelyingParty is empty"}[b.RelyingParty == ""], reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
+	noKeys := "" // why this inbox cannot prove an answer, if it cannot
+	if b.RelyingParty == "" {
+		noKeys = "this inbox takes no passkey: its RelyingParty is empty"
+	}
+	if err := cmp.Or(invalid, unproven(noKeys, reqs...), ctxErr(ctx)); err != nil { // no UI sees a question given up already
 		return []Outcome{{Err: err}}
 	}
 	random := make([]byte, 16*(len(reqs)+1)) // an ID a question, and the Batch
