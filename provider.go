@@ -2328,7 +2328,8 @@ func (b *Inbox) spend(s, id string) bool {
 // them, a P-256 ECDSA or Ed25519 key, a relying party, a 100th at most.
 func addable(keys []passkey, k passkey) bool {
 	id, err := b64.Strict().DecodeString(k.Credential)
-	return err == nil && len(id) > 0 && k.RelyingParty != "" && passkeyOf(k.PublicKey) != nil && len(keys) < 100 && !slices.ContainsFunc(keys, func(o passkey) bool { return o.Credential == k.Credential })
+	return err == nil && len(id) > 0 && k.RelyingParty != "" && passkeyOf(k.PublicKey) != nil &&
+		len(keys) < 100 && !slices.ContainsFunc(keys, func(o passkey) bool { return o.Credential == k.Credential })
 }
 
 type passkey struct {
