@@ -321,6 +321,37 @@ func TestRegistrationMemory(t *testing.T) {
 	}
 }
 
+// TestPendingJSONMemory holds a Pending's JSON, which the page's list and
+// event stream send, to what encoding/json spends on the same shape written
+// by hand: Pending's MarshalJSON copies it once (2 times the bytes), and a
+// nested MarshalJSON, such as Request's, would copy and scan it again (3 times).
+func TestPendingJSONMemory(t *testing.T) {
+	req := largestRequest()
+	q := ui.Pending{ID: strings.Repeat("ab", 16), Request: req, Batch: "b", Index: 1, Count: 2}
+	floor := struct { // the wire shape, hand-written
+		ID      string `json:"id"`
+		Request struct {
+			Question string      `json:"question"`
+			Header   string      `json:"header,omitempty"`
+			Options  []ui.Option `json:"options,omitempty"`
+		} `json:"request"`
+		Batch string `json:"batch,omitempty"`
+		Index int    `json:"index,omitempty"`
+		Count int    `json:"count,omitempty"`
+	}{ID: q.ID, Batch: q.Batch, Index: q.Index, Count: q.Count}
+	floor.Request.Question, floor.Request.Header, floor.Request.Options = req.Question, req.Header, req.Options
+	want, _ := json.Marshal(floor)
+	if got, err := json.Marshal(q); err != nil || string(got) != string(want) {
+		t.Fatalf("json.Marshal(Pending) = %.80s…, %v; want the floor's %.80s…", got, err, want)
+	}
+	spent := bytesPerRun(20, func() { _, _ = json.Marshal(q) })
+	floorSpent := bytesPerRun(20, func() { _, _ = json.Marshal(floor) })
+	t.Logf("bytes per Pending's JSON: %d; the floor's: %d", spent, floorSpent)
+	if spent > floorSpent*5/2 {
+		t.Errorf("bytes per Pending's JSON = %d, want at most 2.5 times the floor's %d", spent, floorSpent)
+	}
+}
+
 // benchFour is a four-option request, as the form benchmarks map it.
 var benchFour = ui.Request{
 	Header:   "Deploy",
