@@ -789,9 +789,11 @@ func (q Pending) clone() Pending {
 func (q Pending) MarshalJSON() ([]byte, error) {
 	type plain Pending // without its methods
 	w := struct {
+		ID      string      `json:"id"`
+		Request wireRequest `json:"request"` // not Request's MarshalJSON, whose output json would copy and scan again
 		plain
 		Deadline *time.Time `json:"deadline,omitempty"`
-	}{plain: plain(q)}
+	}{ID: q.ID, Request: q.Request.wire(), plain: plain(q)}
 	if !q.Deadline.IsZero() {
 		w.Deadline = &q.Deadline
 	}

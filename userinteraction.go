@@ -987,13 +987,15 @@ func (w *wireRequest) decode(data []byte) error {
 // "allowCustom" appears only as false, when DisallowCustom is set, and
 // "multiSelect" only as true. So Request{Question: "q"} encodes as
 // {"question":"q"}.
-func (r Request) MarshalJSON() ([]byte, error) {
+func (r Request) MarshalJSON() ([]byte, error) { return json.Marshal(r.wire()) }
+
+// wire returns r's JSON shape, which Pending's JSON holds as it is.
+func (r *Request) wire() wireRequest {
 	w := wireRequest{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Agent: r.Agent, Proof: r.RequireProof}
 	if r.DisallowCustom {
-		allow := false
-		w.AllowCustom = &allow
+		w.AllowCustom = new(bool) // false
 	}
-	return json.Marshal(w)
+	return w
 }
 
 // appendCanonical appends r's wire shape, as MarshalJSON encodes it, to buf
@@ -1106,15 +1108,8 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	if err := w.decode(data); err != nil {
 		return err
 	}
-	*r = Request{
-		Question:       w.Question,
-		Header:         w.Header,
-		Options:        w.Options,
-		DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
-		MultiSelect:    w.MultiSelect,
-		Agent:          w.Agent,
-		RequireProof:   w.Proof,
-	}
+	*r = Request{Question: w.Question, Header: w.Header, Options: w.Options, DisallowCustom: w.AllowCustom != nil && !*w.AllowCustom,
+		MultiSelect: w.MultiSelect, Agent: w.Agent, RequireProof: w.Proof}
 	if len(r.Options) == 0 {
 		r.Options = nil
 	}
