@@ -344,8 +344,14 @@ func TestPendingJSONMemory(t *testing.T) {
 	if got, err := json.Marshal(q); err != nil || string(got) != string(want) {
 		t.Fatalf("json.Marshal(Pending) = %.80s…, %v; want the floor's %.80s…", got, err, want)
 	}
-	spent := bytesPerRun(20, func() { _, _ = json.Marshal(q) })
-	floorSpent := bytesPerRun(20, func() { _, _ = json.Marshal(floor) })
+	least := func(f func()) uint64 { // the fewest bytes of one run in 10: json's buffers come from a sync.Pool, which a GC empties and -race drops from at random
+		n := bytesPerRun(1, f)
+		for i := 0; i < 9; i++ {
+			n = min(n, bytesPerRun(1, f))
+		}
+		return n
+	}
+	spent, floorSpent := least(func() { _, _ = json.Marshal(q) }), least(func() { _, _ = json.Marshal(floor) })
 	t.Logf("bytes per Pending's JSON: %d; the floor's: %d", spent, floorSpent)
 	if spent > floorSpent*5/2 {
 		t.Errorf("bytes per Pending's JSON = %d, want at most 2.5 times the floor's %d", spent, floorSpent)
