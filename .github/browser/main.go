@@ -818,8 +818,9 @@ func (v viewport) emulate() chromedp.Action[chromedp.Void] {
 	return chromedp.EmulateViewport(v.width, v.height, chromedp.EmulateScale(1))
 }
 
-// shoot saves the element sel of tab t in each viewport, as name-phone.png
-// and name-desktop.png in the folder of -shots, when it names one.
+// shoot saves the element sel of tab t ("": the top of the page) in each
+// viewport, as name-phone.png and name-desktop.png in the folder of -shots,
+// when it names one.
 func (s *site) shoot(t *tab, name, sel string) error {
 	if s.shots == "" {
 		return nil
@@ -833,7 +834,11 @@ func (s *site) shoot(t *tab, name, sel string) error {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(t.ctx, wait)
-		png, err := chromedp.Run(ctx, chromedp.Screenshot(sel))
+		shot := chromedp.CaptureScreenshot()
+		if sel != "" {
+			shot = chromedp.Screenshot(sel)
+		}
+		png, err := chromedp.Run(ctx, shot)
 		cancel()
 		if err != nil {
 			return err

@@ -12,8 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -246,23 +244,8 @@ func (s *site) shootTop(t *tab, name string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = t.do(viewports[1].emulate()) }()
-	if err := os.MkdirAll(s.shots, 0o755); err != nil {
+	if err := s.shoot(t, name, ""); err != nil {
 		return err
-	}
-	for _, v := range viewports {
-		if err := t.do(v.emulate()); err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(t.ctx, wait)
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		cancel()
-		if err == nil {
-			err = os.WriteFile(filepath.Join(s.shots, name+"-"+v.name+".png"), png, 0o644)
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if err := s.inbox.Respond(id, ui.Answer{Text: "No"}, nil); err != nil {
 		return err

@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -311,7 +309,7 @@ func (p *proofSite) refused(t *tab, id string) error {
 // against Passkeys and fails after one changed byte of its signature; the
 // card says the answer as usual; the authenticator's counter rose.
 func provenAnswer(p *proofSite, t *tab, a *authenticator) error {
-	if err := p.shootPage(t, "proof-button", "the page's button"); err != nil {
+	if err := p.shoot(t, "proof-button", ""); err != nil {
 		return err
 	}
 	cred, err := p.enrol(t, a)
@@ -637,7 +635,7 @@ func refusedPasskey(p *proofSite, t *tab, a *authenticator) error {
 		got, _ := eval[string](t, "document.body.innerText")
 		return fmt.Errorf("the page reads %q: %w", got, err)
 	}
-	if err := p.shootPage(t, "proof-passkey-refused", "the refusal"); err != nil {
+	if err := p.shoot(t, "proof-passkey-refused", ""); err != nil {
 		return err
 	}
 	if got := string(p.inbox.Passkeys()); got != "[]" {
@@ -712,33 +710,6 @@ func withoutPasskey(p *proofSite, t *tab, a *authenticator) error {
 		return err
 	}
 	return want(done, ui.CodeAskDeclined)
-}
-
-// shootPage saves the top of tab t's page in each viewport, as shoot does,
-// as name-phone.png and name-desktop.png.
-func (p *proofSite) shootPage(t *tab, name, what string) error {
-	if p.shots == "" {
-		return nil
-	}
-	if err := os.MkdirAll(p.shots, 0o755); err != nil {
-		return err
-	}
-	defer func() { _ = t.do(viewports[1].emulate()) }()
-	for _, v := range viewports {
-		if err := t.do(v.emulate()); err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(t.ctx, wait)
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		cancel()
-		if err == nil {
-			err = os.WriteFile(filepath.Join(p.shots, name+"-"+v.name+".png"), png, 0o644)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-	}
-	return nil
 }
 
 // heldCheck, run before the page's script, holds the page's GET of passkey
