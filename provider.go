@@ -2241,8 +2241,8 @@ func (b *Inbox) Enroll(registration []byte) error {
 	rp, k, why := sha256.Sum256([]byte(b.RelyingParty)), passkey{Credential: r.Credential, PublicKey: r.PublicKey, RelyingParty: b.RelyingParty}, ""
 	key, _ := json.Marshal(k) // no counter yet
 	b.mu.Lock()
-	switch {
-	case len(auth) < 55 || !bytes.Equal(auth[:32], rp[:]) || auth[32]&0x45 != 0x45 || int(auth[53])<<8|int(auth[54]) != len(id) || !bytes.HasPrefix(auth[55:], id):
+	switch { // auth: the RP ID's SHA-256 (32 bytes), flags (1), counter (4), AAGUID (16), the credential ID's length (2), the ID
+	case len(auth) < 55 || !bytes.Equal(auth[:32], rp[:]) || auth[32]&(userPresent|userVerified|attested) != userPresent|userVerified|attested || int(auth[53])<<8|int(auth[54]) != len(id) || !bytes.HasPrefix(auth[55:], id):
 		why = "the authenticator data is not the relying party's, with the user present and verified, for this credential"
 	case !addable(b.keys, k):
 		why = "the key is no P-256 ECDSA or Ed25519 SPKI, or is accepted already, or 100 are"

@@ -1477,8 +1477,8 @@ func passkeyOf(spki string) any {
 	return nil
 }
 
-// The flags of WebAuthn's authenticator data that VerifyProof requires.
-const userPresent, userVerified = 0x01, 0x04
+// The flags of WebAuthn's authenticator data that VerifyProof requires, and Enroll with attested.
+const userPresent, userVerified, attested = 0x01, 0x04, 0x40
 
 // signedBytes returns what a passkey signs for the answers sent to a batch
 // (Receipt.Signed, decoded): the RFC 8785 JSON of nonce and each question's
